@@ -1,0 +1,264 @@
+import { Clock, Context, Deferred, Effect, Layer, Option, Queue, Ref, Stream, Take } from "effect"
+import {
+  type EngineError,
+  type EventStoreError,
+  SessionNotFound,
+  TurnInProgress
+} from "../domain/errors.js"
+import type { AgentEvent, MessageMode } from "../domain/events.js"
+import { EventStore } from "../services/EventStore.js"
+import { Ids } from "../services/Ids.js"
+import { ModelGateway } from "../services/ModelGateway.js"
+import { applyEvent, emptySessionState, type SessionHeader, type SessionState } from "./session-state.js"
+import { runTurnBody, type TurnOutcome } from "./turn.js"
+
+export interface CreateSessionInput {
+  readonly cwd: string
+  readonly client: string
+  readonly title?: string
+}
+
+export interface RunTurnInput {
+  readonly sessionId: string
+  readonly content: string
+  readonly mode?: MessageMode
+}
+
+export interface SessionInfo {
+  readonly header: SessionHeader
+  readonly lastSequence: number
+  readonly running: boolean
+}
+
+export interface SessionEngineOptions {
+  /** The built-in system instructions sent with every request. */
+  readonly systemPrompt: string
+  /** Model steps one turn may take before it ends with `max_steps`. */
+  readonly maxSteps: number
+}
+
+export const defaultEngineOptions: SessionEngineOptions = {
+  systemPrompt:
+    "You are custom-agent, a coding agent working in the user's repository. Answer concisely and precisely.",
+  maxSteps: 50
+}
+
+export interface SessionEngineShape {
+  readonly createSession: (input: CreateSessionInput) => Effect.Effect<SessionInfo, EngineError>
+  /**
+   * Runs one turn. Every event is committed to the EventStore before it is emitted. The
+   * stream ends after `turn.completed`; it fails only when the store fails (the turn is
+   * then closed in the log if the store lets us). Interrupting it is the same as cancel.
+   */
+  readonly runTurn: (input: RunTurnInput) => Stream.Stream<AgentEvent, EngineError>
+  /** Ends the running turn with `cancelled` and waits until it is closed; a no-op when idle. */
+  readonly cancelTurn: (sessionId: string) => Effect.Effect<void>
+  readonly getSession: (sessionId: string) => Effect.Effect<SessionInfo, EngineError>
+}
+
+export class SessionEngine extends Context.Tag("custom-agent/SessionEngine")<SessionEngine, SessionEngineShape>() {}
+
+/** An event before the engine gives it an id, a sequence and a time. */
+export type Draft = AgentEvent extends infer E
+  ? E extends AgentEvent
+    ? { readonly type: E["type"]; readonly payload: E["payload"]; readonly turnId?: string }
+    : never
+  : never
+
+interface RunningTurn {
+  readonly cancel: Deferred.Deferred<void>
+  readonly done: Deferred.Deferred<void>
+}
+
+interface SessionHandle {
+  readonly state: SessionState
+  /** Serializes commits so sequences are reserved and advanced one at a time. */
+  readonly lock: Effect.Semaphore
+  readonly running: Ref.Ref<Option.Option<RunningTurn>>
+}
+
+export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
+  Effect.gen(function* () {
+    const store = yield* EventStore
+    const ids = yield* Ids
+    const gateway = yield* ModelGateway
+    const handles = yield* Ref.make(new Map<string, Deferred.Deferred<SessionHandle, EngineError>>())
+
+    const newHandle = (state: SessionState) =>
+      Effect.all({ lock: Effect.makeSemaphore(1), running: Ref.make(Option.none<RunningTurn>()) }).pipe(
+        Effect.map(({ lock, running }): SessionHandle => ({ state, lock, running }))
+      )
+
+    /**
+     * Reserve the next sequence, append, and advance the state only when the append
+     * succeeded: a failed append leaves the number free for the retry. Uninterruptible so a
+     * cancel never leaves an event appended but unapplied.
+     */
+    const commit = (handle: SessionHandle, draft: Draft): Effect.Effect<AgentEvent, EventStoreError> =>
+      handle.lock.withPermits(1)(
+        Effect.gen(function* () {
+          const id = yield* ids.make("evt")
+          const now = yield* Clock.currentTimeMillis
+          const event: AgentEvent = {
+            id,
+            schemaVersion: 1,
+            sessionId: handle.state.sessionId,
+            sequence: handle.state.lastSequence + 1,
+            timestamp: new Date(now).toISOString(),
+            ...draft
+          }
+          yield* store.append(event)
+          applyEvent(handle.state, event)
+          return event
+        })
+      ).pipe(Effect.uninterruptible)
+
+    /** Cold recovery: rebuild a session's state from its log, once, however many ask at once. */
+    const loadHandle = (sessionId: string): Effect.Effect<SessionHandle, EngineError> =>
+      Effect.gen(function* () {
+        const state = emptySessionState(sessionId)
+        yield* store.replay(sessionId).pipe(Stream.runForEach((event) => Effect.sync(() => applyEvent(state, event))))
+        if (state.lastSequence === 0) return yield* new SessionNotFound({ sessionId })
+        return yield* newHandle(state)
+      })
+
+    const open = (sessionId: string): Effect.Effect<SessionHandle, EngineError> =>
+      Effect.gen(function* () {
+        const fresh = yield* Deferred.make<SessionHandle, EngineError>()
+        const existing = yield* Ref.modify(handles, (map) => {
+          const found = map.get(sessionId)
+          if (found !== undefined) return [found, map] as const
+          return [undefined, new Map(map).set(sessionId, fresh)] as const
+        })
+        if (existing !== undefined) return yield* Deferred.await(existing)
+        const loaded = yield* Effect.exit(loadHandle(sessionId))
+        if (loaded._tag === "Failure") {
+          // Forget the failed load so a later call can try again (the store may recover).
+          yield* Ref.update(handles, (map) => {
+            const next = new Map(map)
+            next.delete(sessionId)
+            return next
+          })
+        }
+        yield* Deferred.done(fresh, loaded)
+        return yield* loaded
+      })
+
+    const infoOf = (handle: SessionHandle) =>
+      Effect.gen(function* () {
+        const header = handle.state.header
+        if (header === undefined) return yield* new SessionNotFound({ sessionId: handle.state.sessionId })
+        const running = yield* Ref.get(handle.running)
+        return { header, lastSequence: handle.state.lastSequence, running: Option.isSome(running) }
+      })
+
+    const createSession = (input: CreateSessionInput): Effect.Effect<SessionInfo, EngineError> =>
+      Effect.gen(function* () {
+        const sessionId = yield* ids.make("ses")
+        const handle = yield* newHandle(emptySessionState(sessionId))
+        yield* commit(handle, {
+          type: "session.created",
+          payload: {
+            cwd: input.cwd,
+            client: input.client,
+            model: gateway.info.id,
+            ...(input.title === undefined ? {} : { title: input.title })
+          }
+        })
+        const ready = yield* Deferred.make<SessionHandle, EngineError>()
+        yield* Deferred.succeed(ready, handle)
+        yield* Ref.update(handles, (map) => new Map(map).set(sessionId, ready))
+        return yield* infoOf(handle)
+      })
+
+    const runTurn = (input: RunTurnInput): Stream.Stream<AgentEvent, EngineError> =>
+      Stream.unwrapScoped(
+        Effect.gen(function* () {
+          const handle = yield* open(input.sessionId)
+          const running: RunningTurn = { cancel: yield* Deferred.make<void>(), done: yield* Deferred.make<void>() }
+          const claimed = yield* Ref.modify(handle.running, (current) =>
+            Option.isSome(current) ? [false, current] : [true, Option.some(running)]
+          )
+          if (!claimed) return yield* new TurnInProgress({ sessionId: input.sessionId })
+
+          const out = yield* Queue.unbounded<Take.Take<AgentEvent, EngineError>>()
+          const emit = (draft: Draft) => commit(handle, draft).pipe(Effect.tap((event) => Queue.offer(out, Take.of(event))))
+
+          /** Closes the turn left open, if any: on external interruption or a store failure. */
+          const closeOpenTurn = (outcome: TurnOutcome) =>
+            Effect.suspend(() => {
+              const turnId = handle.state.openTurnId
+              if (turnId === undefined) return Effect.void
+              return emit({ type: "turn.completed", turnId, payload: outcome }).pipe(
+                Effect.asVoid,
+                Effect.catchAll((error) =>
+                  Effect.logWarning(`could not close turn ${turnId}; it is closed when the session is next used`, error)
+                )
+              )
+            })
+
+          const program = Effect.gen(function* () {
+            const leftOpen = handle.state.openTurnId
+            if (leftOpen !== undefined) {
+              yield* emit({
+                type: "turn.completed",
+                turnId: leftOpen,
+                payload: { stopReason: "error", errorCode: "interrupted", message: "the process stopped before this turn ended" }
+              })
+            }
+            const turnId = yield* ids.make("turn")
+            yield* emit({ type: "turn.started", turnId, payload: { promptPreview: preview(input.content) } })
+            yield* emit({ type: "user.message", turnId, payload: { content: input.content, mode: input.mode ?? "queue" } })
+            const outcome = yield* runTurnBody({
+              turnId,
+              state: handle.state,
+              gateway,
+              options,
+              emit
+            }).pipe(Effect.raceFirst(Deferred.await(running.cancel).pipe(Effect.as(cancelledOutcome))))
+            yield* emit({ type: "turn.completed", turnId, payload: outcome })
+          }).pipe(
+            Effect.onInterrupt(() => closeOpenTurn(cancelledOutcome)),
+            Effect.tapError(() =>
+              closeOpenTurn({ stopReason: "error", errorCode: "store_failure", message: "the event store failed" })
+            )
+          )
+
+          yield* program.pipe(
+            Effect.matchCauseEffect({
+              onSuccess: () => Queue.offer(out, Take.end),
+              onFailure: (cause) => Queue.offer(out, Take.failCause(cause))
+            }),
+            Effect.ensuring(Ref.set(handle.running, Option.none()).pipe(Effect.zipRight(Deferred.succeed(running.done, undefined)))),
+            Effect.forkScoped
+          )
+          return Stream.fromQueue(out).pipe(Stream.flattenTake)
+        })
+      )
+
+    const cancelTurn = (sessionId: string): Effect.Effect<void> =>
+      Effect.gen(function* () {
+        const entry = (yield* Ref.get(handles)).get(sessionId)
+        if (entry === undefined) return
+        const handle = yield* Deferred.await(entry).pipe(Effect.option)
+        if (Option.isNone(handle)) return
+        const running = yield* Ref.get(handle.value.running)
+        if (Option.isNone(running)) return
+        yield* Deferred.succeed(running.value.cancel, undefined)
+        yield* Deferred.await(running.value.done)
+      })
+
+    const getSession = (sessionId: string) => Effect.flatMap(open(sessionId), infoOf)
+
+    return SessionEngine.of({ createSession, runTurn, cancelTurn, getSession })
+  })
+
+export const layer = (options: SessionEngineOptions = defaultEngineOptions) =>
+  Layer.effect(SessionEngine, make(options))
+
+const cancelledOutcome: TurnOutcome = { stopReason: "cancelled" }
+
+const preview = (content: string): string => {
+  const line = content.replace(/\s+/g, " ").trim()
+  return line.length > 80 ? `${line.slice(0, 79)}…` : line
+}

@@ -1,0 +1,57 @@
+import type { AgentEvent } from "../domain/events.js"
+import { type ConversationBuilder, makeConversation } from "./conversation.js"
+
+export interface SessionHeader {
+  readonly sessionId: string
+  readonly cwd: string
+  readonly client: string
+  readonly createdAt: string
+  readonly title?: string
+  readonly model?: string
+}
+
+/**
+ * What the engine knows of a session: a fold of its committed events. It only advances
+ * when an append succeeded, so a failed append leaves the next sequence where it was.
+ */
+export interface SessionState {
+  readonly sessionId: string
+  header: SessionHeader | undefined
+  lastSequence: number
+  /** The turn that was started and not yet completed, if any. */
+  openTurnId: string | undefined
+  readonly conversation: ConversationBuilder
+}
+
+export const emptySessionState = (sessionId: string): SessionState => ({
+  sessionId,
+  header: undefined,
+  lastSequence: 0,
+  openTurnId: undefined,
+  conversation: makeConversation()
+})
+
+export const applyEvent = (state: SessionState, event: AgentEvent): void => {
+  state.lastSequence = event.sequence
+  switch (event.type) {
+    case "session.created":
+      state.header = {
+        sessionId: event.sessionId,
+        cwd: event.payload.cwd,
+        client: event.payload.client,
+        createdAt: event.timestamp,
+        ...(event.payload.title === undefined ? {} : { title: event.payload.title }),
+        ...(event.payload.model === undefined ? {} : { model: event.payload.model })
+      }
+      break
+    case "turn.started":
+      state.openTurnId = event.turnId
+      break
+    case "turn.completed":
+      state.openTurnId = undefined
+      break
+    default:
+      break
+  }
+  state.conversation.apply(event)
+}

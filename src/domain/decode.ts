@@ -1,0 +1,99 @@
+import { Either, ParseResult, Schema } from "effect"
+import { EventDecodeError } from "./errors.js"
+import { AgentEvent, isEventType, SCHEMA_VERSION } from "./events.js"
+
+const decodeAgentEvent = Schema.decodeUnknownEither(AgentEvent)
+
+/**
+ * The union reports a mismatch of every other member's `type` literal too; since `type` is
+ * known to be valid here, only the matching member's issues are worth a person's time.
+ * Alternatives at one path (a literal union) are merged into one "Expected a | b" line.
+ */
+const describeIssues = (error: ParseResult.ParseError): string => {
+  const byPath = new Map<string, Array<string>>()
+  for (const issue of ParseResult.ArrayFormatter.formatErrorSync(error)) {
+    if (issue.path.length === 1 && issue.path[0] === "type") continue
+    const path = issue.path.join(".") || "event"
+    const messages = byPath.get(path) ?? []
+    if (!messages.includes(issue.message)) messages.push(issue.message)
+    byPath.set(path, messages)
+  }
+  return [...byPath].map(([path, messages]) => `${path}: ${mergeAlternatives(messages)}`).join("; ")
+}
+
+const expectedActual = /^Expected (.*), actual (.*)$/s
+
+const mergeAlternatives = (messages: ReadonlyArray<string>): string => {
+  const parts = messages.map((m) => expectedActual.exec(m))
+  const actual = parts[0]?.[2]
+  if (parts.length > 1 && parts.every((p) => p !== null && p[2] === actual)) {
+    return `Expected ${parts.map((p) => p?.[1]).join(" | ")}, actual ${actual}`
+  }
+  return messages.join("; ")
+}
+
+const isRecord = (u: unknown): u is Record<string, unknown> =>
+  typeof u === "object" && u !== null && !Array.isArray(u)
+
+/**
+ * Decodes one event at a trust boundary (store read, import, RPC, ACP). Checks the envelope
+ * first so the error names the actual problem: an unknown type, a schemaVersion this build
+ * does not read, or the field that is wrong in a known event.
+ */
+export const decodeEvent = (u: unknown, line?: number): Either.Either<AgentEvent, EventDecodeError> => {
+  const at = line === undefined ? {} : { line }
+  const where = line === undefined ? "" : `line ${line}: `
+  if (!isRecord(u)) {
+    return Either.left(
+      new EventDecodeError({ problem: "not_an_event", message: `${where}not an event object`, ...at })
+    )
+  }
+  const type = u["type"]
+  if (typeof type !== "string") {
+    return Either.left(
+      new EventDecodeError({ problem: "not_an_event", message: `${where}event has no string "type"`, ...at })
+    )
+  }
+  if (u["schemaVersion"] !== SCHEMA_VERSION) {
+    return Either.left(
+      new EventDecodeError({
+        problem: "unsupported_schema_version",
+        message: `${where}event "${type}" has schemaVersion ${JSON.stringify(u["schemaVersion"])}; this build reads ${SCHEMA_VERSION}`,
+        eventType: type,
+        ...at
+      })
+    )
+  }
+  if (!isEventType(type)) {
+    return Either.left(
+      new EventDecodeError({ problem: "unknown_type", message: `${where}unknown event type "${type}"`, eventType: type, ...at })
+    )
+  }
+  return Either.mapLeft(decodeAgentEvent(u), (error) =>
+    new EventDecodeError({
+      problem: "invalid_payload",
+      message: `${where}malformed "${type}" event: ${describeIssues(error)}`,
+      eventType: type,
+      ...at
+    })
+  )
+}
+
+/** Decodes one line of JSONL (a stored or imported event). */
+export const decodeEventJson = (text: string, line?: number): Either.Either<AgentEvent, EventDecodeError> => {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(text)
+  } catch (error) {
+    const where = line === undefined ? "" : `line ${line}: `
+    const reason = error instanceof Error ? error.message : String(error)
+    return Either.left(
+      new EventDecodeError({
+        problem: "malformed_json",
+        message: `${where}not valid JSON (${reason})`,
+        ...(line === undefined ? {} : { line })
+      })
+    )
+  }
+  return decodeEvent(parsed, line)
+}

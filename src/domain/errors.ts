@@ -1,0 +1,71 @@
+import { Schema } from "effect"
+import { ModelErrorCode } from "./model.js"
+
+/** Why a stored or received event could not be read. */
+export const DecodeProblem = Schema.Literal(
+  "malformed_json",
+  "not_an_event",
+  "unknown_type",
+  "unsupported_schema_version",
+  "invalid_payload",
+  "truncated_line"
+)
+export type DecodeProblem = typeof DecodeProblem.Type
+
+export class EventDecodeError extends Schema.TaggedError<EventDecodeError>()("EventDecodeError", {
+  problem: DecodeProblem,
+  message: Schema.String,
+  eventType: Schema.optional(Schema.String),
+  /** 1-based line number when the event came from a JSONL file. */
+  line: Schema.optional(Schema.Number)
+}) {}
+
+/** An append whose sequence is not exactly the next one of its session. */
+export class SequenceConflict extends Schema.TaggedError<SequenceConflict>()("SequenceConflict", {
+  sessionId: Schema.String,
+  expected: Schema.Number,
+  actual: Schema.Number
+}) {
+  override get message() {
+    return `session ${this.sessionId}: expected sequence ${this.expected}, got ${this.actual}`
+  }
+}
+
+/** The store could not do its job (I/O, a locked or corrupt database, a full disk). */
+export class StoreFailure extends Schema.TaggedError<StoreFailure>()("StoreFailure", {
+  operation: Schema.String,
+  reason: Schema.String
+}) {
+  override get message() {
+    return `event store ${this.operation} failed: ${this.reason}`
+  }
+}
+
+export type EventStoreError = SequenceConflict | StoreFailure | EventDecodeError
+
+export class SessionNotFound extends Schema.TaggedError<SessionNotFound>()("SessionNotFound", {
+  sessionId: Schema.String
+}) {
+  override get message() {
+    return `no session ${this.sessionId}`
+  }
+}
+
+/** A second turn was asked for while one is running on the same session. */
+export class TurnInProgress extends Schema.TaggedError<TurnInProgress>()("TurnInProgress", {
+  sessionId: Schema.String
+}) {
+  override get message() {
+    return `session ${this.sessionId} already has a running turn`
+  }
+}
+
+/** A model request failed; `code` says how, `message` says it to a person. */
+export class ModelError extends Schema.TaggedError<ModelError>()("ModelError", {
+  code: ModelErrorCode,
+  message: Schema.String,
+  /** HTTP status, when the provider answered with one. */
+  status: Schema.optional(Schema.Number)
+}) {}
+
+export type EngineError = SessionNotFound | TurnInProgress | EventStoreError

@@ -1,0 +1,31 @@
+import { Schema } from "effect"
+
+/**
+ * Session modes, checked before any rule:
+ * default: reads in the workspace allowed, the rest asks (unless a rule says otherwise);
+ * plan: read-only, every write or execution is denied;
+ * accept-edits: writes inside the workspace allowed too;
+ * bypass: everything allowed; only by an explicit flag.
+ */
+export const PermissionMode = Schema.Literal("default", "plan", "accept-edits", "bypass")
+export type PermissionMode = typeof PermissionMode.Type
+
+export const PermissionDecision = Schema.Literal("allow", "deny", "cancelled")
+export type PermissionDecision = typeof PermissionDecision.Type
+
+/** How long an answer holds: this call, the rest of the session, or persisted. */
+export const PermissionScope = Schema.Literal("once", "session", "always")
+export type PermissionScope = typeof PermissionScope.Type
+
+/** What settled a permission question. */
+export const DecidedBy = Schema.Literal("mode", "rule", "remembered", "user", "policy", "default")
+export type DecidedBy = typeof DecidedBy.Type
+
+/** The rule that matched, so an audit can find it again. */
+export const RuleRef = Schema.Struct({
+  source: Schema.String,
+  index: Schema.Number,
+  tool: Schema.String,
+  pattern: Schema.optional(Schema.String)
+})
+export type RuleRef = typeof RuleRef.Type

@@ -1,0 +1,40 @@
+import { Schema } from "effect"
+
+/** What a tool call may do to the world; the PermissionEngine's defaults key on it. */
+export const RiskClass = Schema.Literal("read", "write", "execute", "network")
+export type RiskClass = typeof RiskClass.Type
+
+/** A call the model asked for, as recorded and routed. */
+export const ToolCall = Schema.Struct({
+  toolCallId: Schema.String,
+  name: Schema.String,
+  input: Schema.Unknown
+})
+export type ToolCall = typeof ToolCall.Type
+
+/** Structured facts about a result that clients render (diffs, exit codes) beside the text. */
+export const EditData = Schema.TaggedStruct("edit", {
+  path: Schema.String,
+  /** `null` when the file did not exist before. */
+  before: Schema.NullOr(Schema.String),
+  after: Schema.String,
+  diff: Schema.String
+})
+export const ShellData = Schema.TaggedStruct("shell", {
+  command: Schema.String,
+  exitCode: Schema.NullOr(Schema.Number),
+  signal: Schema.optional(Schema.String),
+  timedOut: Schema.Boolean,
+  truncated: Schema.Boolean
+})
+export const JsonData = Schema.TaggedStruct("json", { value: Schema.Unknown })
+export const ToolResultData = Schema.Union(EditData, ShellData, JsonData)
+export type ToolResultData = typeof ToolResultData.Type
+
+/** What an executed (or refused) call gives back to the model. */
+export const ToolResult = Schema.Struct({
+  output: Schema.String,
+  isError: Schema.Boolean,
+  data: Schema.optional(ToolResultData)
+})
+export type ToolResult = typeof ToolResult.Type

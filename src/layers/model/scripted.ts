@@ -1,0 +1,180 @@
+import { Duration, Effect, Layer, ParseResult, Schema, Stream } from "effect"
+import { ModelError } from "../../domain/errors.js"
+import { ModelErrorCode, type ModelInfo, type ModelRequest, ModelStopReason, type ModelStreamEvent, Usage } from "../../domain/model.js"
+import { ModelGateway, type ModelGatewayShape } from "../../services/ModelGateway.js"
+
+/**
+ * The scripted model: a deterministic provider for tests, demos and offline runs. The
+ * script format is documented in the README ("Script format"); keep the two in step.
+ */
+const Chunk = Schema.Union(
+  Schema.Struct({ text: Schema.String }),
+  Schema.Struct({ thinking: Schema.String, signature: Schema.optional(Schema.String) }),
+  Schema.Struct({
+    toolCall: Schema.Struct({
+      name: Schema.String,
+      input: Schema.optionalWith(Schema.Unknown, { default: () => ({}) }),
+      id: Schema.optional(Schema.String)
+    })
+  })
+)
+type Chunk = typeof Chunk.Type
+
+const ScriptedError = Schema.Struct({
+  code: Schema.optionalWith(ModelErrorCode, { default: () => "scripted" }),
+  message: Schema.optional(Schema.String)
+})
+
+const Response = Schema.Struct({
+  chunks: Schema.optionalWith(Schema.Array(Chunk), { default: () => [] }),
+  /** Milliseconds to wait before each chunk. */
+  delayMs: Schema.optionalWith(Schema.NonNegativeInt, { default: () => 0 }),
+  /** Fail after this many chunks (0: before the first). */
+  failAfter: Schema.optional(Schema.NonNegativeInt),
+  error: Schema.optional(ScriptedError),
+  /** Default: `tool_calls` when the response has tool calls, else `final`. */
+  stopReason: Schema.optional(ModelStopReason),
+  usage: Schema.optional(Usage)
+})
+type Response = typeof Response.Type
+
+/** A bare string is a text answer streamed word by word. */
+const ResponseEntry = Schema.Union(Schema.String, Response)
+
+export const Script = Schema.Struct({
+  responses: Schema.Array(ResponseEntry),
+  contextWindow: Schema.optional(Schema.Int.pipe(Schema.positive()))
+})
+export type Script = typeof Script.Type
+
+export class ScriptError extends Schema.TaggedError<ScriptError>()("ScriptError", {
+  message: Schema.String
+}) {}
+
+const decodeScript = Schema.decodeUnknownEither(Script)
+
+/** Validates a parsed script file; `source` names the file in the error. */
+export const parseScript = (json: string, source: string): Effect.Effect<Script, ScriptError> =>
+  Effect.try({
+    try: (): unknown => JSON.parse(json),
+    catch: (error) => new ScriptError({ message: `${source}: not valid JSON (${error instanceof Error ? error.message : String(error)})` })
+  }).pipe(
+    Effect.flatMap((value) =>
+      decodeScript(value).pipe(
+        Effect.mapError((error) =>
+          new ScriptError({
+            message: `${source}: not a valid script: ${ParseResult.ArrayFormatter.formatErrorSync(error)
+              .map((issue) => `${issue.path.join(".") || "script"}: ${issue.message}`)
+              .join("; ")}`
+          })
+        )
+      )
+    )
+  )
+
+const words = (text: string): ReadonlyArray<Chunk> =>
+  (text.match(/\s*\S+\s*/g) ?? [text]).map((word) => ({ text: word }))
+
+const normalize = (entry: typeof ResponseEntry.Type): Response =>
+  typeof entry === "string" ? { chunks: words(entry), delayMs: 0 } : entry
+
+const lastUserText = (request: ModelRequest): string => {
+  for (let i = request.messages.length - 1; i >= 0; i--) {
+    const message = request.messages[i]
+    if (message?.role !== "user") continue
+    for (let j = message.content.length - 1; j >= 0; j--) {
+      const part = message.content[j]
+      if (part?._tag === "text") return part.text
+    }
+  }
+  return ""
+}
+
+/** Without a script: a short reply built from the prompt, so a first run shows something real. */
+const defaultResponse = (request: ModelRequest): Response => {
+  const prompt = lastUserText(request).replace(/\s+/g, " ").trim()
+  const quoted = prompt.length > 200 ? `${prompt.slice(0, 199)}…` : prompt
+  return {
+    chunks: words(`You said: "${quoted}". This is the scripted model; pass --script FILE to script its answers, or --model anthropic/<id> for a real one.`),
+    delayMs: 0
+  }
+}
+
+const estimateTokens = (text: string) => Math.ceil(text.length / 4)
+
+const play = (response: Response, responseIndex: number, request: ModelRequest): Stream.Stream<ModelStreamEvent, ModelError> => {
+  const toEvent = (chunk: Chunk, index: number): ModelStreamEvent => {
+    if ("text" in chunk) return { _tag: "TextDelta", text: chunk.text }
+    if ("thinking" in chunk) {
+      return { _tag: "ThinkingDelta", text: chunk.thinking, ...(chunk.signature === undefined ? {} : { signature: chunk.signature }) }
+    }
+    return {
+      _tag: "ToolCall",
+      toolCallId: chunk.toolCall.id ?? `call_script_${responseIndex + 1}_${index + 1}`,
+      name: chunk.toolCall.name,
+      input: chunk.toolCall.input
+    }
+  }
+  const failAt = response.failAfter ?? (response.error === undefined ? undefined : response.chunks.length)
+  const played = failAt === undefined ? response.chunks : response.chunks.slice(0, failAt)
+  const delay = Duration.millis(response.delayMs)
+  const chunks = Stream.fromIterable(played.map(toEvent)).pipe(
+    Stream.tap(() => (response.delayMs > 0 ? Effect.sleep(delay) : Effect.void))
+  )
+  if (failAt !== undefined) {
+    const error = new ModelError({
+      code: response.error?.code ?? "scripted",
+      message: response.error?.message ?? `scripted failure after ${failAt} chunk(s)`
+    })
+    return Stream.concat(chunks, Stream.fail(error))
+  }
+  const hasToolCalls = response.chunks.some((chunk) => "toolCall" in chunk)
+  const outputText = response.chunks.map((c) => ("text" in c ? c.text : "thinking" in c ? c.thinking : JSON.stringify(c.toolCall.input))).join("")
+  const usage = response.usage ?? {
+    inputTokens: estimateTokens(JSON.stringify(request.messages) + request.system),
+    outputTokens: estimateTokens(outputText)
+  }
+  const completed: ModelStreamEvent = {
+    _tag: "Completed",
+    stopReason: response.stopReason ?? (hasToolCalls ? "tool_calls" : "final"),
+    usage
+  }
+  return Stream.concat(chunks, Stream.make(completed))
+}
+
+export const scriptedInfo = (script?: Script): ModelInfo => ({
+  id: "scripted",
+  provider: "scripted",
+  contextWindow: script?.contextWindow ?? 200_000,
+  maxOutputTokens: 8_192,
+  capabilities: { streaming: true, toolCalls: true, thinking: true, images: false }
+})
+
+/**
+ * Plays `script.responses` in order, one per model request, with a cursor per session; a
+ * session that asks for more responses than the script has gets a clear `scripted` error.
+ */
+export const make = (script?: Script): Effect.Effect<ModelGatewayShape> =>
+  Effect.sync(() => {
+    const cursors = new Map<string, number>()
+    const responses = script?.responses.map(normalize)
+    const stream = (request: ModelRequest): Stream.Stream<ModelStreamEvent, ModelError> =>
+      Stream.suspend(() => {
+        if (responses === undefined) return play(defaultResponse(request), 0, request)
+        const index = cursors.get(request.sessionId) ?? 0
+        cursors.set(request.sessionId, index + 1)
+        const response = responses[index]
+        if (response === undefined) {
+          return Stream.fail(
+            new ModelError({
+              code: "scripted",
+              message: `the script has no response left: it has ${responses.length}, this is request ${index + 1} of the session`
+            })
+          )
+        }
+        return play(response, index, request)
+      })
+    return { info: scriptedInfo(script), stream }
+  })
+
+export const layer = (script?: Script) => Layer.effect(ModelGateway, make(script))

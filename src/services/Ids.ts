@@ -1,0 +1,10 @@
+import { Context, type Effect } from "effect"
+
+export type IdKind = "ses" | "turn" | "evt" | "call" | "msg"
+
+/** Makes ids; a port so tests and golden transcripts can use deterministic ones. */
+export interface IdsShape {
+  readonly make: (kind: IdKind) => Effect.Effect<string>
+}
+
+export class Ids extends Context.Tag("custom-agent/Ids")<Ids, IdsShape>() {}
