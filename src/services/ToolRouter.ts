@@ -1,0 +1,71 @@
+import { Context, type Effect, Schema } from "effect"
+import type { ToolDefinition } from "../domain/model.js"
+import type { RiskClass, ToolCall, ToolResult } from "../domain/tools.js"
+
+export class FileAccessError extends Schema.TaggedError<FileAccessError>()("FileAccessError", {
+  path: Schema.String,
+  message: Schema.String
+}) {}
+
+/**
+ * How file tools read and write text: the local disk by default, an editor's buffers when an
+ * ACP client offers them. Paths are absolute.
+ */
+export interface FileAccess {
+  readonly readText: (path: string) => Effect.Effect<string, FileAccessError>
+  readonly writeText: (path: string, content: string) => Effect.Effect<void, FileAccessError>
+}
+
+/** What a tool knows of the call it serves. */
+export interface ToolContext {
+  readonly sessionId: string
+  readonly toolCallId: string
+  /** Absolute, symlinks resolved. Every path a tool touches is judged against it. */
+  readonly workspaceRoot: string
+  readonly files: FileAccess
+}
+
+/**
+ * A validated call, ready for the PermissionEngine: the facts rules match on, and the
+ * effect to run once allowed. `execute` never fails (errors are `isError` results) and is
+ * interruptible: interrupting it stops the work (a shell's process group is killed).
+ */
+export interface PreparedCall {
+  readonly risk: RiskClass
+  /** One line for a person: `shell: npm test`, `edit src/a.ts`. */
+  readonly summary: string
+  /** What to show before approving, e.g. the diff an edit would make. */
+  readonly detail?: string
+  /** Absolute paths the call touches, for path rules and the workspace boundary. */
+  readonly paths: ReadonlyArray<string>
+  /** True when any path resolves outside the workspace root (`..`, absolute, symlinks). */
+  readonly outsideWorkspace: boolean
+  /** The command line, for shell prefix rules. */
+  readonly command?: string
+  readonly execute: Effect.Effect<ToolResult>
+}
+
+export class ToolInputError extends Schema.TaggedError<ToolInputError>()("ToolInputError", {
+  message: Schema.String
+}) {}
+
+/** A tool from any source (local, MCP, skills): its definition for the model and how to prepare a call. */
+export interface Tool {
+  readonly definition: ToolDefinition
+  /** Validates the input and works out the call's facts; invalid input goes back to the model. */
+  readonly prepare: (input: unknown, ctx: ToolContext) => Effect.Effect<PreparedCall, ToolInputError>
+}
+
+export class ToolCallRejected extends Schema.TaggedError<ToolCallRejected>()("ToolCallRejected", {
+  toolCallId: Schema.String,
+  reason: Schema.Literal("unknown_tool", "invalid_input"),
+  message: Schema.String
+}) {}
+
+/** Resolves calls to registered tools (merged from every source under unique names). */
+export interface ToolRouterShape {
+  readonly definitions: (sessionId: string) => Effect.Effect<ReadonlyArray<ToolDefinition>>
+  readonly prepare: (call: ToolCall, ctx: ToolContext) => Effect.Effect<PreparedCall, ToolCallRejected>
+}
+
+export class ToolRouter extends Context.Tag("custom-agent/ToolRouter")<ToolRouter, ToolRouterShape>() {}
