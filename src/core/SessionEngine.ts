@@ -6,9 +6,13 @@ import {
   TurnInProgress
 } from "../domain/errors.js"
 import type { AgentEvent, MessageMode } from "../domain/events.js"
+import type { PermissionMode } from "../domain/permissions.js"
+import { Approvals } from "../services/Approvals.js"
 import { EventStore } from "../services/EventStore.js"
 import { Ids } from "../services/Ids.js"
 import { ModelGateway } from "../services/ModelGateway.js"
+import { PermissionEngine } from "../services/PermissionEngine.js"
+import { Files, ToolRouter } from "../services/ToolRouter.js"
 import { applyEvent, emptySessionState, type SessionHeader, type SessionState } from "./session-state.js"
 import { runTurnBody, type TurnOutcome } from "./turn.js"
 
@@ -22,6 +26,12 @@ export interface RunTurnInput {
   readonly sessionId: string
   readonly content: string
   readonly mode?: MessageMode
+  /** The PermissionEngine mode for this turn (default `default`). */
+  readonly permissionMode?: PermissionMode
+  /** Overrides the engine's step limit for this turn. */
+  readonly maxSteps?: number
+  /** Messages to steer the running turn, read at each step boundary (the host's inbox). */
+  readonly takeSteering?: Effect.Effect<ReadonlyArray<string>>
 }
 
 export interface SessionInfo {
@@ -82,6 +92,10 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
     const store = yield* EventStore
     const ids = yield* Ids
     const gateway = yield* ModelGateway
+    const router = yield* ToolRouter
+    const permissions = yield* PermissionEngine
+    const approvals = yield* Approvals
+    const files = yield* Files
     const handles = yield* Ref.make(new Map<string, Deferred.Deferred<SessionHandle, EngineError>>())
 
     const newHandle = (state: SessionState) =>
@@ -207,13 +221,18 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
               })
             }
             const turnId = yield* ids.make("turn")
-            yield* emit({ type: "turn.started", turnId, payload: { promptPreview: preview(input.content) } })
+            const permissionMode = input.permissionMode ?? "default"
+            yield* emit({ type: "turn.started", turnId, payload: { promptPreview: preview(input.content), permissionMode } })
             yield* emit({ type: "user.message", turnId, payload: { content: input.content, mode: input.mode ?? "queue" } })
+            const workspaceRoot = handle.state.header?.cwd ?? "."
             const outcome = yield* runTurnBody({
               turnId,
               state: handle.state,
               gateway,
-              options,
+              systemPrompt: options.systemPrompt,
+              maxSteps: input.maxSteps ?? options.maxSteps,
+              takeSteering: input.takeSteering ?? Effect.succeed([]),
+              tools: { sessionId: input.sessionId, turnId, workspaceRoot, mode: permissionMode, router, permissions, approvals, files, emit },
               emit
             }).pipe(Effect.raceFirst(Deferred.await(running.cancel).pipe(Effect.as(cancelledOutcome))))
             yield* emit({ type: "turn.completed", turnId, payload: outcome })

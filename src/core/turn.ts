@@ -2,9 +2,11 @@ import { Effect, Option, Stream } from "effect"
 import type { EventStoreError, ModelError } from "../domain/errors.js"
 import type { AgentEvent, TurnStopReason } from "../domain/events.js"
 import type { ModelRequest, ModelStopReason, ModelStreamEvent } from "../domain/model.js"
+import type { ToolCall } from "../domain/tools.js"
 import type { ModelGatewayShape } from "../services/ModelGateway.js"
-import type { Draft, SessionEngineOptions } from "./SessionEngine.js"
+import type { Draft } from "./SessionEngine.js"
 import type { SessionState } from "./session-state.js"
+import { runToolCalls, type ToolStepContext } from "./tools-step.js"
 
 export interface TurnOutcome {
   readonly stopReason: TurnStopReason
@@ -16,20 +18,32 @@ export interface TurnContext {
   readonly turnId: string
   readonly state: SessionState
   readonly gateway: ModelGatewayShape
-  readonly options: SessionEngineOptions
+  readonly systemPrompt: string
+  readonly maxSteps: number
+  readonly tools: ToolStepContext
+  /** Messages sent while the turn runs, read at each step boundary. */
+  readonly takeSteering: Effect.Effect<ReadonlyArray<string>>
   readonly emit: (draft: Draft) => Effect.Effect<AgentEvent, EventStoreError>
 }
 
 type StepResult =
   | { readonly _tag: "Failed"; readonly outcome: TurnOutcome }
-  | { readonly _tag: "Completed"; readonly stopReason: ModelStopReason; readonly toolCalls: number }
+  | { readonly _tag: "Completed"; readonly stopReason: ModelStopReason; readonly toolCalls: ReadonlyArray<ToolCall> }
 
-/** The turn after admission: model steps until a final answer, a stop, or the step limit. */
+/**
+ * The turn after admission: model step, tool calls through the permission boundary, results
+ * back to the model, until a final answer, a stop, or the step limit.
+ */
 export const runTurnBody = (ctx: TurnContext): Effect.Effect<TurnOutcome, EventStoreError> =>
   Effect.gen(function* () {
-    for (let step = 1; step <= ctx.options.maxSteps; step++) {
+    for (let step = 1; step <= ctx.maxSteps; step++) {
+      if (step > 1) yield* admitSteering(ctx)
       const result = yield* modelStep(ctx)
       if (result._tag === "Failed") return result.outcome
+      if (result.toolCalls.length > 0) {
+        yield* runToolCalls(ctx.tools, result.toolCalls)
+        continue
+      }
       switch (result.stopReason) {
         case "pause":
           // The provider paused a long turn: sending the conversation back resumes it.
@@ -44,19 +58,28 @@ export const runTurnBody = (ctx: TurnContext): Effect.Effect<TurnOutcome, EventS
           return { stopReason: "final" }
       }
     }
-    return { stopReason: "max_steps" }
+    return { stopReason: "max_steps", message: `the turn reached its limit of ${ctx.maxSteps} model steps` }
   })
+
+const admitSteering = (ctx: TurnContext) =>
+  Effect.flatMap(ctx.takeSteering, (messages) =>
+    Effect.forEach(
+      messages,
+      (content) => ctx.emit({ type: "user.message", turnId: ctx.turnId, payload: { content, mode: "steer" } }),
+      { discard: true }
+    )
+  )
 
 const modelStep = (ctx: TurnContext): Effect.Effect<StepResult, EventStoreError> =>
   Effect.gen(function* () {
     const request: ModelRequest = {
       sessionId: ctx.state.sessionId,
-      system: ctx.options.systemPrompt,
+      system: ctx.systemPrompt,
       messages: ctx.state.conversation.snapshot(),
-      tools: []
+      tools: yield* ctx.tools.router.definitions(ctx.state.sessionId)
     }
     let completed: ModelStopReason | undefined
-    let toolCalls = 0
+    const toolCalls: Array<ToolCall> = []
     const onEvent = (event: ModelStreamEvent): Effect.Effect<unknown, EventStoreError> => {
       switch (event._tag) {
         case "TextDelta":
@@ -72,7 +95,7 @@ const modelStep = (ctx: TurnContext): Effect.Effect<StepResult, EventStoreError>
             }
           })
         case "ToolCall":
-          toolCalls++
+          toolCalls.push({ toolCallId: event.toolCallId, name: event.name, input: event.input })
           return ctx.emit({
             type: "model.tool_call_requested",
             turnId: ctx.turnId,

@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { ModelErrorCode, ModelStopReason, Usage } from "./model.js"
-import { DecidedBy, PermissionDecision, PermissionScope, RuleRef } from "./permissions.js"
+import { DecidedBy, PermissionDecision, PermissionMode, PermissionScope, RuleRef } from "./permissions.js"
 import { RiskClass, ToolResultData } from "./tools.js"
 
 /**
@@ -43,7 +43,11 @@ export const SessionCreated = defineEvent("session.created", {
   model: Schema.optional(Schema.String)
 })
 
-export const TurnStarted = defineEvent("turn.started", { promptPreview: Schema.String })
+export const TurnStarted = defineEvent("turn.started", {
+  promptPreview: Schema.String,
+  /** The permission mode the turn ran under, for the audit trail. */
+  permissionMode: Schema.optional(PermissionMode)
+})
 
 export const UserMessageEvent = defineEvent("user.message", {
   content: Schema.String,

@@ -29,3 +29,25 @@ export const RuleRef = Schema.Struct({
   pattern: Schema.optional(Schema.String)
 })
 export type RuleRef = typeof RuleRef.Type
+
+/** What a rule or a remembered approval answers. */
+export const RuleDecision = Schema.Literal("allow", "deny", "ask")
+export type RuleDecision = typeof RuleDecision.Type
+
+/**
+ * One rule of a permissions file. `tool` is a tool name or a glob (`mcp__github__*`, `*`);
+ * `command` matches a shell command by word prefix; `path` is a glob matched against the
+ * paths a call touches (relative to the workspace root, or absolute).
+ */
+export const PermissionRule = Schema.Struct({
+  tool: Schema.String.pipe(Schema.minLength(1)),
+  decision: RuleDecision,
+  command: Schema.optional(Schema.String.pipe(Schema.minLength(1))),
+  path: Schema.optional(Schema.String.pipe(Schema.minLength(1)))
+})
+export type PermissionRule = typeof PermissionRule.Type
+
+export const PermissionsFile = Schema.Struct({
+  rules: Schema.Array(PermissionRule)
+})
+export type PermissionsFile = typeof PermissionsFile.Type

@@ -16,6 +16,9 @@ export interface FileAccess {
   readonly writeText: (path: string, content: string) => Effect.Effect<void, FileAccessError>
 }
 
+/** The FileAccess file tools use; a layer picks local disk or an editor's buffers. */
+export class Files extends Context.Tag("custom-agent/Files")<Files, FileAccess>() {}
+
 /** What a tool knows of the call it serves. */
 export interface ToolContext {
   readonly sessionId: string
@@ -69,3 +72,9 @@ export interface ToolRouterShape {
 }
 
 export class ToolRouter extends Context.Tag("custom-agent/ToolRouter")<ToolRouter, ToolRouterShape>() {}
+
+/** A registry of tools (local tools, an MCP server's, skills'); the router merges them. */
+export interface ToolSource {
+  readonly name: string
+  readonly tools: (sessionId: string) => Effect.Effect<ReadonlyArray<Tool>>
+}

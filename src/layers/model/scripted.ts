@@ -45,7 +45,9 @@ export const Script = Schema.Struct({
   responses: Schema.Array(ResponseEntry),
   contextWindow: Schema.optional(Schema.Int.pipe(Schema.positive()))
 })
-export type Script = typeof Script.Type
+/** A script as written (defaults may be left out); `make` validates it. */
+export type Script = typeof Script.Encoded
+type ValidScript = typeof Script.Type
 
 export class ScriptError extends Schema.TaggedError<ScriptError>()("ScriptError", {
   message: Schema.String
@@ -53,24 +55,23 @@ export class ScriptError extends Schema.TaggedError<ScriptError>()("ScriptError"
 
 const decodeScript = Schema.decodeUnknownEither(Script)
 
-/** Validates a parsed script file; `source` names the file in the error. */
+const validate = (value: unknown, source: string): Effect.Effect<ValidScript, ScriptError> =>
+  decodeScript(value).pipe(
+    Effect.mapError((error) =>
+      new ScriptError({
+        message: `${source}: not a valid script: ${ParseResult.ArrayFormatter.formatErrorSync(error)
+          .map((issue) => `${issue.path.join(".") || "script"}: ${issue.message}`)
+          .join("; ")}`
+      })
+    )
+  )
+
+/** Parses and validates a script file's text; `source` names the file in the error. */
 export const parseScript = (json: string, source: string): Effect.Effect<Script, ScriptError> =>
   Effect.try({
     try: (): unknown => JSON.parse(json),
     catch: (error) => new ScriptError({ message: `${source}: not valid JSON (${error instanceof Error ? error.message : String(error)})` })
-  }).pipe(
-    Effect.flatMap((value) =>
-      decodeScript(value).pipe(
-        Effect.mapError((error) =>
-          new ScriptError({
-            message: `${source}: not a valid script: ${ParseResult.ArrayFormatter.formatErrorSync(error)
-              .map((issue) => `${issue.path.join(".") || "script"}: ${issue.message}`)
-              .join("; ")}`
-          })
-        )
-      )
-    )
-  )
+  }).pipe(Effect.flatMap((value) => validate(value, source)), Effect.map((script) => Schema.encodeSync(Script)(script)))
 
 const words = (text: string): ReadonlyArray<Chunk> =>
   (text.match(/\s*\S+\s*/g) ?? [text]).map((word) => ({ text: word }))
@@ -142,7 +143,7 @@ const play = (response: Response, responseIndex: number, request: ModelRequest):
   return Stream.concat(chunks, Stream.make(completed))
 }
 
-export const scriptedInfo = (script?: Script): ModelInfo => ({
+export const scriptedInfo = (script?: ValidScript): ModelInfo => ({
   id: "scripted",
   provider: "scripted",
   contextWindow: script?.contextWindow ?? 200_000,
@@ -154,8 +155,9 @@ export const scriptedInfo = (script?: Script): ModelInfo => ({
  * Plays `script.responses` in order, one per model request, with a cursor per session; a
  * session that asks for more responses than the script has gets a clear `scripted` error.
  */
-export const make = (script?: Script): Effect.Effect<ModelGatewayShape> =>
-  Effect.sync(() => {
+export const make = (input?: Script): Effect.Effect<ModelGatewayShape, ScriptError> =>
+  Effect.gen(function* () {
+    const script = input === undefined ? undefined : yield* validate(input, "script")
     const cursors = new Map<string, number>()
     const responses = script?.responses.map(normalize)
     const stream = (request: ModelRequest): Stream.Stream<ModelStreamEvent, ModelError> =>

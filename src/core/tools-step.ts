@@ -1,0 +1,174 @@
+import { Clock, Effect, Option } from "effect"
+import type { EventStoreError } from "../domain/errors.js"
+import type { AgentEvent } from "../domain/events.js"
+import type { PermissionMode } from "../domain/permissions.js"
+import type { ToolCall, ToolResult } from "../domain/tools.js"
+import type { ApprovalsShape } from "../services/Approvals.js"
+import type { PermissionCheck, PermissionEngineShape } from "../services/PermissionEngine.js"
+import type { FileAccess, PreparedCall, ToolContext, ToolRouterShape } from "../services/ToolRouter.js"
+import type { Draft } from "./SessionEngine.js"
+
+export interface ToolStepContext {
+  readonly sessionId: string
+  readonly turnId: string
+  readonly workspaceRoot: string
+  readonly mode: PermissionMode
+  readonly router: ToolRouterShape
+  readonly permissions: PermissionEngineShape
+  readonly approvals: ApprovalsShape
+  readonly files: FileAccess
+  readonly emit: (draft: Draft) => Effect.Effect<AgentEvent, EventStoreError>
+}
+
+interface Allowed {
+  readonly call: ToolCall
+  readonly prepared: PreparedCall
+}
+
+const complete = (ctx: ToolStepContext, toolCallId: string, result: ToolResult, durationMs: number) =>
+  ctx.emit({
+    type: "tool.completed",
+    turnId: ctx.turnId,
+    payload: {
+      toolCallId,
+      output: result.output,
+      isError: result.isError,
+      durationMs,
+      ...(result.data === undefined ? {} : { data: result.data })
+    }
+  })
+
+/**
+ * ToolRouter -> PermissionEngine (-> Approvals when it asks). Every call gets a
+ * `permission.resolved` before it may start; a refused or invalid call is answered with an
+ * error result the model can read, and never started.
+ */
+const authorize = (ctx: ToolStepContext, call: ToolCall): Effect.Effect<Option.Option<Allowed>, EventStoreError> =>
+  Effect.gen(function* () {
+    const toolContext: ToolContext = {
+      sessionId: ctx.sessionId,
+      toolCallId: call.toolCallId,
+      workspaceRoot: ctx.workspaceRoot,
+      files: ctx.files
+    }
+    const prepared = yield* Effect.either(ctx.router.prepare(call, toolContext))
+    if (prepared._tag === "Left") {
+      yield* complete(ctx, call.toolCallId, { output: prepared.left.message, isError: true }, 0)
+      return Option.none()
+    }
+    const check: PermissionCheck = {
+      sessionId: ctx.sessionId,
+      workspaceRoot: ctx.workspaceRoot,
+      tool: call.name,
+      mode: ctx.mode,
+      call: prepared.right
+    }
+    const verdict = yield* ctx.permissions.decide(check)
+    const resolved = (payload: Extract<Draft, { type: "permission.resolved" }>["payload"]) =>
+      ctx.emit({ type: "permission.resolved", turnId: ctx.turnId, payload })
+
+    let decision: "allow" | "deny"
+    let deniedBy: string
+    if (verdict.decision === "ask") {
+      const { risk, summary, detail } = prepared.right
+      yield* ctx.emit({
+        type: "permission.requested",
+        turnId: ctx.turnId,
+        payload: { toolCallId: call.toolCallId, tool: call.name, risk, summary, ...(detail === undefined ? {} : { detail }) }
+      })
+      const answer = yield* ctx.approvals
+        .ask({
+          sessionId: ctx.sessionId,
+          turnId: ctx.turnId,
+          toolCallId: call.toolCallId,
+          tool: call.name,
+          risk,
+          summary,
+          input: call.input,
+          ...(detail === undefined ? {} : { detail })
+        })
+        .pipe(
+          // A cancel while waiting withdraws the question, on the record.
+          Effect.onInterrupt(() =>
+            resolved({ toolCallId: call.toolCallId, decision: "cancelled", scope: "once", by: "user", reason: "the turn was cancelled while waiting" }).pipe(
+              Effect.catchAll((error) => Effect.logWarning("could not record the withdrawn permission request", error))
+            )
+          )
+        )
+      if (answer.scope !== "once") {
+        yield* ctx.permissions.remember(check, answer.decision, answer.scope).pipe(
+          Effect.catchAll((error) => Effect.logWarning(`could not remember the answer ${answer.scope}`, error.message))
+        )
+      }
+      yield* resolved({
+        toolCallId: call.toolCallId,
+        decision: answer.decision,
+        scope: answer.scope,
+        by: answer.by,
+        ...(verdict.rule === undefined ? {} : { rule: verdict.rule }),
+        ...(answer.reason === undefined ? {} : { reason: answer.reason })
+      })
+      decision = answer.decision
+      deniedBy = answer.by === "user" ? "the user" : `the approval policy${answer.reason === undefined ? "" : ` (${answer.reason})`}`
+    } else {
+      yield* resolved({
+        toolCallId: call.toolCallId,
+        decision: verdict.decision,
+        scope: verdict.scope,
+        by: verdict.by,
+        reason: verdict.reason,
+        ...(verdict.rule === undefined ? {} : { rule: verdict.rule })
+      })
+      decision = verdict.decision
+      deniedBy = verdict.reason
+    }
+    if (decision === "deny") {
+      yield* complete(ctx, call.toolCallId, { output: `Permission denied (${deniedBy}). The call was not run; adapt your plan.`, isError: true }, 0)
+      return Option.none()
+    }
+    return Option.some({ call, prepared: prepared.right })
+  })
+
+/** Runs an allowed call; a crash of the tool is its error result, a cancel is recorded too. */
+const execute = (ctx: ToolStepContext, { call, prepared }: Allowed): Effect.Effect<void, EventStoreError> =>
+  Effect.gen(function* () {
+    yield* ctx.emit({ type: "tool.started", turnId: ctx.turnId, payload: { toolCallId: call.toolCallId, name: call.name } })
+    const started = yield* Clock.currentTimeMillis
+    const elapsed = Effect.map(Clock.currentTimeMillis, (now) => now - started)
+    const result = yield* prepared.execute.pipe(
+      Effect.catchAllDefect((defect) =>
+        Effect.succeed<ToolResult>({ output: `The tool failed unexpectedly: ${defect instanceof Error ? defect.message : String(defect)}`, isError: true })
+      ),
+      Effect.onInterrupt(() =>
+        Effect.flatMap(elapsed, (ms) => complete(ctx, call.toolCallId, { output: "Cancelled before the tool finished.", isError: true }, ms)).pipe(
+          Effect.catchAll((error) => Effect.logWarning("could not record the cancelled tool call", error))
+        )
+      )
+    )
+    yield* complete(ctx, call.toolCallId, result, yield* elapsed)
+  })
+
+/**
+ * One step's tool calls, in the order requested. Consecutive reads run concurrently once each
+ * is allowed; a write or an execution runs alone, after everything before it.
+ */
+export const runToolCalls = (ctx: ToolStepContext, calls: ReadonlyArray<ToolCall>): Effect.Effect<void, EventStoreError> =>
+  Effect.gen(function* () {
+    let reads: Array<Allowed> = []
+    const flushReads = Effect.suspend(() => {
+      const batch = reads
+      reads = []
+      return Effect.forEach(batch, (allowed) => execute(ctx, allowed), { concurrency: "unbounded", discard: true })
+    })
+    for (const call of calls) {
+      const allowed = yield* authorize(ctx, call)
+      if (Option.isNone(allowed)) continue
+      if (allowed.value.prepared.risk === "read") {
+        reads.push(allowed.value)
+        continue
+      }
+      yield* flushReads
+      yield* execute(ctx, allowed.value)
+    }
+    yield* flushReads
+  })

@@ -1,0 +1,72 @@
+import { Effect, Schema } from "effect"
+import type { ToolResult } from "../../domain/tools.js"
+import { ToolInputError } from "../../services/ToolRouter.js"
+import { describeFsError } from "./fs-errors.js"
+import { makeTool } from "./make-tool.js"
+import { makePathFilter, type PathFilter } from "./path-filter.js"
+import { errorResult, okResult } from "./tool-results.js"
+import { newWalkStats, WALK_MAX_ENTRIES, walkFiles } from "./workspace-walk.js"
+import { isWithin, relativePosix, resolveWorkspacePath, type WorkspacePath } from "./workspace-paths.js"
+
+export const LIST_MAX_ENTRIES = 1000
+
+const ListFilesInput = Schema.Struct({
+  path: Schema.optionalWith(
+    Schema.String.annotations({ description: "Directory to list: relative to the workspace root, or absolute (default: the root)." }),
+    { exact: true }
+  ),
+  pattern: Schema.optionalWith(
+    Schema.String.annotations({
+      description: 'Glob the files must match, e.g. "src/**/*.ts"; a pattern without "/" such as "*.md" matches file names at any depth.'
+    }),
+    { exact: true }
+  )
+})
+
+export const listFilesTool = makeTool({
+  name: "list_files",
+  description:
+    `List the files under a directory, recursively, sorted, as paths relative to the workspace root. ` +
+    `Skips .git and whatever .gitignore files exclude. At most ${LIST_MAX_ENTRIES} entries; narrow with path or pattern.`,
+  input: ListFilesInput,
+  prepare: (input, ctx) =>
+    Effect.gen(function* () {
+      const filter = yield* Effect.try({
+        try: () => makePathFilter(input.pattern),
+        catch: (error) => new ToolInputError({ message: `pattern: ${error instanceof Error ? error.message : String(error)}` })
+      })
+      const target = yield* resolveWorkspacePath(ctx.workspaceRoot, input.path ?? ".")
+      return {
+        risk: "read" as const,
+        summary: `list ${target.display}${input.pattern === undefined ? "" : ` matching ${input.pattern}`}`,
+        paths: [target.absolute],
+        outsideWorkspace: target.outsideWorkspace,
+        execute: listFiles(ctx.workspaceRoot, target, filter)
+      }
+    })
+})
+
+const listFiles = (workspaceRoot: string, target: WorkspacePath, filter: PathFilter): Effect.Effect<ToolResult> =>
+  Effect.tryPromise({
+    try: async (signal) => {
+      const stats = newWalkStats()
+      const found: Array<string> = []
+      let capped = false
+      for await (const file of walkFiles(workspaceRoot, target.absolute, { signal, maxEntries: WALK_MAX_ENTRIES, stats })) {
+        const fromRoot = isWithin(workspaceRoot, file.absolute) ? relativePosix(workspaceRoot, file.absolute) : undefined
+        if (!filter(relativePosix(target.absolute, file.absolute), fromRoot)) continue
+        if (found.length === LIST_MAX_ENTRIES) {
+          capped = true
+          break
+        }
+        found.push(fromRoot ?? file.absolute)
+      }
+      const notes: Array<string> = []
+      if (capped) notes.push(`[Capped at ${LIST_MAX_ENTRIES} entries; narrow the listing with path or pattern.]`)
+      if (stats.truncated) notes.push(`[Stopped after looking at ${WALK_MAX_ENTRIES} entries; narrow the listing with path.]`)
+      if (stats.unreadableDirectories > 0) notes.push(`[${stats.unreadableDirectories} directories could not be read.]`)
+      const body = found.length === 0 ? `No files found in ${target.display}.` : found.join("\n")
+      return okResult([body, ...notes].join("\n"))
+    },
+    catch: (error) => describeFsError("list", target.display, error)
+  }).pipe(Effect.catchAll((message) => Effect.succeed(errorResult(message))))

@@ -1,0 +1,79 @@
+import { Duration, Effect, Schema } from "effect"
+import type { ToolResult } from "../../domain/tools.js"
+import { HeadTailBuffer } from "./head-tail-buffer.js"
+import { makeTool } from "./make-tool.js"
+import { type CommandOutcome, runCommand } from "./process-group.js"
+import { errorResult, okResult } from "./tool-results.js"
+
+export const SHELL_DEFAULT_TIMEOUT_MS = 120_000
+export const SHELL_MAX_TIMEOUT_MS = 600_000
+/** Output kept from the start and from the end of a command's output; the middle is dropped and counted. */
+export const SHELL_HEAD_BYTES = 16 * 1024
+export const SHELL_TAIL_BYTES = 16 * 1024
+
+const ShellInput = Schema.Struct({
+  command: Schema.String.pipe(Schema.minLength(1)).annotations({ description: "The command line, run with bash -c in the workspace root." }),
+  timeout_ms: Schema.optionalWith(
+    Schema.Number.pipe(Schema.int(), Schema.between(1, SHELL_MAX_TIMEOUT_MS)).annotations({
+      description: `Milliseconds before the command is killed (default ${SHELL_DEFAULT_TIMEOUT_MS}, at most ${SHELL_MAX_TIMEOUT_MS}).`
+    }),
+    { exact: true }
+  ),
+  description: Schema.optionalWith(
+    Schema.String.annotations({ description: "A few words on what the command does, shown to the person approving it." }),
+    { exact: true }
+  )
+})
+
+export const shellTool = makeTool({
+  name: "shell",
+  description:
+    "Run a shell command (bash -c) in the workspace root, with no input on stdin. Returns stdout and stderr interleaved, " +
+    `and the exit code. Long output keeps its first ${SHELL_HEAD_BYTES / 1024} KiB and last ${SHELL_TAIL_BYTES / 1024} KiB. ` +
+    "On timeout the command and every process it started are killed; background processes do not outlive the command.",
+  input: ShellInput,
+  prepare: (input, ctx) =>
+    Effect.succeed({
+      risk: "execute" as const,
+      summary: `shell: ${firstLine(input.command)}`,
+      detail: input.description === undefined ? input.command : `# ${input.description}\n${input.command}`,
+      paths: [],
+      outsideWorkspace: false,
+      command: input.command,
+      execute: runShell(input.command, ctx.workspaceRoot, input.timeout_ms ?? SHELL_DEFAULT_TIMEOUT_MS)
+    })
+})
+
+const firstLine = (command: string): string => {
+  const lines = command.trim().split("\n")
+  const first = lines[0] ?? ""
+  const clipped = first.length > 200 ? `${first.slice(0, 200)}…` : first
+  return lines.length > 1 ? `${clipped} …` : clipped
+}
+
+const runShell = (command: string, cwd: string, timeoutMs: number): Effect.Effect<ToolResult> =>
+  Effect.gen(function* () {
+    const output = new HeadTailBuffer(SHELL_HEAD_BYTES, SHELL_TAIL_BYTES)
+    const outcome = yield* runCommand({ command, cwd, timeout: Duration.millis(timeoutMs), onOutput: (chunk) => output.append(chunk) })
+    const text = output.total === 0 ? "(no output)" : output.render()
+    const data = shellData(command, outcome, output.dropped > 0)
+    switch (outcome._tag) {
+      case "spawnFailed":
+        return errorResult(`could not run the command: ${outcome.message}`, data)
+      case "timedOut":
+        return errorResult(`${text}\n[timed out after ${timeoutMs} ms; the command and every process it started were killed]`, data)
+      case "exited":
+        if (outcome.exitCode === 0) return okResult(`${text}\n[exit code 0]`, data)
+        if (outcome.exitCode !== null) return errorResult(`${text}\n[exit code ${outcome.exitCode}]`, data)
+        return errorResult(`${text}\n[terminated by ${outcome.signal ?? "a signal"}]`, data)
+    }
+  })
+
+const shellData = (command: string, outcome: CommandOutcome, truncated: boolean) => ({
+  _tag: "shell" as const,
+  command,
+  exitCode: outcome._tag === "exited" ? outcome.exitCode : null,
+  ...(outcome._tag === "exited" && outcome.signal !== null ? { signal: outcome.signal } : {}),
+  timedOut: outcome._tag === "timedOut",
+  truncated
+})

@@ -1,0 +1,33 @@
+import { Context, type Effect } from "effect"
+import type { PermissionScope } from "../domain/permissions.js"
+import type { RiskClass } from "../domain/tools.js"
+
+export interface ApprovalRequest {
+  readonly sessionId: string
+  readonly turnId: string
+  readonly toolCallId: string
+  readonly tool: string
+  readonly risk: RiskClass
+  readonly summary: string
+  readonly detail?: string
+  readonly input: unknown
+}
+
+export interface ApprovalAnswer {
+  readonly decision: "allow" | "deny"
+  readonly scope: PermissionScope
+  /** `user` when a person answered, `policy` when a headless policy did. */
+  readonly by: "user" | "policy"
+  readonly reason?: string
+}
+
+/**
+ * How an "ask" is answered: a person in the terminal, a headless policy, a client over the
+ * API or ACP. The asking turn is suspended (not polling) until the answer; interrupting it
+ * (a cancel) withdraws the question.
+ */
+export interface ApprovalsShape {
+  readonly ask: (request: ApprovalRequest) => Effect.Effect<ApprovalAnswer>
+}
+
+export class Approvals extends Context.Tag("custom-agent/Approvals")<Approvals, ApprovalsShape>() {}
