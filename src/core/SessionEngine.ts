@@ -8,6 +8,7 @@ import {
 import type { AgentEvent, MessageMode } from "../domain/events.js"
 import type { PermissionMode } from "../domain/permissions.js"
 import { Approvals } from "../services/Approvals.js"
+import { EventBus } from "../services/EventBus.js"
 import { EventStore } from "../services/EventStore.js"
 import { Ids } from "../services/Ids.js"
 import { ModelGateway } from "../services/ModelGateway.js"
@@ -38,6 +39,7 @@ export interface SessionInfo {
   readonly header: SessionHeader
   readonly lastSequence: number
   readonly running: boolean
+  readonly inbox: SessionState["inbox"]
 }
 
 export interface SessionEngineOptions {
@@ -64,6 +66,16 @@ export interface SessionEngineShape {
   /** Ends the running turn with `cancelled` and waits until it is closed; a no-op when idle. */
   readonly cancelTurn: (sessionId: string) => Effect.Effect<void>
   readonly getSession: (sessionId: string) => Effect.Effect<SessionInfo, EngineError>
+  /**
+   * Commits an event outside a turn (an inbox change, a memory decision), in sequence with
+   * whatever the running turn commits.
+   */
+  readonly record: (sessionId: string, draft: Draft) => Effect.Effect<AgentEvent, EngineError>
+  /**
+   * Cold recovery: opens the session and closes a turn a dead process left open
+   * (`turn.completed` error / `interrupted`), so every turn in the log stays closed.
+   */
+  readonly recover: (sessionId: string) => Effect.Effect<SessionInfo, EngineError>
 }
 
 export class SessionEngine extends Context.Tag("custom-agent/SessionEngine")<SessionEngine, SessionEngineShape>() {}
@@ -96,6 +108,8 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
     const permissions = yield* PermissionEngine
     const approvals = yield* Approvals
     const files = yield* Files
+    const bus = yield* Effect.serviceOption(EventBus)
+    const publish = Option.match(bus, { onNone: () => (_: AgentEvent) => Effect.void, onSome: (b) => b.publish })
     const handles = yield* Ref.make(new Map<string, Deferred.Deferred<SessionHandle, EngineError>>())
 
     const newHandle = (state: SessionState) =>
@@ -105,25 +119,48 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
 
     /**
      * Reserve the next sequence, append, and advance the state only when the append
-     * succeeded: a failed append leaves the number free for the retry. Uninterruptible so a
-     * cancel never leaves an event appended but unapplied.
+     * succeeded: a failed append leaves the number free for the retry. Then publish, so no
+     * one hears of an event the store does not hold. Callers hold the session's lock.
      */
+    const commitLocked = (handle: SessionHandle, draft: Draft): Effect.Effect<AgentEvent, EventStoreError> =>
+      Effect.gen(function* () {
+        const id = yield* ids.make("evt")
+        const now = yield* Clock.currentTimeMillis
+        const event: AgentEvent = {
+          id,
+          schemaVersion: 1,
+          sessionId: handle.state.sessionId,
+          sequence: handle.state.lastSequence + 1,
+          timestamp: new Date(now).toISOString(),
+          ...draft
+        }
+        yield* store.append(event)
+        applyEvent(handle.state, event)
+        yield* publish(event)
+        return event
+      })
+
+    /** Uninterruptible, so a cancel never leaves an event appended but unapplied or unpublished. */
     const commit = (handle: SessionHandle, draft: Draft): Effect.Effect<AgentEvent, EventStoreError> =>
+      handle.lock.withPermits(1)(commitLocked(handle, draft)).pipe(Effect.uninterruptible)
+
+    const interrupted = (turnId: string): Draft => ({
+      type: "turn.completed",
+      turnId,
+      payload: { stopReason: "error", errorCode: "interrupted", message: "the process stopped before this turn ended" }
+    })
+
+    /**
+     * Closes a turn a dead process (or a failed store) left open. Checked under the lock: only
+     * the holder of the running claim, or anyone while no turn runs, may close it.
+     */
+    const closeLeftOpen = (handle: SessionHandle, holdsClaim: boolean): Effect.Effect<Option.Option<AgentEvent>, EventStoreError> =>
       handle.lock.withPermits(1)(
         Effect.gen(function* () {
-          const id = yield* ids.make("evt")
-          const now = yield* Clock.currentTimeMillis
-          const event: AgentEvent = {
-            id,
-            schemaVersion: 1,
-            sessionId: handle.state.sessionId,
-            sequence: handle.state.lastSequence + 1,
-            timestamp: new Date(now).toISOString(),
-            ...draft
-          }
-          yield* store.append(event)
-          applyEvent(handle.state, event)
-          return event
+          const leftOpen = handle.state.openTurnId
+          if (leftOpen === undefined) return Option.none()
+          if (!holdsClaim && Option.isSome(yield* Ref.get(handle.running))) return Option.none()
+          return Option.some(yield* commitLocked(handle, interrupted(leftOpen)))
         })
       ).pipe(Effect.uninterruptible)
 
@@ -163,7 +200,7 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
         const header = handle.state.header
         if (header === undefined) return yield* new SessionNotFound({ sessionId: handle.state.sessionId })
         const running = yield* Ref.get(handle.running)
-        return { header, lastSequence: handle.state.lastSequence, running: Option.isSome(running) }
+        return { header, lastSequence: handle.state.lastSequence, running: Option.isSome(running), inbox: handle.state.inbox }
       })
 
     const createSession = (input: CreateSessionInput): Effect.Effect<SessionInfo, EngineError> =>
@@ -212,14 +249,8 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
             })
 
           const program = Effect.gen(function* () {
-            const leftOpen = handle.state.openTurnId
-            if (leftOpen !== undefined) {
-              yield* emit({
-                type: "turn.completed",
-                turnId: leftOpen,
-                payload: { stopReason: "error", errorCode: "interrupted", message: "the process stopped before this turn ended" }
-              })
-            }
+            const closed = yield* closeLeftOpen(handle, true)
+            if (Option.isSome(closed)) yield* Queue.offer(out, Take.of(closed.value))
             const turnId = yield* ids.make("turn")
             const permissionMode = input.permissionMode ?? "default"
             yield* emit({ type: "turn.started", turnId, payload: { promptPreview: preview(input.content), permissionMode } })
@@ -269,7 +300,16 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
 
     const getSession = (sessionId: string) => Effect.flatMap(open(sessionId), infoOf)
 
-    return SessionEngine.of({ createSession, runTurn, cancelTurn, getSession })
+    const record = (sessionId: string, draft: Draft) => Effect.flatMap(open(sessionId), (handle) => commit(handle, draft))
+
+    const recover = (sessionId: string) =>
+      Effect.gen(function* () {
+        const handle = yield* open(sessionId)
+        yield* closeLeftOpen(handle, false)
+        return yield* infoOf(handle)
+      })
+
+    return SessionEngine.of({ createSession, runTurn, cancelTurn, getSession, record, recover })
   })
 
 export const layer = (options: SessionEngineOptions = defaultEngineOptions) =>

@@ -67,7 +67,9 @@ export const makeConversation = (): ConversationBuilder => {
   const appendChunk = (tag: "text" | "thinking", text: string): OpenPart => {
     const message = openMessage("assistant")
     const last = message.parts[message.parts.length - 1]
-    if (last !== undefined && last._tag === tag) {
+    // A signed or redacted thinking block is complete: what follows starts a new block.
+    const closed = last?._tag === "thinking" && (last.signature !== undefined || last.redacted !== undefined)
+    if (last !== undefined && last._tag === tag && !closed) {
       last.chunks.push(text)
       return last
     }
@@ -90,11 +92,12 @@ export const makeConversation = (): ConversationBuilder => {
         appendChunk("text", event.payload.text)
         return
       case "model.thinking_delta": {
-        const part = appendChunk("thinking", event.payload.text)
-        if (part._tag === "thinking") {
-          if (event.payload.signature !== undefined) part.signature = event.payload.signature
-          if (event.payload.redacted !== undefined) part.redacted = event.payload.redacted
+        if (event.payload.redacted !== undefined) {
+          openMessage("assistant").parts.push({ _tag: "thinking", chunks: [event.payload.text], redacted: event.payload.redacted })
+          return
         }
+        const part = appendChunk("thinking", event.payload.text)
+        if (part._tag === "thinking" && event.payload.signature !== undefined) part.signature = event.payload.signature
         return
       }
       case "model.tool_call_requested":

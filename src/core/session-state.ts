@@ -1,4 +1,4 @@
-import type { AgentEvent } from "../domain/events.js"
+import type { AgentEvent, QueuedMessage } from "../domain/events.js"
 import { type ConversationBuilder, makeConversation } from "./conversation.js"
 
 export interface SessionHeader {
@@ -20,6 +20,8 @@ export interface SessionState {
   lastSequence: number
   /** The turn that was started and not yet completed, if any. */
   openTurnId: string | undefined
+  /** The inbox as of the last `inbox.updated`. */
+  inbox: { readonly nextTurn: ReadonlyArray<QueuedMessage>; readonly nextStep: ReadonlyArray<QueuedMessage> }
   readonly conversation: ConversationBuilder
 }
 
@@ -28,6 +30,7 @@ export const emptySessionState = (sessionId: string): SessionState => ({
   header: undefined,
   lastSequence: 0,
   openTurnId: undefined,
+  inbox: { nextTurn: [], nextStep: [] },
   conversation: makeConversation()
 })
 
@@ -49,6 +52,9 @@ export const applyEvent = (state: SessionState, event: AgentEvent): void => {
       break
     case "turn.completed":
       state.openTurnId = undefined
+      break
+    case "inbox.updated":
+      state.inbox = { nextTurn: event.payload.nextTurn, nextStep: event.payload.nextStep }
       break
     default:
       break

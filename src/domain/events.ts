@@ -110,6 +110,19 @@ export const ToolCompleted = defineEvent("tool.completed", {
   data: Schema.optional(ToolResultData)
 })
 
+/** A message waiting in a session's inbox, with the id clients edit it by. */
+export const QueuedMessage = Schema.Struct({
+  id: Schema.String,
+  content: Schema.String
+})
+export type QueuedMessage = typeof QueuedMessage.Type
+
+/** The whole inbox after a change: `nextTurn` starts turns, `nextStep` steers the running one. */
+export const InboxUpdated = defineEvent("inbox.updated", {
+  nextTurn: Schema.Array(QueuedMessage),
+  nextStep: Schema.Array(QueuedMessage)
+})
+
 export const TurnCompleted = defineEvent("turn.completed", {
   stopReason: TurnStopReason,
   /** Set when stopReason is `error`: a model error code, `interrupted`, `store_failure`, ... */
@@ -131,6 +144,7 @@ export const eventSchemas = {
   "permission.resolved": PermissionResolved,
   "tool.started": ToolStarted,
   "tool.completed": ToolCompleted,
+  "inbox.updated": InboxUpdated,
   "turn.completed": TurnCompleted
 } as const
 
@@ -147,6 +161,7 @@ export const AgentEvent = Schema.Union(
   PermissionResolved,
   ToolStarted,
   ToolCompleted,
+  InboxUpdated,
   TurnCompleted
 )
 export type AgentEvent = typeof AgentEvent.Type

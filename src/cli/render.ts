@@ -1,0 +1,156 @@
+import type { AgentEvent } from "../domain/events.js"
+
+export type Channel = "out" | "err"
+
+export interface Segment {
+  readonly channel: Channel
+  readonly text: string
+}
+
+export interface RenderOptions {
+  /** ANSI colours (a TTY without NO_COLOR). */
+  readonly color: boolean
+  /**
+   * Live (`run`): the answer goes to stdout, everything else to stderr, the prompt is not
+   * echoed. Replay (`sessions show`): everything to stdout, prompts included.
+   */
+  readonly live: boolean
+}
+
+const paint = (on: boolean, code: string) => (text: string) => (on ? `\x1b[${code}m${text}\x1b[0m` : text)
+
+const oneLine = (text: string, max = 120) => {
+  const line = text.replace(/\s+/g, " ").trim()
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line
+}
+
+const clock = (timestamp: string) => timestamp.slice(11, 19)
+
+const lines = (text: string, max: number): string => {
+  const all = text.replace(/\n$/, "").split("\n")
+  if (all.length <= max) return all.join("\n")
+  return [...all.slice(0, max), `… ${all.length - max} more lines`].join("\n")
+}
+
+/**
+ * One renderer for live turns and replayed sessions, so `sessions show` prints the same
+ * turn `run` printed. It tracks where each channel's cursor is to keep lines tidy.
+ */
+export const makeRenderer = (options: RenderOptions) => {
+  const dim = paint(options.color, "2")
+  const bold = paint(options.color, "1")
+  const red = paint(options.color, "31")
+  const green = paint(options.color, "32")
+  const yellow = paint(options.color, "33")
+  const cyan = paint(options.color, "36")
+  const side: Channel = options.live ? "err" : "out"
+  const atLineStart: Record<Channel, boolean> = { out: true, err: true }
+  let turnNumber = 0
+  let inThinking = false
+  const toolNames = new Map<string, string>()
+
+  const write = (channel: Channel, text: string): Segment => {
+    if (text.length > 0) atLineStart[channel] = text.endsWith("\n")
+    return { channel, text }
+  }
+  /** A whole line on a channel, breaking off any streamed text first. */
+  const line = (channel: Channel, text: string): Array<Segment> => {
+    const out: Array<Segment> = []
+    // Streamed text on stdout and status lines on stderr share a terminal.
+    if (!atLineStart.out) out.push(write("out", "\n"))
+    if (channel === "err" && !atLineStart.err) out.push(write("err", "\n"))
+    out.push(write(channel, `${text}\n`))
+    return out
+  }
+
+  const diffColored = (diff: string) =>
+    diff
+      .split("\n")
+      .filter((l) => !l.startsWith("===") && !l.startsWith("Index:"))
+      .map((l) => (l.startsWith("+") && !l.startsWith("+++") ? green(l) : l.startsWith("-") && !l.startsWith("---") ? red(l) : dim(l)))
+      .join("\n")
+
+  const render = (event: AgentEvent): ReadonlyArray<Segment> => {
+    if (event.type !== "model.thinking_delta" && inThinking) {
+      inThinking = false
+      if (!atLineStart[side]) return [write(side, "\n"), ...render(event)]
+    }
+    switch (event.type) {
+      case "session.created":
+        return options.live
+          ? []
+          : line(
+              "out",
+              bold(`session ${event.sessionId}`) +
+                dim(` · ${event.payload.client} · ${event.payload.cwd}${event.payload.model === undefined ? "" : ` · ${event.payload.model}`} · ${event.timestamp}`)
+            )
+      case "turn.started":
+        turnNumber++
+        return options.live ? [] : line("out", cyan(`── turn ${turnNumber} · ${clock(event.timestamp)} ──`))
+      case "user.message":
+        if (options.live) return []
+        return line("out", bold(`› ${event.payload.content}`) + (event.payload.mode === "steer" ? dim(" (steer)") : ""))
+      case "model.delta":
+        return [write("out", event.payload.text)]
+      case "model.thinking_delta": {
+        const text = event.payload.redacted === undefined ? event.payload.text : "[redacted thinking]"
+        if (text === "") return []
+        const prefix = inThinking ? "" : `${atLineStart[side] && atLineStart.out ? "" : "\n"}${dim("thinking: ")}`
+        inThinking = true
+        return [write(side, prefix + dim(text))]
+      }
+      case "model.tool_call_requested":
+        toolNames.set(event.payload.toolCallId, event.payload.name)
+        return line(side, yellow(`⚙ ${event.payload.name}`) + dim(` ${oneLine(JSON.stringify(event.payload.input))}`))
+      case "permission.requested":
+        return line(side, yellow(`? ${event.payload.summary}`) + dim(` (${event.payload.risk}, asking)`))
+      case "permission.resolved": {
+        const who = event.payload.rule === undefined
+          ? event.payload.by
+          : `${event.payload.by} ${event.payload.rule.source}#${event.payload.rule.index + 1}`
+        const verdict = event.payload.decision === "allow" ? green("allowed") : red(event.payload.decision === "deny" ? "denied" : "cancelled")
+        const scope = event.payload.scope === "once" ? "" : ` for ${event.payload.scope === "session" ? "the session" : "always"}`
+        return line(side, dim("  ") + verdict + dim(` by ${who}${scope}${event.payload.reason === undefined ? "" : `: ${event.payload.reason}`}`))
+      }
+      case "tool.started":
+        return []
+      case "tool.completed": {
+        const name = toolNames.get(event.payload.toolCallId) ?? "tool"
+        const data = event.payload.data
+        const mark = event.payload.isError ? red("✗") : green("✓")
+        const took = dim(` ${Math.round(event.payload.durationMs)} ms`)
+        if (data?._tag === "edit") {
+          return line(side, `  ${mark} ${name} ${data.path}${took}\n${diffColored(data.diff)}`)
+        }
+        if (data?._tag === "shell") {
+          const status = data.timedOut ? "timed out" : data.exitCode === null ? `killed (${data.signal ?? "signal"})` : `exit ${data.exitCode}`
+          return line(side, `  ${mark} ${dim("$")} ${data.command} ${dim(`(${status})`)}${took}\n${dim(lines(event.payload.output, 20))}`)
+        }
+        return line(side, `  ${mark} ${name}${took}${event.payload.isError ? ` ${red(oneLine(event.payload.output))}` : dim(` ${oneLine(event.payload.output, 100)}`)}`)
+      }
+      case "model.completed": {
+        const usage = event.payload.usage
+        return options.live ? [] : line("out", dim(`  · ${event.payload.stopReason} · ${usage.inputTokens} in / ${usage.outputTokens} out tokens`))
+      }
+      case "model.failed":
+        return options.live ? [] : line("out", red(`model error (${event.payload.code}): ${event.payload.reason}`))
+      case "inbox.updated": {
+        const waiting = event.payload.nextTurn.length + event.payload.nextStep.length
+        return line(side, dim(`  inbox: ${event.payload.nextTurn.length} queued, ${event.payload.nextStep.length} steering${waiting === 0 ? "" : ` (next: ${oneLine((event.payload.nextStep[0] ?? event.payload.nextTurn[0])?.content ?? "", 60)})`}`))
+      }
+      case "turn.completed": {
+        const { stopReason, errorCode, message } = event.payload
+        if (stopReason === "final") {
+          if (!options.live) return line("out", dim("── done"))
+          return atLineStart.out ? [] : [write("out", "\n")]
+        }
+        // Live, model.failed printed nothing: the closing line carries the message.
+        const said = options.live && message !== undefined ? `: ${message}` : ""
+        const detail = stopReason === "error" ? `error${errorCode === undefined ? "" : ` (${errorCode})`}${said}` : stopReason.replace("_", " ")
+        return line(side, (stopReason === "error" ? red : yellow)(`── ${detail}`))
+      }
+    }
+  }
+
+  return { render }
+}

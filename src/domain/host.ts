@@ -1,0 +1,120 @@
+import { Schema } from "effect"
+import { AgentEvent, MessageMode, QueuedMessage } from "./events.js"
+import { PermissionMode, PermissionScope } from "./permissions.js"
+import { RiskClass } from "./tools.js"
+
+/** A permission question a running turn is waiting on; any client may answer it. */
+export const PendingPermission = Schema.Struct({
+  toolCallId: Schema.String,
+  turnId: Schema.String,
+  tool: Schema.String,
+  risk: RiskClass,
+  summary: Schema.String,
+  detail: Schema.optional(Schema.String),
+  input: Schema.Unknown
+})
+export type PendingPermission = typeof PendingPermission.Type
+
+export const Inbox = Schema.Struct({
+  nextTurn: Schema.Array(QueuedMessage),
+  nextStep: Schema.Array(QueuedMessage)
+})
+export type Inbox = typeof Inbox.Type
+
+/** A session as a client sees it on connect: header, status, queue and open questions. */
+export const SessionView = Schema.Struct({
+  sessionId: Schema.String,
+  cwd: Schema.String,
+  client: Schema.String,
+  title: Schema.optional(Schema.String),
+  model: Schema.optional(Schema.String),
+  createdAt: Schema.String,
+  lastSequence: Schema.Number,
+  running: Schema.Boolean,
+  inbox: Inbox,
+  pendingPermissions: Schema.Array(PendingPermission)
+})
+export type SessionView = typeof SessionView.Type
+
+export const SessionListItem = Schema.Struct({
+  sessionId: Schema.String,
+  createdAt: Schema.String,
+  updatedAt: Schema.String,
+  lastSequence: Schema.Number,
+  running: Schema.Boolean,
+  cwd: Schema.optional(Schema.String),
+  client: Schema.optional(Schema.String),
+  title: Schema.optional(Schema.String),
+  model: Schema.optional(Schema.String)
+})
+export type SessionListItem = typeof SessionListItem.Type
+
+/**
+ * What a subscriber receives: first a baseline (the session now), then every event after
+ * the sequence it asked for, then live events and status changes, in order, each once.
+ */
+export const HostFrame = Schema.Union(
+  Schema.TaggedStruct("Baseline", { session: SessionView }),
+  Schema.TaggedStruct("Event", { event: AgentEvent }),
+  Schema.TaggedStruct("Status", { running: Schema.Boolean })
+)
+export type HostFrame = typeof HostFrame.Type
+
+export const PromptReceipt = Schema.Union(
+  /** The prompt started a turn; its user message is durable. */
+  Schema.TaggedStruct("Started", { turnId: Schema.String, sequence: Schema.Number }),
+  /** The session was busy: the message waits in the inbox (durably). */
+  Schema.TaggedStruct("Queued", { messageId: Schema.String, mode: MessageMode })
+)
+export type PromptReceipt = typeof PromptReceipt.Type
+
+export const PromptInput = Schema.Struct({
+  sessionId: Schema.String,
+  content: Schema.String.pipe(Schema.minLength(1)),
+  mode: Schema.optionalWith(MessageMode, { default: () => "queue" }),
+  permissionMode: Schema.optional(PermissionMode)
+})
+
+export const QueueAction = Schema.Union(
+  Schema.TaggedStruct("Edit", { content: Schema.String.pipe(Schema.minLength(1)) }),
+  Schema.TaggedStruct("Delete", {}),
+  Schema.TaggedStruct("Promote", {})
+)
+export type QueueAction = typeof QueueAction.Type
+
+export const PermissionAnswer = Schema.Struct({
+  decision: Schema.Literal("allow", "deny"),
+  scope: PermissionScope
+})
+export type PermissionAnswer = typeof PermissionAnswer.Type
+
+/**
+ * The subscriber fell too far behind and was dropped. `lastSequence` is the last event the
+ * host handed on; a reader that tracks what it actually received resumes from that instead.
+ */
+export class SubscriberLagged extends Schema.TaggedError<SubscriberLagged>()("SubscriberLagged", {
+  sessionId: Schema.String,
+  lastSequence: Schema.Number
+}) {
+  override get message() {
+    return `subscriber of ${this.sessionId} fell behind and was dropped; resume after sequence ${this.lastSequence}`
+  }
+}
+
+export class PermissionNotPending extends Schema.TaggedError<PermissionNotPending>()("PermissionNotPending", {
+  sessionId: Schema.String,
+  toolCallId: Schema.String
+}) {
+  override get message() {
+    return `no open permission question ${this.toolCallId} in session ${this.sessionId} (unknown, or already answered)`
+  }
+}
+
+export class QueuedMessageNotFound extends Schema.TaggedError<QueuedMessageNotFound>()("QueuedMessageNotFound", {
+  sessionId: Schema.String,
+  messageId: Schema.String
+}) {
+  override get message() {
+    return `no queued message ${this.messageId} in session ${this.sessionId}`
+  }
+}

@@ -1,0 +1,83 @@
+import { Context, Deferred, Effect, Layer, Queue, type Scope } from "effect"
+import type { HostFrame } from "../domain/host.js"
+import { EventBus } from "../services/EventBus.js"
+
+export interface Subscription {
+  readonly frames: Queue.Dequeue<HostFrame>
+  /** Completes when the subscriber fell too far behind and was dropped. */
+  readonly dropped: Deferred.Deferred<void>
+}
+
+interface Subscriber {
+  readonly queue: Queue.Queue<HostFrame>
+  readonly dropped: Deferred.Deferred<void>
+}
+
+export interface FanoutOptions {
+  /** Frames a subscriber may have waiting before it is dropped. */
+  readonly bufferSize: number
+}
+
+/**
+ * Per-session fan-out. Delivery never waits for a subscriber: each has a bounded buffer,
+ * and one that fills it is dropped (it resumes from its last sequence), so a slow reader
+ * never stalls the turn or the other readers.
+ */
+export interface FanoutShape {
+  readonly subscribe: (sessionId: string) => Effect.Effect<Subscription, never, Scope.Scope>
+  readonly deliver: (sessionId: string, frame: HostFrame) => Effect.Effect<void>
+}
+
+export class Fanout extends Context.Tag("custom-agent/host/Fanout")<Fanout, FanoutShape>() {}
+
+export const make = (options: FanoutOptions) =>
+  Effect.sync((): FanoutShape => {
+    const subscribers = new Map<string, Set<Subscriber>>()
+
+    const remove = (sessionId: string, subscriber: Subscriber) => {
+      const set = subscribers.get(sessionId)
+      set?.delete(subscriber)
+      if (set?.size === 0) subscribers.delete(sessionId)
+    }
+
+    const subscribe = (sessionId: string) =>
+      Effect.acquireRelease(
+        Effect.gen(function* () {
+          const subscriber: Subscriber = {
+            queue: yield* Queue.dropping<HostFrame>(options.bufferSize),
+            dropped: yield* Deferred.make<void>()
+          }
+          const set = subscribers.get(sessionId) ?? new Set()
+          set.add(subscriber)
+          subscribers.set(sessionId, set)
+          return subscriber
+        }),
+        (subscriber) => Effect.zipRight(Effect.sync(() => remove(sessionId, subscriber)), Queue.shutdown(subscriber.queue))
+      ).pipe(Effect.map((s): Subscription => ({ frames: s.queue, dropped: s.dropped })))
+
+    const deliver = (sessionId: string, frame: HostFrame) =>
+      Effect.suspend(() => {
+        const set = subscribers.get(sessionId)
+        if (set === undefined) return Effect.void
+        return Effect.forEach(
+          [...set],
+          (subscriber) =>
+            Effect.flatMap(Queue.offer(subscriber.queue, frame), (accepted) =>
+              accepted
+                ? Effect.void
+                : Effect.zipRight(Effect.sync(() => remove(sessionId, subscriber)), Deferred.succeed(subscriber.dropped, undefined))
+            ),
+          { discard: true }
+        )
+      })
+
+    return { subscribe, deliver }
+  })
+
+export const layer = (options: FanoutOptions) => Layer.effect(Fanout, make(options))
+
+/** The engine's EventBus: every committed event goes out as an `Event` frame. */
+export const eventBusLayer = Layer.effect(
+  EventBus,
+  Effect.map(Fanout, (fanout) => EventBus.of({ publish: (event) => fanout.deliver(event.sessionId, { _tag: "Event", event }) }))
+)

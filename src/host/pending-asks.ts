@@ -1,0 +1,68 @@
+import { Context, Deferred, Effect, Layer } from "effect"
+import { type PendingPermission, PermissionNotPending } from "../domain/host.js"
+import { type ApprovalAnswer, Approvals } from "../services/Approvals.js"
+
+interface Waiting {
+  readonly question: PendingPermission
+  readonly answer: Deferred.Deferred<ApprovalAnswer>
+}
+
+/**
+ * The permission questions running turns wait on, answerable by any client through the
+ * host. A question leaves when answered or when its turn stops waiting (cancel).
+ */
+export interface PendingAsksShape {
+  readonly list: (sessionId: string) => Effect.Effect<ReadonlyArray<PendingPermission>>
+  readonly respond: (sessionId: string, toolCallId: string, answer: ApprovalAnswer) => Effect.Effect<void, PermissionNotPending>
+}
+
+export class PendingAsks extends Context.Tag("custom-agent/host/PendingAsks")<PendingAsks, PendingAsksShape>() {}
+
+export const make = Effect.sync(() => {
+  const waiting = new Map<string, Map<string, Waiting>>()
+
+  const forget = (sessionId: string, toolCallId: string) => {
+    const questions = waiting.get(sessionId)
+    questions?.delete(toolCallId)
+    if (questions?.size === 0) waiting.delete(sessionId)
+  }
+
+  const approvals = Approvals.of({
+    ask: (request) =>
+      Effect.gen(function* () {
+        const answer = yield* Deferred.make<ApprovalAnswer>()
+        const question: PendingPermission = {
+          toolCallId: request.toolCallId,
+          turnId: request.turnId,
+          tool: request.tool,
+          risk: request.risk,
+          summary: request.summary,
+          input: request.input,
+          ...(request.detail === undefined ? {} : { detail: request.detail })
+        }
+        const questions = waiting.get(request.sessionId) ?? new Map<string, Waiting>()
+        questions.set(request.toolCallId, { question, answer })
+        waiting.set(request.sessionId, questions)
+        return yield* Deferred.await(answer).pipe(Effect.ensuring(Effect.sync(() => forget(request.sessionId, request.toolCallId))))
+      })
+  })
+
+  const pending = PendingAsks.of({
+    list: (sessionId) => Effect.sync(() => [...(waiting.get(sessionId)?.values() ?? [])].map((w) => w.question)),
+    respond: (sessionId, toolCallId, answer) =>
+      Effect.suspend(() => {
+        const found = waiting.get(sessionId)?.get(toolCallId)
+        if (found === undefined) return Effect.fail(new PermissionNotPending({ sessionId, toolCallId }))
+        forget(sessionId, toolCallId)
+        return Deferred.succeed(found.answer, answer).pipe(
+          Effect.flatMap((settled) => (settled ? Effect.void : Effect.fail(new PermissionNotPending({ sessionId, toolCallId }))))
+        )
+      })
+  })
+  return { approvals, pending }
+})
+
+/** Both faces of one registry: the engine asks through Approvals, clients answer through PendingAsks. */
+export const layer = Layer.effectContext(
+  Effect.map(make, ({ approvals, pending }) => Context.make(Approvals, approvals).pipe(Context.add(PendingAsks, pending)))
+)

@@ -1,0 +1,69 @@
+import { Data, Effect } from "effect"
+import type { FileHandle } from "node:fs/promises"
+import * as fs from "node:fs/promises"
+import { describeFsError, errnoCode } from "../tools/fs-errors.js"
+
+/** A text file that could not be read; `missing` when there is simply nothing at the path. */
+export class TextFileError extends Data.TaggedError("TextFileError")<{
+  readonly path: string
+  readonly missing: boolean
+  readonly message: string
+}> {}
+
+export interface TextPrefix {
+  /** UTF-8 text of at most `maxBytes` bytes, cut on a character boundary; a leading BOM is dropped. */
+  readonly text: string
+  /** True when the file holds more than `maxBytes` bytes. */
+  readonly truncated: boolean
+  /** The file's size on disk when it was opened. */
+  readonly size: number
+}
+
+/**
+ * Reads at most `maxBytes` of a regular file as UTF-8, without loading the rest. Directories,
+ * devices and pipes are refused before they are opened (a pipe would block the read).
+ */
+export const readTextPrefix = (file: string, maxBytes: number): Effect.Effect<TextPrefix, TextFileError> =>
+  Effect.gen(function* () {
+    const stat = yield* Effect.tryPromise({ try: () => fs.stat(file), catch: (error) => fsError(file, error) })
+    if (stat.isDirectory()) return yield* new TextFileError({ path: file, missing: false, message: `${file} is a directory, not a file` })
+    if (!stat.isFile()) return yield* new TextFileError({ path: file, missing: false, message: `${file} is not a regular file` })
+    return yield* Effect.acquireUseRelease(
+      Effect.tryPromise({ try: () => fs.open(file, "r"), catch: (error) => fsError(file, error) }),
+      (handle) => readPrefix(handle, file, maxBytes, stat.size),
+      (handle) =>
+        Effect.tryPromise(() => handle.close()).pipe(
+          Effect.catchAll((error) => Effect.logWarning(`could not close ${file}`, error))
+        )
+    )
+  })
+
+const readPrefix = (handle: FileHandle, file: string, maxBytes: number, size: number): Effect.Effect<TextPrefix, TextFileError> =>
+  Effect.tryPromise({
+    try: async () => {
+      // One byte more than allowed tells a file of exactly maxBytes from a longer one.
+      const buffer = Buffer.alloc(maxBytes + 1)
+      let filled = 0
+      while (filled < buffer.length) {
+        const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, filled)
+        if (bytesRead === 0) break
+        filled += bytesRead
+      }
+      const truncated = filled > maxBytes
+      const end = truncated ? characterBoundary(buffer, maxBytes) : filled
+      return { text: new TextDecoder("utf-8").decode(buffer.subarray(0, end)), truncated, size }
+    },
+    catch: (error) => fsError(file, error)
+  })
+
+/** The largest offset <= `limit` that does not split a UTF-8 sequence (continuation bytes are 10xxxxxx). */
+const characterBoundary = (buffer: Buffer, limit: number): number => {
+  let end = limit
+  while (end > 0 && ((buffer[end] ?? 0) & 0xc0) === 0x80) end--
+  return end
+}
+
+const fsError = (file: string, error: unknown) => {
+  const code = errnoCode(error)
+  return new TextFileError({ path: file, missing: code === "ENOENT" || code === "ENOTDIR", message: describeFsError("read", file, error) })
+}

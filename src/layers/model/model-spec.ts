@@ -1,0 +1,58 @@
+import { Either, Schema } from "effect"
+
+/**
+ * What `--model` selected. Parsing is all this module does, so the CLI can load it without
+ * loading any provider SDK: the adapter itself is imported only once it is chosen.
+ */
+export type ModelSelection =
+  | { readonly _tag: "Scripted" }
+  | { readonly _tag: "Anthropic"; readonly model: string }
+  | { readonly _tag: "OpenAI"; readonly model: string }
+
+/**
+ * The default Claude model for `--model anthropic`: Sonnet 5.5, the current Sonnet (fast,
+ * 1M-token window, adaptive thinking), the usual pick for coding agents.
+ */
+export const DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-5-5"
+
+export class ModelSpecError extends Schema.TaggedError<ModelSpecError>()("ModelSpecError", {
+  spec: Schema.String,
+  message: Schema.String
+}) {}
+
+const usage = "use scripted, anthropic, anthropic/<model-id> or openai/<model-id>"
+
+/**
+ * `scripted`, `anthropic` (the default Claude model), `anthropic/<id>`, `openai/<id>`. The id
+ * is everything after the first slash, so `openai/meta-llama/Llama-3.1-8B` keeps its own.
+ */
+export const parseModelSpec = (spec: string): Either.Either<ModelSelection, ModelSpecError> => {
+  const trimmed = spec.trim()
+  const fail = (message: string) => Either.left(new ModelSpecError({ spec, message }))
+  if (trimmed === "scripted") return Either.right({ _tag: "Scripted" })
+  if (trimmed === "anthropic") return Either.right({ _tag: "Anthropic", model: DEFAULT_ANTHROPIC_MODEL })
+  if (trimmed === "openai") {
+    return fail(`--model openai needs a model id, e.g. openai/gpt-4.1, or openai/llama3.1 for a local Ollama`)
+  }
+  const slash = trimmed.indexOf("/")
+  const provider = slash === -1 ? trimmed : trimmed.slice(0, slash)
+  const model = slash === -1 ? "" : trimmed.slice(slash + 1).trim()
+  if (provider !== "anthropic" && provider !== "openai") {
+    return fail(`unknown model "${spec}": ${usage}`)
+  }
+  if (model === "") return fail(`--model ${provider}/ needs a model id after the slash: ${usage}`)
+  if (/\s/.test(model)) return fail(`model id "${model}" has whitespace in it`)
+  return Either.right(provider === "anthropic" ? { _tag: "Anthropic", model } : { _tag: "OpenAI", model })
+}
+
+/** The id a selection is shown and recorded under (`ModelInfo.id`). */
+export const selectionId = (selection: ModelSelection): string => {
+  switch (selection._tag) {
+    case "Scripted":
+      return "scripted"
+    case "Anthropic":
+      return `anthropic/${selection.model}`
+    case "OpenAI":
+      return `openai/${selection.model}`
+  }
+}

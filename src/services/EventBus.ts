@@ -1,0 +1,12 @@
+import { Context, type Effect } from "effect"
+import type { AgentEvent } from "../domain/events.js"
+
+/**
+ * Where the engine announces each event right after the store committed it, in sequence
+ * order (flush, then publish). Publishing must not block: a slow reader is the bus's problem.
+ */
+export interface EventBusShape {
+  readonly publish: (event: AgentEvent) => Effect.Effect<void>
+}
+
+export class EventBus extends Context.Tag("custom-agent/EventBus")<EventBus, EventBusShape>() {}

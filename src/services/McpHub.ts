@@ -1,0 +1,78 @@
+import { Context, type Effect, Schema } from "effect"
+import type { ToolSource } from "./ToolRouter.js"
+
+/** Per-server limits, in milliseconds: how long a tool call may take, how long start-up may take. */
+const McpServerTimeouts = {
+  timeoutMs: Schema.optional(Schema.Number),
+  startupTimeoutMs: Schema.optional(Schema.Number)
+}
+
+/** An MCP server as configured: stdio (`command`/`args`/`env`) or Streamable HTTP (`url`/`headers`). */
+export const McpServerConfig = Schema.Union(
+  Schema.Struct({
+    name: Schema.String,
+    command: Schema.String,
+    args: Schema.optionalWith(Schema.Array(Schema.String), { default: () => [] }),
+    env: Schema.optionalWith(Schema.Record({ key: Schema.String, value: Schema.String }), { default: () => ({}) }),
+    cwd: Schema.optional(Schema.String),
+    ...McpServerTimeouts
+  }),
+  Schema.Struct({
+    name: Schema.String,
+    url: Schema.String,
+    headers: Schema.optionalWith(Schema.Record({ key: Schema.String, value: Schema.String }), { default: () => ({}) }),
+    ...McpServerTimeouts
+  })
+)
+export type McpServerConfig = typeof McpServerConfig.Type
+
+export type McpServerState = "configured" | "starting" | "ready" | "failed" | "exited"
+
+export interface McpServerStatus {
+  readonly name: string
+  readonly transport: "stdio" | "http"
+  readonly state: McpServerState
+  readonly message?: string
+  /** Tool names as the model sees them (`mcp__<server>__<tool>`). */
+  readonly tools: ReadonlyArray<string>
+}
+
+/** Something about a server a session should record: it started, failed, died, or changed its tools. */
+export interface McpNotice {
+  readonly server: string
+  readonly state: "ready" | "failed" | "exited" | "tools_changed"
+  readonly message?: string
+}
+
+export class McpError extends Schema.TaggedError<McpError>()("McpError", {
+  server: Schema.String,
+  message: Schema.String
+}) {}
+
+export interface McpResource {
+  readonly uri: string
+  readonly mimeType?: string
+  readonly text: string
+}
+
+/**
+ * The MCP servers of each session. Servers start when a session first needs them and stop
+ * when it is released; a server that fails or dies leaves the session usable and is noticed.
+ */
+export interface McpHubShape {
+  /** Tools of the session's servers, as `mcp__<server>__<tool>`, behind the same PermissionEngine. */
+  readonly source: ToolSource
+  /** Adds servers for one session (e.g. from ACP `session/new`) before it starts them. */
+  readonly configureSession: (sessionId: string, cwd: string, extra: ReadonlyArray<McpServerConfig>) => Effect.Effect<void>
+  readonly status: (sessionId: string) => Effect.Effect<ReadonlyArray<McpServerStatus>>
+  /** Notices since the last call, for the session's event log. */
+  readonly drainNotices: (sessionId: string) => Effect.Effect<ReadonlyArray<McpNotice>>
+  /** The servers' `instructions`, for the context. */
+  readonly instructions: (sessionId: string) => Effect.Effect<ReadonlyArray<{ readonly server: string; readonly text: string }>>
+  /** Reads a resource by URI (`<server>` chosen by who lists it) to attach to a prompt. */
+  readonly readResource: (sessionId: string, uri: string) => Effect.Effect<McpResource, McpError>
+  /** Stops the session's servers. */
+  readonly release: (sessionId: string) => Effect.Effect<void>
+}
+
+export class McpHub extends Context.Tag("custom-agent/McpHub")<McpHub, McpHubShape>() {}

@@ -1,0 +1,40 @@
+import { Layer } from "effect"
+import { randomUUID } from "node:crypto"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import * as SessionEngine from "../../src/core/SessionEngine.js"
+import * as AgentHost from "../../src/host/AgentHost.js"
+import * as Fanout from "../../src/host/fanout.js"
+import * as PendingAsks from "../../src/host/pending-asks.js"
+import { IdsDeterministic } from "../../src/layers/ids.js"
+import * as Scripted from "../../src/layers/model/scripted.js"
+import * as Permissions from "../../src/layers/permission/engine.js"
+import { LocalFilesLive } from "../../src/layers/tools/local-file-access.js"
+import * as Router from "../../src/layers/tools/router.js"
+import type { Tool } from "../../src/services/ToolRouter.js"
+import type { StoreLayer } from "./engine-harness.js"
+
+export interface HostHarnessOptions {
+  readonly tools?: ReadonlyArray<Tool>
+  readonly subscriberBuffer?: number
+  readonly engine?: SessionEngine.SessionEngineOptions
+}
+
+/** A host over the given store with a scripted model; answers come from clients (PendingAsks). */
+export const hostTestLayer = (store: StoreLayer, script?: Scripted.Script, options: HostHarnessOptions = {}) =>
+  AgentHost.layer.pipe(
+    Layer.provideMerge(SessionEngine.layer(options.engine)),
+    Layer.provideMerge(
+      Layer.mergeAll(
+        store,
+        Scripted.layer(script),
+        IdsDeterministic,
+        Router.layer([Router.staticSource("test", options.tools ?? [])]),
+        Permissions.layer({ approvalsFile: join(tmpdir(), `approvals-${randomUUID()}.json`) }),
+        LocalFilesLive,
+        PendingAsks.layer,
+        Fanout.eventBusLayer
+      )
+    ),
+    Layer.provideMerge(Fanout.layer({ bufferSize: options.subscriberBuffer ?? 4096 }))
+  )
