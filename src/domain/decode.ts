@@ -1,8 +1,29 @@
 import { Either, ParseResult, Schema } from "effect"
 import { EventDecodeError } from "./errors.js"
-import { AgentEvent, isEventType, SCHEMA_VERSION } from "./events.js"
+import { type AgentEvent, type EventType, eventSchemas, isEventType, SCHEMA_VERSION } from "./events.js"
 
-const decodeAgentEvent = Schema.decodeUnknownEither(AgentEvent)
+type MemberDecoder = (u: unknown) => Either.Either<AgentEvent, ParseResult.ParseError>
+
+/**
+ * One decoder per event type: once `type` is known, decoding its member alone is about twice
+ * as fast as trying the whole union (it matters on store replay), with the same result.
+ */
+const memberDecoders: { readonly [T in EventType]: MemberDecoder } = {
+  "session.created": Schema.decodeUnknownEither(eventSchemas["session.created"]),
+  "turn.started": Schema.decodeUnknownEither(eventSchemas["turn.started"]),
+  "user.message": Schema.decodeUnknownEither(eventSchemas["user.message"]),
+  "model.delta": Schema.decodeUnknownEither(eventSchemas["model.delta"]),
+  "model.thinking_delta": Schema.decodeUnknownEither(eventSchemas["model.thinking_delta"]),
+  "model.tool_call_requested": Schema.decodeUnknownEither(eventSchemas["model.tool_call_requested"]),
+  "model.completed": Schema.decodeUnknownEither(eventSchemas["model.completed"]),
+  "model.failed": Schema.decodeUnknownEither(eventSchemas["model.failed"]),
+  "permission.requested": Schema.decodeUnknownEither(eventSchemas["permission.requested"]),
+  "permission.resolved": Schema.decodeUnknownEither(eventSchemas["permission.resolved"]),
+  "tool.started": Schema.decodeUnknownEither(eventSchemas["tool.started"]),
+  "tool.completed": Schema.decodeUnknownEither(eventSchemas["tool.completed"]),
+  "inbox.updated": Schema.decodeUnknownEither(eventSchemas["inbox.updated"]),
+  "turn.completed": Schema.decodeUnknownEither(eventSchemas["turn.completed"])
+}
 
 /**
  * The union reports a mismatch of every other member's `type` literal too; since `type` is
@@ -69,7 +90,7 @@ export const decodeEvent = (u: unknown, line?: number): Either.Either<AgentEvent
       new EventDecodeError({ problem: "unknown_type", message: `${where}unknown event type "${type}"`, eventType: type, ...at })
     )
   }
-  return Either.mapLeft(decodeAgentEvent(u), (error) =>
+  return Either.mapLeft(memberDecoders[type](u), (error) =>
     new EventDecodeError({
       problem: "invalid_payload",
       message: `${where}malformed "${type}" event: ${describeIssues(error)}`,

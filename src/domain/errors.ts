@@ -17,14 +17,14 @@ export class EventDecodeError extends Schema.TaggedError<EventDecodeError>()("Ev
   message: Schema.String,
   eventType: Schema.optional(Schema.String),
   /** 1-based line number when the event came from a JSONL file. */
-  line: Schema.optional(Schema.Number)
+  line: Schema.optional(Schema.Finite)
 }) {}
 
 /** An append whose sequence is not exactly the next one of its session. */
 export class SequenceConflict extends Schema.TaggedError<SequenceConflict>()("SequenceConflict", {
   sessionId: Schema.String,
-  expected: Schema.Number,
-  actual: Schema.Number
+  expected: Schema.Finite,
+  actual: Schema.Finite
 }) {
   override get message() {
     return `session ${this.sessionId}: expected sequence ${this.expected}, got ${this.actual}`
@@ -65,7 +65,7 @@ export class ModelError extends Schema.TaggedError<ModelError>()("ModelError", {
   code: ModelErrorCode,
   message: Schema.String,
   /** HTTP status, when the provider answered with one. */
-  status: Schema.optional(Schema.Number)
+  status: Schema.optional(Schema.Finite)
 }) {}
 
 export type EngineError = SessionNotFound | TurnInProgress | EventStoreError

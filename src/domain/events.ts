@@ -106,7 +106,7 @@ export const ToolCompleted = defineEvent("tool.completed", {
   toolCallId: Schema.String,
   output: Schema.String,
   isError: Schema.Boolean,
-  durationMs: Schema.Number,
+  durationMs: Schema.Finite,
   data: Schema.optional(ToolResultData)
 })
 

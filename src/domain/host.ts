@@ -29,7 +29,7 @@ export const SessionView = Schema.Struct({
   title: Schema.optional(Schema.String),
   model: Schema.optional(Schema.String),
   createdAt: Schema.String,
-  lastSequence: Schema.Number,
+  lastSequence: Schema.Finite,
   running: Schema.Boolean,
   inbox: Inbox,
   pendingPermissions: Schema.Array(PendingPermission)
@@ -40,7 +40,7 @@ export const SessionListItem = Schema.Struct({
   sessionId: Schema.String,
   createdAt: Schema.String,
   updatedAt: Schema.String,
-  lastSequence: Schema.Number,
+  lastSequence: Schema.Finite,
   running: Schema.Boolean,
   cwd: Schema.optional(Schema.String),
   client: Schema.optional(Schema.String),
@@ -62,7 +62,7 @@ export type HostFrame = typeof HostFrame.Type
 
 export const PromptReceipt = Schema.Union(
   /** The prompt started a turn; its user message is durable. */
-  Schema.TaggedStruct("Started", { turnId: Schema.String, sequence: Schema.Number }),
+  Schema.TaggedStruct("Started", { turnId: Schema.String, sequence: Schema.Finite }),
   /** The session was busy: the message waits in the inbox (durably). */
   Schema.TaggedStruct("Queued", { messageId: Schema.String, mode: MessageMode })
 )
@@ -94,7 +94,7 @@ export type PermissionAnswer = typeof PermissionAnswer.Type
  */
 export class SubscriberLagged extends Schema.TaggedError<SubscriberLagged>()("SubscriberLagged", {
   sessionId: Schema.String,
-  lastSequence: Schema.Number
+  lastSequence: Schema.Finite
 }) {
   override get message() {
     return `subscriber of ${this.sessionId} fell behind and was dropped; resume after sequence ${this.lastSequence}`

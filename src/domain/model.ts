@@ -12,10 +12,10 @@ export const ModelStopReason = Schema.Literal(
 export type ModelStopReason = typeof ModelStopReason.Type
 
 export const Usage = Schema.Struct({
-  inputTokens: Schema.Number,
-  outputTokens: Schema.Number,
-  cacheReadTokens: Schema.optional(Schema.Number),
-  cacheWriteTokens: Schema.optional(Schema.Number)
+  inputTokens: Schema.Finite,
+  outputTokens: Schema.Finite,
+  cacheReadTokens: Schema.optional(Schema.Finite),
+  cacheWriteTokens: Schema.optional(Schema.Finite)
 })
 export type Usage = typeof Usage.Type
 
@@ -48,8 +48,8 @@ export const ModelInfo = Schema.Struct({
   /** `scripted`, `anthropic/<id>`, `openai/<id>`: what `--model` selected. */
   id: Schema.String,
   provider: Schema.String,
-  contextWindow: Schema.Number,
-  maxOutputTokens: Schema.Number,
+  contextWindow: Schema.Finite,
+  maxOutputTokens: Schema.Finite,
   capabilities: ModelCapabilities
 })
 export type ModelInfo = typeof ModelInfo.Type

@@ -24,7 +24,7 @@ export type DecidedBy = typeof DecidedBy.Type
 /** The rule that matched, so an audit can find it again. */
 export const RuleRef = Schema.Struct({
   source: Schema.String,
-  index: Schema.Number,
+  index: Schema.Finite,
   tool: Schema.String,
   pattern: Schema.optional(Schema.String)
 })

@@ -22,7 +22,7 @@ export const EditData = Schema.TaggedStruct("edit", {
 })
 export const ShellData = Schema.TaggedStruct("shell", {
   command: Schema.String,
-  exitCode: Schema.NullOr(Schema.Number),
+  exitCode: Schema.NullOr(Schema.Finite),
   signal: Schema.optional(Schema.String),
   timedOut: Schema.Boolean,
   truncated: Schema.Boolean

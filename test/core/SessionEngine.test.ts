@@ -145,40 +145,39 @@ for (const store of storeCases) {
         expect((yield* engine.getSession("ses_missing").pipe(Effect.flip))._tag).toBe("SessionNotFound")
       }).pipe(provide()))
 
-    it.effect("a new engine over the same store continues the session (cold recovery)", () => {
-      const shared = store.fresh()
-      return Effect.gen(function* () {
-        const sharedStore = yield* Layer.memoize(shared)
+    it.effect("a new engine over the same store continues the session (cold recovery)", () =>
+      Effect.gen(function* () {
+        const location = yield* store.location
+        const sharedStore = location.reopen
         const first = yield* Effect.gen(function* () {
           const engine = yield* SessionEngine
           const { header } = yield* engine.createSession({ cwd: "/work", client: "test" })
           yield* Stream.runDrain(engine.runTurn({ sessionId: header.sessionId, content: "one" }))
           return header.sessionId
-        }).pipe(Effect.provide(engineLayer(sharedStore)))
+        }).pipe(Effect.provide(engineLayer(sharedStore())))
         const events = yield* Effect.gen(function* () {
           const engine = yield* SessionEngine
           const info = yield* engine.getSession(first)
           expect(info.header.client).toBe("test")
           return Chunk.toArray(yield* Stream.runCollect(engine.runTurn({ sessionId: first, content: "two" })))
-        }).pipe(Effect.provide(engineLayer(sharedStore)))
-        const log = yield* replayAll(first).pipe(Effect.provide(sharedStore))
+        }).pipe(Effect.provide(engineLayer(sharedStore())))
+        const log = yield* replayAll(first).pipe(Effect.provide(sharedStore()))
         expect(log.map((e) => e.sequence)).toEqual(log.map((_, i) => i + 1))
         expect(events[0]?.sequence).toBe(log.length - events.length + 1)
         // The second engine rebuilt the conversation: the model saw both prompts.
         const reply = events.filter((e) => e.type === "model.delta").map((e) => (e.type === "model.delta" ? e.payload.text : "")).join("")
         expect(reply).toContain('"two"')
-      }).pipe(Effect.scoped)
-    })
+      }).pipe(Effect.scoped))
 
-    it.effect("a turn left open by a crash is closed as interrupted before the next turn", () => {
-      const shared = store.fresh()
-      return Effect.gen(function* () {
-        const sharedStore = yield* Layer.memoize(shared)
+    it.effect("a turn left open by a crash is closed as interrupted before the next turn", () =>
+      Effect.gen(function* () {
+        const location = yield* store.location
+        const sharedStore = location.reopen
         const sessionId = yield* Effect.gen(function* () {
           const engine = yield* SessionEngine
           const { header } = yield* engine.createSession({ cwd: "/work", client: "test" })
           return header.sessionId
-        }).pipe(Effect.provide(engineLayer(sharedStore)))
+        }).pipe(Effect.provide(engineLayer(sharedStore())))
         // What a process that died mid-turn leaves behind.
         yield* Effect.gen(function* () {
           const s = yield* EventStore
@@ -186,11 +185,11 @@ for (const store of storeCases) {
             { id: "evt_x1", schemaVersion: 1, sessionId, turnId: "turn_dead", sequence: 2, timestamp: "2026-01-01T00:00:00.000Z", type: "turn.started", payload: { promptPreview: "dead" } },
             { id: "evt_x2", schemaVersion: 1, sessionId, turnId: "turn_dead", sequence: 3, timestamp: "2026-01-01T00:00:00.000Z", type: "user.message", payload: { content: "dead", mode: "queue" } }
           ])
-        }).pipe(Effect.provide(sharedStore))
+        }).pipe(Effect.provide(sharedStore()))
         const events = yield* Effect.gen(function* () {
           const engine = yield* SessionEngine
           return Chunk.toArray(yield* Stream.runCollect(engine.runTurn({ sessionId, content: "alive" })))
-        }).pipe(Effect.provide(engineLayer(sharedStore)))
+        }).pipe(Effect.provide(engineLayer(sharedStore())))
         expect(events[0]).toMatchObject({
           sequence: 4,
           type: "turn.completed",
@@ -198,7 +197,6 @@ for (const store of storeCases) {
           payload: { stopReason: "error", errorCode: "interrupted" }
         })
         expect(events[1]?.type).toBe("turn.started")
-      }).pipe(Effect.scoped)
-    })
+      }).pipe(Effect.scoped))
   })
 }

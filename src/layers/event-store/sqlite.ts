@@ -1,0 +1,110 @@
+import * as Reactivity from "@effect/experimental/Reactivity"
+import { NodeContext } from "@effect/platform-node"
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { SqliteClient, SqliteMigrator } from "@effect/sql-sqlite-node"
+import { Effect, Layer, Schema, type Scope } from "effect"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { StoreFailure } from "../../domain/errors.js"
+import { EventStore, type EventStoreShape, type SessionSummary } from "../../services/EventStore.js"
+import { BUSY_TIMEOUT_MS, makeSqliteLog, openConnection, storeFailure } from "./sqlite-log.js"
+import { migrations } from "./sqlite-migrations.js"
+
+export interface SqliteStoreOptions {
+  /** A database file (not `:memory:`: two connections share it). Its directory is created if missing. */
+  readonly filename: string
+  /** `normal` (default) survives a process crash; `full` also survives power loss. See `openConnection`. */
+  readonly synchronous?: "normal" | "full"
+  /** Page size for a new file; ignored once the file exists. */
+  readonly pageSize?: number
+}
+
+const SummaryRow = Schema.Struct({
+  session_id: Schema.String,
+  created_at: Schema.String,
+  updated_at: Schema.String,
+  last_sequence: Schema.Number,
+  cwd: Schema.NullOr(Schema.String),
+  client: Schema.NullOr(Schema.String),
+  title: Schema.NullOr(Schema.String),
+  model: Schema.NullOr(Schema.String)
+})
+
+const toSummary = (row: typeof SummaryRow.Type): SessionSummary => ({
+  sessionId: row.session_id,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+  lastSequence: row.last_sequence,
+  ...(row.cwd === null ? {} : { cwd: row.cwd }),
+  ...(row.client === null ? {} : { client: row.client }),
+  ...(row.title === null ? {} : { title: row.title }),
+  ...(row.model === null ? {} : { model: row.model })
+})
+
+/**
+ * The embedded default store: one SQLite file in WAL mode. Two connections share it: the
+ * @effect/sql client runs migrations and listings (cold paths), a raw better-sqlite3
+ * connection with prepared statements runs append, head and replay (hot paths; see
+ * `makeSqliteLog` for why). Both wait up to BUSY_TIMEOUT_MS for another writer; both close
+ * with the scope.
+ */
+export const make = (options: SqliteStoreOptions): Effect.Effect<EventStoreShape, StoreFailure, Scope.Scope> =>
+  Effect.gen(function* () {
+    const open = storeFailure("open")
+    if (options.filename === "" || options.filename === ":memory:" || options.filename.startsWith("file:")) {
+      const reason = `the SQLite store needs a file path, not ${JSON.stringify(options.filename)}`
+      return yield* Effect.fail(new StoreFailure({ operation: "open", reason }))
+    }
+    yield* Effect.try({
+      try: () => fs.mkdirSync(path.dirname(path.resolve(options.filename)), { recursive: true }),
+      catch: open
+    })
+    const db = yield* Effect.acquireRelease(
+      Effect.try({
+        try: () =>
+          openConnection({
+            filename: options.filename,
+            synchronous: options.synchronous ?? "normal",
+            pageSize: options.pageSize
+          }),
+        catch: open
+      }),
+      (db) => Effect.sync(() => db.close())
+    )
+    const sql = yield* SqliteClient.make({ filename: options.filename }).pipe(Effect.provide(Reactivity.layer))
+    yield* sql.unsafe(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`).pipe(Effect.mapError(open))
+    yield* SqliteMigrator.run({ loader: migrations }).pipe(
+      Effect.provideService(SqliteClient.SqliteClient, sql),
+      Effect.provideService(SqlClient.SqlClient, sql),
+      Effect.provide(NodeContext.layer),
+      Effect.mapError(storeFailure("migrate"))
+    )
+    const log = makeSqliteLog(db)
+
+    // Newest activity first: each session's last event found through the primary key.
+    const listRows = SqlSchema.findAll({
+      Request: Schema.Void,
+      Result: SummaryRow,
+      execute: () => sql`
+        SELECT s.session_id, s.created_at, s.cwd, s.client, s.title, s.model,
+               e.sequence AS last_sequence, e.timestamp AS updated_at
+        FROM sessions s
+        JOIN events e ON e.session_id = s.session_id
+          AND e.sequence = (SELECT max(sequence) FROM events WHERE session_id = s.session_id)
+        ORDER BY e.timestamp DESC, s.rowid ASC`
+    })
+
+    return {
+      append: (event) => log.appendAll([event]),
+      appendAll: log.appendAll,
+      replay: (sessionId, afterSequence = 0) => log.replay(sessionId, afterSequence),
+      head: log.head,
+      listSessions: listRows(undefined).pipe(
+        Effect.map((rows) => rows.map(toSummary)),
+        Effect.mapError(storeFailure("listSessions"))
+      )
+    }
+  })
+
+export const layer = (options: SqliteStoreOptions): Layer.Layer<EventStore, StoreFailure> =>
+  Layer.scoped(EventStore, make(options))

@@ -1,0 +1,61 @@
+import { Rpc, RpcGroup } from "@effect/rpc"
+import { Schema } from "effect"
+import { EventDecodeError, SequenceConflict, SessionNotFound, StoreFailure, TurnInProgress } from "../domain/errors.js"
+import { AgentEvent } from "../domain/events.js"
+import {
+  HostFrame,
+  PermissionAnswer,
+  PermissionNotPending,
+  PromptInput,
+  PromptReceipt,
+  QueueAction,
+  QueuedMessageNotFound,
+  SessionListItem,
+  SessionView,
+  SubscriberLagged
+} from "../domain/host.js"
+
+/** What the engine may fail with, as it travels over the wire. */
+export const EngineFailure = Schema.Union(SessionNotFound, TurnInProgress, SequenceConflict, StoreFailure, EventDecodeError)
+
+export const SubscribeInput = Schema.Struct({
+  sessionId: Schema.String,
+  /** Events after this sequence are replayed before live ones; 0 replays the whole session. */
+  afterSequence: Schema.optionalWith(Schema.NonNegativeInt, { default: () => 0 })
+})
+
+/**
+ * The one API every client uses (CLI with --server, the web timeline, other Effect apps).
+ * Served over HTTP with NDJSON framing so streams flow as they happen.
+ */
+export class AgentRpcs extends RpcGroup.make(
+  Rpc.make("CreateSession", {
+    payload: { cwd: Schema.String, title: Schema.optional(Schema.String), client: Schema.optional(Schema.String) },
+    success: SessionView,
+    error: EngineFailure
+  }),
+  Rpc.make("ListSessions", { success: Schema.Array(SessionListItem), error: EngineFailure }),
+  Rpc.make("GetSession", { payload: { sessionId: Schema.String }, success: SessionView, error: EngineFailure }),
+  Rpc.make("Prompt", { payload: PromptInput, success: PromptReceipt, error: EngineFailure }),
+  Rpc.make("Subscribe", {
+    payload: SubscribeInput,
+    success: HostFrame,
+    error: Schema.Union(EngineFailure, SubscriberLagged),
+    stream: true
+  }),
+  Rpc.make("Cancel", { payload: { sessionId: Schema.String }, error: EngineFailure }),
+  Rpc.make("RespondPermission", {
+    payload: { sessionId: Schema.String, toolCallId: Schema.String, answer: PermissionAnswer },
+    error: PermissionNotPending
+  }),
+  Rpc.make("EditQueue", {
+    payload: { sessionId: Schema.String, messageId: Schema.String, action: QueueAction },
+    error: Schema.Union(EngineFailure, QueuedMessageNotFound)
+  }),
+  Rpc.make("ExportSession", {
+    payload: { sessionId: Schema.String },
+    success: AgentEvent,
+    error: EngineFailure,
+    stream: true
+  })
+) {}

@@ -1,0 +1,43 @@
+import { HttpRouter, HttpServer } from "@effect/platform"
+import { RpcSerialization, RpcServer } from "@effect/rpc"
+import { Effect, Layer } from "effect"
+import { AgentRpcs } from "./group.js"
+import { guard } from "./guard.js"
+import { handlersLayer } from "./handlers.js"
+import { staticFiles } from "./static-files.js"
+
+export interface ServerOptions {
+  readonly token: string
+  /** The built web timeline (`dist/web`). */
+  readonly webRoot: string
+  /** The address we bind, so requests naming it are accepted besides loopback names. */
+  readonly boundHost: string
+  readonly maxBodyBytes?: number
+}
+
+export const rpcPath = "/rpc"
+
+const portOf = (address: HttpServer.Address) => (address._tag === "TcpAddress" ? address.port : 0)
+
+/**
+ * The RPC API and the web timeline on one HTTP server (whatever HttpServer is provided:
+ * a real port in production, a random one in tests), behind the guard.
+ */
+export const serverLayer = (options: ServerOptions) =>
+  Layer.unwrapScoped(
+    Effect.gen(function* () {
+      const server = yield* HttpServer.HttpServer
+      const port = portOf(server.address)
+      const names = new Set(["localhost", "127.0.0.1", "[::1]", options.boundHost.includes(":") ? `[${options.boundHost}]` : options.boundHost])
+      const rpc = yield* RpcServer.toHttpApp(AgentRpcs, { disableFatalDefects: true })
+      const router = HttpRouter.empty.pipe(HttpRouter.post(rpcPath, rpc), HttpRouter.get("*", staticFiles(options.webRoot)))
+      return HttpServer.serve(
+        guard({
+          allowedHosts: [...names].map((name) => `${name}:${port}`),
+          token: options.token,
+          maxBodyBytes: options.maxBodyBytes ?? 4 * 1024 * 1024,
+          rpcPath
+        })(router)
+      )
+    })
+  ).pipe(Layer.provide(handlersLayer), Layer.provide(RpcSerialization.layerNdjson))

@@ -1,0 +1,56 @@
+import { Effect } from "effect"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import type { AgentEvent } from "../../../src/domain/events.js"
+
+const BASE = Date.UTC(2026, 0, 1)
+
+/** A timestamp `ms` milliseconds after a fixed start, so tests control listing order. */
+export const at = (ms: number) => new Date(BASE + ms).toISOString()
+
+export interface CreatedOptions {
+  readonly time?: number
+  readonly title?: string
+  readonly model?: string
+  readonly cwd?: string
+}
+
+export const created = (sessionId: string, options: CreatedOptions = {}): AgentEvent => ({
+  id: `evt_${sessionId}_1`,
+  schemaVersion: 1,
+  sessionId,
+  sequence: 1,
+  timestamp: at(options.time ?? 1),
+  type: "session.created",
+  payload: {
+    cwd: options.cwd ?? `/work/${sessionId}`,
+    client: "test",
+    ...(options.title === undefined ? {} : { title: options.title }),
+    ...(options.model === undefined ? {} : { model: options.model })
+  }
+})
+
+export const delta = (sessionId: string, sequence: number, text = `text ${sequence}`, time = sequence): AgentEvent => ({
+  id: `evt_${sessionId}_${sequence}`,
+  schemaVersion: 1,
+  sessionId,
+  turnId: "turn_1",
+  sequence,
+  timestamp: at(time),
+  type: "model.delta",
+  payload: { text }
+})
+
+/** Events `from..to` of a session: `session.created` at 1, then deltas. */
+export const range = (sessionId: string, from: number, to: number): Array<AgentEvent> => {
+  const events: Array<AgentEvent> = []
+  for (let s = from; s <= to; s++) events.push(s === 1 ? created(sessionId) : delta(sessionId, s))
+  return events
+}
+
+/** A fresh temporary directory, removed with the scope. */
+export const tempDir = Effect.acquireRelease(
+  Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "event-store-test-"))),
+  (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
+)
