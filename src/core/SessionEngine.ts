@@ -5,6 +5,7 @@ import {
   SessionNotFound,
   TurnInProgress
 } from "../domain/errors.js"
+import { decodeEvent } from "../domain/decode.js"
 import type { AgentEvent, MessageMode } from "../domain/events.js"
 import type { PermissionMode } from "../domain/permissions.js"
 import { Approvals } from "../services/Approvals.js"
@@ -126,7 +127,7 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
       Effect.gen(function* () {
         const id = yield* ids.make("evt")
         const now = yield* Clock.currentTimeMillis
-        const event: AgentEvent = {
+        const drafted: AgentEvent = {
           id,
           schemaVersion: 1,
           sessionId: handle.state.sessionId,
@@ -134,6 +135,11 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
           timestamp: new Date(now).toISOString(),
           ...draft
         }
+        // Validated and put in the schema's field order, so what is written is what any
+        // reader decodes, byte for byte; an invalid event here is a bug, not a condition.
+        const checked = decodeEvent(drafted)
+        if (checked._tag === "Left") return yield* Effect.dieMessage(`the engine built an invalid event: ${checked.left.message}`)
+        const event = checked.right
         yield* store.append(event)
         applyEvent(handle.state, event)
         yield* publish(event)

@@ -118,3 +118,15 @@ export class QueuedMessageNotFound extends Schema.TaggedError<QueuedMessageNotFo
     return `no queued message ${this.messageId} in session ${this.sessionId}`
   }
 }
+
+export class InvalidSessionLog extends Schema.TaggedError<InvalidSessionLog>()("InvalidSessionLog", {
+  message: Schema.String
+}) {}
+
+export class SessionExists extends Schema.TaggedError<SessionExists>()("SessionExists", {
+  sessionId: Schema.String
+}) {
+  override get message() {
+    return `session ${this.sessionId} already exists; nothing was imported`
+  }
+}

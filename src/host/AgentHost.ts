@@ -5,15 +5,18 @@ import type { AgentEvent, MessageMode, QueuedMessage } from "../domain/events.js
 import {
   type HostFrame,
   type Inbox,
+  InvalidSessionLog,
   type PermissionAnswer,
   type PermissionNotPending,
   type PromptReceipt,
   type QueueAction,
   QueuedMessageNotFound,
+  SessionExists,
   type SessionListItem,
   type SessionView,
   SubscriberLagged
 } from "../domain/host.js"
+import { sessionLogProblem } from "../domain/session-log.js"
 import type { PermissionMode } from "../domain/permissions.js"
 import { EventStore } from "../services/EventStore.js"
 import { Ids } from "../services/Ids.js"
@@ -44,6 +47,8 @@ export interface AgentHostShape {
   /** A baseline, then every event after `afterSequence`, then live frames: no gap, no duplicate. */
   readonly subscribe: (sessionId: string, afterSequence: number) => Stream.Stream<HostFrame, EngineError | SubscriberLagged>
   readonly exportSession: (sessionId: string) => Stream.Stream<AgentEvent, EngineError>
+  /** Writes a whole exported session, all or nothing, after checking it is one valid log. */
+  readonly importSession: (events: ReadonlyArray<AgentEvent>) => Effect.Effect<{ readonly sessionId: string; readonly events: number }, EngineError | InvalidSessionLog | SessionExists>
 }
 
 export class AgentHost extends Context.Tag("custom-agent/AgentHost")<AgentHost, AgentHostShape>() {}
@@ -277,7 +282,18 @@ export const make = Effect.gen(function* () {
     editQueue,
     subscribe,
     exportSession: (sessionId) =>
-      Stream.unwrap(Effect.as(engine.recover(sessionId), store.replay(sessionId)))
+      Stream.unwrap(Effect.as(engine.recover(sessionId), store.replay(sessionId))),
+    importSession: (events) =>
+      Effect.gen(function* () {
+        const problem = sessionLogProblem(events)
+        const first = events[0]
+        if (problem !== undefined || first === undefined) {
+          return yield* new InvalidSessionLog({ message: `event ${(problem?.index ?? 0) + 1}: ${problem?.message ?? "empty log"}` })
+        }
+        if ((yield* store.head(first.sessionId))._tag === "Some") return yield* new SessionExists({ sessionId: first.sessionId })
+        yield* store.appendAll(events)
+        return { sessionId: first.sessionId, events: events.length }
+      })
   })
 })
 

@@ -1,6 +1,6 @@
-import { FetchHttpClient, HttpClient, HttpClientRequest } from "@effect/platform"
+import { FetchHttpClient, HttpClient, HttpClientError, HttpClientRequest } from "@effect/platform"
 import { RpcClient, type RpcClientError, type RpcGroup, RpcSerialization } from "@effect/rpc"
-import { Context, Layer } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { AgentRpcs } from "./group.js"
 
 /** A typed client of the agent's API, for the CLI, the web page and other Effect apps. */
@@ -15,6 +15,42 @@ export interface ClientOptions {
   readonly token: string
 }
 
+const reasonOf = (body: string): string => {
+  try {
+    const parsed: unknown = JSON.parse(body)
+    if (typeof parsed === "object" && parsed !== null && "message" in parsed && typeof parsed.message === "string") return parsed.message
+  } catch {
+    // Not our JSON error body: fall through to the raw text.
+  }
+  return body.slice(0, 200)
+}
+
+/**
+ * The server answers refusals (401, 403, 413, 400) with a JSON body, not an RPC stream:
+ * turn them into a failed request that says why, instead of a stream that never ends.
+ */
+const refusalsFail = (client: HttpClient.HttpClient): HttpClient.HttpClient =>
+  HttpClient.transformResponse(client, (response) =>
+    Effect.flatMap(response, (res) =>
+      res.status < 300
+        ? Effect.succeed(res)
+        : Effect.flatMap(Effect.orElseSucceed(res.text, () => ""), (body) =>
+            Effect.fail(
+              new HttpClientError.ResponseError({
+                request: res.request,
+                response: res,
+                reason: "StatusCode",
+                description: `${res.status}: ${reasonOf(body)}`
+              })
+            )
+          )
+    )
+  )
+
+const refusingHttpClient = Layer.effect(HttpClient.HttpClient, Effect.map(HttpClient.HttpClient, refusalsFail)).pipe(
+  Layer.provide(FetchHttpClient.layer)
+)
+
 /** The client over HTTP (fetch), NDJSON framing, the bearer token on every request. */
 export const clientLayer = (options: ClientOptions) =>
   Layer.scoped(AgentClient, RpcClient.make(AgentRpcs)).pipe(
@@ -24,5 +60,13 @@ export const clientLayer = (options: ClientOptions) =>
         transformClient: HttpClient.mapRequest(HttpClientRequest.bearerToken(options.token))
       })
     ),
-    Layer.provide([FetchHttpClient.layer, RpcSerialization.layerNdjson])
+    Layer.provide([refusingHttpClient, RpcSerialization.layerNdjson])
   )
+
+/** What went wrong with a request, as a person would want it said. */
+export const describeClientError = (error: RpcClientError.RpcClientError): string => {
+  const cause: unknown = error.cause
+  if (cause instanceof HttpClientError.ResponseError && cause.description !== undefined) return cause.description
+  if (cause instanceof HttpClientError.RequestError) return `cannot reach the server (${cause.description ?? cause.reason})`
+  return error.message
+}

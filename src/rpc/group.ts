@@ -4,12 +4,14 @@ import { EventDecodeError, SequenceConflict, SessionNotFound, StoreFailure, Turn
 import { AgentEvent } from "../domain/events.js"
 import {
   HostFrame,
+  InvalidSessionLog,
   PermissionAnswer,
   PermissionNotPending,
   PromptInput,
   PromptReceipt,
   QueueAction,
   QueuedMessageNotFound,
+  SessionExists,
   SessionListItem,
   SessionView,
   SubscriberLagged
@@ -57,5 +59,10 @@ export class AgentRpcs extends RpcGroup.make(
     success: AgentEvent,
     error: EngineFailure,
     stream: true
+  }),
+  Rpc.make("ImportSession", {
+    payload: { events: Schema.Array(AgentEvent) },
+    success: Schema.Struct({ sessionId: Schema.String, events: Schema.Finite }),
+    error: Schema.Union(EngineFailure, InvalidSessionLog, SessionExists)
   })
 ) {}

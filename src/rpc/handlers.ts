@@ -17,7 +17,8 @@ export const handlersLayer = AgentRpcs.toLayer(
       Cancel: ({ sessionId }) => host.cancel(sessionId),
       RespondPermission: ({ sessionId, toolCallId, answer }) => host.respondPermission(sessionId, toolCallId, answer),
       EditQueue: ({ sessionId, messageId, action }) => host.editQueue(sessionId, messageId, action),
-      ExportSession: ({ sessionId }) => host.exportSession(sessionId)
+      ExportSession: ({ sessionId }) => host.exportSession(sessionId),
+      ImportSession: ({ events }) => host.importSession(events)
     }
   })
 )

@@ -1,0 +1,58 @@
+import { Layer } from "effect"
+import * as SessionEngine from "../core/SessionEngine.js"
+import * as PolicyApprovals from "../layers/approvals/policy.js"
+import { IdsLive } from "../layers/ids.js"
+import * as Permissions from "../layers/permission/engine.js"
+import { LocalFilesLive } from "../layers/tools/local-file-access.js"
+import { localTools } from "../layers/tools/local.js"
+import * as Router from "../layers/tools/router.js"
+import type { Approvals } from "../services/Approvals.js"
+import type { EventStore } from "../services/EventStore.js"
+import type { Ids } from "../services/Ids.js"
+import type { ModelGateway } from "../services/ModelGateway.js"
+import type { PermissionEngine } from "../services/PermissionEngine.js"
+import type { Files, ToolRouter } from "../services/ToolRouter.js"
+import { approvalsFile, type StoreKind, userPermissionsFile } from "./locations.js"
+import { type ModelSelection, modelLayer } from "./model.js"
+import { storeLayer } from "./store.js"
+
+export interface AgentConfig {
+  readonly dataDir: string
+  readonly configDir: string
+  readonly store: StoreKind
+  readonly model: ModelSelection
+  /** How "ask" is answered; a headless policy that denies when not given. */
+  readonly approvals?: Layer.Layer<Approvals, unknown>
+  /** Workspaces whose project rules are validated at start-up (a malformed file stops us here). */
+  readonly workspaceRoots?: ReadonlyArray<string>
+  readonly engine?: Partial<SessionEngine.SessionEngineOptions>
+}
+
+export type CoreServices = EventStore | ModelGateway | Ids | ToolRouter | PermissionEngine | Files
+
+/** Everything the engine stands on: store, model, ids, tools and the permission boundary. */
+export const coreLayer = (config: AgentConfig): Layer.Layer<CoreServices, unknown> =>
+  Layer.mergeAll(
+    storeLayer(config.store, config.dataDir),
+    modelLayer(config.model),
+    IdsLive,
+    Router.layer([Router.staticSource("local", localTools)]),
+    Permissions.layer({
+      userRulesFile: userPermissionsFile(config.configDir),
+      approvalsFile: approvalsFile(config.dataDir),
+      ...(config.workspaceRoots === undefined ? {} : { projectRoots: config.workspaceRoots })
+    }),
+    LocalFilesLive
+  )
+
+export const engineOptions = (config: AgentConfig): SessionEngine.SessionEngineOptions => ({
+  ...SessionEngine.defaultEngineOptions,
+  ...config.engine
+})
+
+/** The embedded agent: the engine driven directly (the CLI without a server). */
+export const agentLayer = (config: AgentConfig): Layer.Layer<SessionEngine.SessionEngine | CoreServices, unknown> =>
+  SessionEngine.layer(engineOptions(config)).pipe(
+    Layer.provideMerge(coreLayer(config)),
+    Layer.provide(config.approvals ?? PolicyApprovals.layer("deny"))
+  )

@@ -1,0 +1,22 @@
+import { Layer } from "effect"
+import * as SessionEngine from "../core/SessionEngine.js"
+import * as AgentHost from "../host/AgentHost.js"
+import * as Fanout from "../host/fanout.js"
+import * as PendingAsks from "../host/pending-asks.js"
+import { type AgentConfig, type CoreServices, coreLayer, engineOptions } from "./agent.js"
+
+export interface HostConfig extends AgentConfig {
+  /** Frames a subscriber may have waiting before it is dropped (and resumes). */
+  readonly subscriberBuffer?: number
+}
+
+/**
+ * The agent as a host for many clients: permission questions wait for any client to answer
+ * them, and every committed event is fanned out to subscribers.
+ */
+export const hostLayer = (config: HostConfig): Layer.Layer<AgentHost.AgentHost | SessionEngine.SessionEngine | CoreServices | PendingAsks.PendingAsks, unknown> =>
+  AgentHost.layer.pipe(
+    Layer.provideMerge(SessionEngine.layer(engineOptions(config))),
+    Layer.provideMerge(Layer.mergeAll(coreLayer(config), PendingAsks.layer, Fanout.eventBusLayer)),
+    Layer.provideMerge(Fanout.layer({ bufferSize: config.subscriberBuffer ?? 4096 }))
+  )

@@ -1,0 +1,20 @@
+import { existsSync, readFileSync } from "node:fs"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
+
+/** The installed package's root (where package.json and dist/ live), from wherever this module runs. */
+export const packageRoot = (from: string = dirname(fileURLToPath(import.meta.url))): string => {
+  let dir = from
+  for (;;) {
+    const candidate = join(dir, "package.json")
+    if (existsSync(candidate)) {
+      const pkg: unknown = JSON.parse(readFileSync(candidate, "utf8"))
+      if (typeof pkg === "object" && pkg !== null && "name" in pkg && pkg.name === "custom-agent") return dir
+    }
+    const parent = dirname(dir)
+    if (parent === dir) return from
+    dir = parent
+  }
+}
+
+export const webRoot = () => join(packageRoot(), "dist", "web")

@@ -1,0 +1,52 @@
+import { Command, Options } from "@effect/cli"
+import { Effect, Option } from "effect"
+import { resolve } from "node:path"
+import { resolveConfigDir } from "../../app/locations.js"
+import { type ConfiguredServer, loadConfiguredServers, projectConfigFile, userConfigFile } from "../../layers/tools/mcp-config.js"
+import type { McpServerStatus } from "../../services/McpHub.js"
+import { CliError } from "../errors.js"
+import { stdout } from "../io.js"
+
+const cwd = Options.directory("cwd", { exists: "yes" }).pipe(
+  Options.withDescription("The project whose .custom-agent/mcp.json applies (default: the current directory)"),
+  Options.optional
+)
+
+const indent = (text: string, prefix: string) => text.split("\n").map((line) => `${prefix}${line}`).join("\n")
+
+/** One server: its name, where it was configured, how it is reached, its state; then its tools. */
+const describeServer = (status: McpServerStatus, origin: ConfiguredServer["origin"] | undefined): string => {
+  const head = `${status.name} (${origin ?? "session"}, ${status.transport}): ${status.state}`
+  if (status.state !== "ready") return `${head}${status.message === undefined ? "" : `\n${indent(status.message, "  ")}`}\n`
+  const tools = status.tools.length === 0 ? "  (no tools)" : status.tools.map((tool) => `  ${tool}`).join("\n")
+  return `${head}, ${status.tools.length} tool${status.tools.length === 1 ? "" : "s"}\n${tools}\n`
+}
+
+const list = Command.make("list", { cwd }, (args) =>
+  Effect.gen(function* () {
+    const userConfigDir = resolveConfigDir()
+    const dir = resolve(Option.getOrElse(args.cwd, () => process.cwd()))
+    const servers = yield* loadConfiguredServers({ userConfigDir, cwd: dir }).pipe(
+      Effect.mapError((error) => new CliError({ message: error.message }))
+    )
+    if (servers.length === 0) {
+      return yield* stdout(`no MCP servers configured (looked in ${userConfigFile(userConfigDir)} and ${projectConfigFile(dir)})\n`)
+    }
+    // The MCP client (and its SDK) loads only when there is a server to start.
+    const Mcp = yield* Effect.promise(() => import("../../layers/tools/mcp.js"))
+    const statuses = yield* Effect.scoped(
+      Effect.gen(function* () {
+        const hub = yield* Mcp.make({ userConfigDir })
+        yield* hub.configureSession("mcp-list", dir, [])
+        return yield* hub.status("mcp-list")
+      })
+    )
+    const origins = new Map(servers.map((server) => [server.config.name, server.origin]))
+    yield* stdout(statuses.map((status) => describeServer(status, origins.get(status.name))).join(""))
+  })
+).pipe(Command.withDescription("Start the configured MCP servers (user and project) and show each one's status and tools"))
+
+export const mcpCommand = Command.make("mcp").pipe(
+  Command.withDescription("MCP servers: the tools they add to every session"),
+  Command.withSubcommands([list])
+)

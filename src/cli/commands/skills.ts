@@ -1,0 +1,33 @@
+import { Command, Options } from "@effect/cli"
+import { Effect, Option } from "effect"
+import { join, resolve } from "node:path"
+import { resolveConfigDir } from "../../app/locations.js"
+import * as SkillFolders from "../../layers/skills/folders.js"
+import { Skills } from "../../services/Skills.js"
+import { stderr, stdout } from "../io.js"
+
+const cwd = Options.directory("cwd", { exists: "yes" }).pipe(
+  Options.withDescription("The project to look in (default: the current directory)"),
+  Options.optional
+)
+
+const list = Command.make("list", { cwd }, (args) => {
+  const configDir = resolveConfigDir()
+  return Effect.gen(function* () {
+    const skills = yield* Skills
+    const dir = resolve(Option.getOrElse(args.cwd, () => process.cwd()))
+    const found = yield* skills.list(dir)
+    if (found.skills.length === 0) {
+      yield* stdout(`no skills found (looked in the project's .agents/skills and .claude/skills, and in ${join(configDir, "skills")})\n`)
+    }
+    for (const skill of found.skills) {
+      yield* stdout(`${skill.name} (${skill.source})\n  ${skill.description}\n  ${skill.path}\n`)
+    }
+    for (const problem of found.problems) yield* stderr(`${problem.path}: ${problem.message}\n`)
+  }).pipe(Effect.provide(SkillFolders.layer({ configDir })))
+}).pipe(Command.withDescription("List the skills of a project and of the user, and any SKILL.md that could not be read"))
+
+export const skillsCommand = Command.make("skills").pipe(
+  Command.withDescription("Skills: folders of instructions the model loads on demand"),
+  Command.withSubcommands([list])
+)

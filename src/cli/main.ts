@@ -1,0 +1,60 @@
+import { Command, ValidationError } from "@effect/cli"
+import { NodeContext, NodeRuntime } from "@effect/platform-node"
+import { Cause, Effect, Option } from "effect"
+import { createRequire } from "node:module"
+import { runCommand } from "./commands/run.js"
+import { serveCommand } from "./commands/serve.js"
+import { sessionsCommand } from "./commands/sessions.js"
+import { skillsCommand } from "./commands/skills.js"
+
+const packageJson: unknown = createRequire(import.meta.url)("../../package.json")
+export const version =
+  typeof packageJson === "object" && packageJson !== null && "version" in packageJson && typeof packageJson.version === "string"
+    ? packageJson.version
+    : "0.0.0"
+
+const root = Command.make("custom-agent").pipe(
+  Command.withDescription("A local-first, event-sourced coding agent"),
+  Command.withSubcommands([runCommand, sessionsCommand, serveCommand, skillsCommand])
+)
+
+const cli = Command.run(root, { name: "custom-agent", version })
+
+const messageOf = (error: unknown): string => {
+  if (typeof error === "object" && error !== null && "message" in error && typeof error.message === "string" && error.message !== "") {
+    return error.message
+  }
+  return String(error)
+}
+
+/**
+ * User mistakes and expected failures are one line on stderr and a non-zero exit; the CLI
+ * library already printed its usage errors; only a defect (a bug) shows its trace.
+ */
+const report = (cause: Cause.Cause<unknown>) =>
+  Effect.sync(() => {
+    const failure = Cause.failureOption(cause)
+    if (Option.isSome(failure)) {
+      const error = failure.value
+      if (ValidationError.isValidationError(error)) {
+        process.exitCode = 2
+        return
+      }
+      process.stderr.write(`custom-agent: ${messageOf(error)}\n`)
+      const code = typeof error === "object" && error !== null && "exitCode" in error && typeof error.exitCode === "number" ? error.exitCode : 1
+      process.exitCode = code
+      return
+    }
+    if (Cause.isInterruptedOnly(cause)) {
+      process.exitCode = 130
+      return
+    }
+    process.stderr.write(`custom-agent: internal error (please report it):\n${Cause.pretty(cause)}\n`)
+    process.exitCode = 70
+  })
+
+export const main = (argv: ReadonlyArray<string>) =>
+  cli(argv).pipe(Effect.catchAllCause(report), Effect.provide(NodeContext.layer))
+
+export const runMain = (argv: ReadonlyArray<string>) =>
+  NodeRuntime.runMain(main(argv), { disableErrorReporting: true, disablePrettyLogger: true })

@@ -1,0 +1,35 @@
+import { Options } from "@effect/cli"
+
+export const dataDir = Options.text("data-dir").pipe(
+  Options.withDescription("Where sessions are stored (default: $CUSTOM_AGENT_HOME or ~/.local/share/custom-agent)"),
+  Options.optional
+)
+
+export const store = Options.choice("store", ["sqlite", "jsonl"]).pipe(
+  Options.withDescription("Event store: one SQLite file (default) or one JSONL file per session"),
+  Options.withDefault("sqlite")
+)
+
+export const model = Options.text("model").pipe(
+  Options.withDescription("scripted (default), anthropic, anthropic/<model-id> or openai/<model-id>"),
+  Options.withDefault("scripted")
+)
+
+export const maxOutputTokens = Options.integer("max-output-tokens").pipe(
+  Options.withDescription("Output token limit per model request (default: the model's own, at most 32000)"),
+  Options.optional
+)
+
+export const thinkingBudget = Options.integer("thinking-budget").pipe(
+  Options.withDescription("Turn on extended thinking with this token budget (Anthropic)"),
+  Options.optional
+)
+
+export const script = Options.text("script").pipe(
+  Options.withDescription("A JSON script for the scripted model (see the README's script format)"),
+  Options.optional
+)
+
+export const json = Options.boolean("json").pipe(
+  Options.withDescription("Print every event as one JSON line (NDJSON), exactly as stored")
+)

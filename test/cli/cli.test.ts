@@ -1,0 +1,178 @@
+import { afterAll, describe, expect, it } from "@effect/vitest"
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { decodeEventJson } from "../../src/domain/decode.js"
+import type { AgentEvent } from "../../src/domain/events.js"
+import { repoRoot, runCli, startServer, stop } from "../support/cli.js"
+
+const dirs: Array<string> = []
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
+})
+const temp = (prefix: string) => {
+  const dir = mkdtempSync(join(tmpdir(), prefix))
+  dirs.push(dir)
+  return dir
+}
+
+const parseEvents = (ndjson: string): Array<AgentEvent> =>
+  ndjson
+    .trim()
+    .split("\n")
+    .map((line, i) => {
+      const decoded = decodeEventJson(line, i + 1)
+      if (decoded._tag === "Left") throw new Error(decoded.left.message)
+      return decoded.right
+    })
+
+const answerOf = (events: ReadonlyArray<AgentEvent>) => events.map((e) => (e.type === "model.delta" ? e.payload.text : "")).join("")
+
+describe("custom-agent (the built CLI)", () => {
+  it("prints its version", async () => {
+    const result = await runCli(["--version"])
+    const pkg: unknown = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8"))
+    expect(result.code).toBe(0)
+    expect(result.stdout.trim()).toBe(typeof pkg === "object" && pkg !== null && "version" in pkg ? pkg.version : "?")
+  })
+
+  it("run --json on a fresh data dir prints NDJSON with sequences 1..N; sessions show renders the same turn", async () => {
+    const home = temp("cli-home-")
+    const run = await runCli(["run", "hello", "--json"], { env: { CUSTOM_AGENT_HOME: home } })
+    expect(run.code).toBe(0)
+    const events = parseEvents(run.stdout)
+    expect(events.map((e) => e.sequence)).toEqual(events.map((_, i) => i + 1))
+    expect(events[0]?.type).toBe("session.created")
+    expect(events.at(-1)).toMatchObject({ type: "turn.completed", payload: { stopReason: "final" } })
+    const answer = answerOf(events)
+    expect(answer).toContain('You said: "hello"')
+
+    const sessionId = events[0]?.sessionId ?? ""
+    const show = await runCli(["sessions", "show", sessionId], { env: { CUSTOM_AGENT_HOME: home } })
+    expect(show.code).toBe(0)
+    expect(show.stdout).toContain("› hello")
+    expect(show.stdout).toContain(answer)
+
+    const list = await runCli(["sessions", "list"], { env: { CUSTOM_AGENT_HOME: home } })
+    expect(list.stdout).toContain(sessionId)
+    expect(list.stdout).toContain("hello")
+
+    const exported = await runCli(["sessions", "export", sessionId], { env: { CUSTOM_AGENT_HOME: home } })
+    expect(exported.stdout).toBe(run.stdout)
+  })
+
+  it("streams the answer as plain text, and --session continues the session", async () => {
+    const home = temp("cli-home-")
+    const first = await runCli(["run", "one"], { env: { CUSTOM_AGENT_HOME: home } })
+    expect(first.code).toBe(0)
+    expect(first.stdout).toContain('You said: "one"')
+    const sessionId = /session (ses_\S+)/.exec(first.stderr)?.[1] ?? ""
+    expect(sessionId).not.toBe("")
+    const second = await runCli(["run", "two", "--session", sessionId, "--json"], { env: { CUSTOM_AGENT_HOME: home } })
+    const events = parseEvents(second.stdout)
+    expect(events[0]?.type).toBe("turn.started")
+    const exported = parseEvents((await runCli(["sessions", "export", sessionId], { env: { CUSTOM_AGENT_HOME: home } })).stdout)
+    expect(exported.map((e) => e.sequence)).toEqual(exported.map((_, i) => i + 1))
+    expect(exported.filter((e) => e.type === "turn.completed")).toHaveLength(2)
+  })
+
+  it("works the same on the JSONL store", async () => {
+    const home = temp("cli-home-")
+    const run = await runCli(["run", "hello", "--json", "--store", "jsonl"], { env: { CUSTOM_AGENT_HOME: home } })
+    const events = parseEvents(run.stdout)
+    const sessionId = events[0]?.sessionId ?? ""
+    const file = readFileSync(join(home, "sessions", `${sessionId}.jsonl`), "utf8")
+    expect(file).toBe(run.stdout)
+    const show = await runCli(["sessions", "show", sessionId, "--store", "jsonl"], { env: { CUSTOM_AGENT_HOME: home } })
+    expect(show.stdout).toContain(answerOf(events))
+  })
+
+  it("imports an export into another data dir; a bad file is refused with its line number and nothing is written", async () => {
+    const from = temp("cli-home-")
+    const to = temp("cli-home-")
+    const run = await runCli(["run", "hello", "--json"], { env: { CUSTOM_AGENT_HOME: from } })
+    const file = join(temp("cli-files-"), "session.jsonl")
+    writeFileSync(file, run.stdout)
+    const ok = await runCli(["sessions", "import", file], { env: { CUSTOM_AGENT_HOME: to } })
+    expect(ok.code).toBe(0)
+    const sessionId = parseEvents(run.stdout)[0]?.sessionId ?? ""
+    expect((await runCli(["sessions", "export", sessionId], { env: { CUSTOM_AGENT_HOME: to } })).stdout).toBe(run.stdout)
+    const again = await runCli(["sessions", "import", file], { env: { CUSTOM_AGENT_HOME: to } })
+    expect(again.code).not.toBe(0)
+    expect(again.stderr).toContain("already exists")
+
+    const lines = run.stdout.trim().split("\n")
+    const bad = join(temp("cli-files-"), "bad.jsonl")
+    writeFileSync(bad, [...lines.slice(0, 2), lines[2]?.replace('"schemaVersion":1', '"schemaVersion":2'), ...lines.slice(3)].join("\n"))
+    const empty = temp("cli-home-")
+    const refused = await runCli(["sessions", "import", bad], { env: { CUSTOM_AGENT_HOME: empty } })
+    expect(refused.code).toBe(1)
+    expect(refused.stderr.trim().split("\n")).toHaveLength(1)
+    expect(refused.stderr).toContain("line 3")
+    expect(refused.stderr).toContain("schemaVersion 2")
+    expect((await runCli(["sessions", "list"], { env: { CUSTOM_AGENT_HOME: empty } })).stdout).toContain("no sessions yet")
+  })
+
+  it("user mistakes are one clear line on stderr and a non-zero exit, never a stack trace", async () => {
+    const home = temp("cli-home-")
+    const unknown = await runCli(["sessions", "show", "ses_nope"], { env: { CUSTOM_AGENT_HOME: home } })
+    expect(unknown.code).toBe(1)
+    expect(unknown.stderr).toBe("custom-agent: no session ses_nope (see: custom-agent sessions list)\n")
+    const model = await runCli(["run", "hi", "--model", "gpt/whatever"], { env: { CUSTOM_AGENT_HOME: home } })
+    expect(model.code).toBe(1)
+    expect(model.stderr).toContain('unknown model "gpt/whatever"')
+    expect(model.stderr).not.toContain("    at ")
+    const key = await runCli(["run", "hi", "--model", "anthropic/claude-sonnet-5-5"], { env: { CUSTOM_AGENT_HOME: home } })
+    expect(key.code).toBe(1)
+    expect(key.stderr).toBe("custom-agent: ANTHROPIC_API_KEY is not set\n")
+    const script = join(temp("cli-files-"), "script.json")
+    writeFileSync(script, JSON.stringify({ responses: [{ chunks: [{ txt: "x" }] }] }))
+    const badScript = await runCli(["run", "hi", "--script", script], { env: { CUSTOM_AGENT_HOME: home } })
+    expect(badScript.code).toBe(1)
+    expect(badScript.stderr).toContain("not a valid script")
+    const usage = await runCli(["run"], { env: { CUSTOM_AGENT_HOME: home } })
+    expect(usage.code).toBe(2)
+  })
+
+  it("a provider failure ends the turn with a clear error and exit code 1", async () => {
+    const home = temp("cli-home-")
+    const script = join(temp("cli-files-"), "script.json")
+    writeFileSync(script, JSON.stringify({ responses: [{ chunks: [{ text: "partial" }], failAfter: 1, error: { code: "overloaded", message: "the model is overloaded" } }] }))
+    const result = await runCli(["run", "hi", "--script", script], { env: { CUSTOM_AGENT_HOME: home } })
+    expect(result.code).toBe(1)
+    expect(result.stdout).toContain("partial")
+    expect(result.stderr).toContain("error (overloaded): the model is overloaded")
+  })
+
+  it("run and sessions work against a running server with --server, with the same output", async () => {
+    const home = temp("cli-home-")
+    const server = await startServer(["--data-dir", home])
+    try {
+      const env = { CUSTOM_AGENT_TOKEN: server.token, CUSTOM_AGENT_HOME: temp("cli-unused-") }
+      const remote = await runCli(["run", "hello", "--json", "--server", server.url], { env })
+      expect(remote.code).toBe(0)
+      const events = parseEvents(remote.stdout)
+      expect(events.map((e) => e.sequence)).toEqual(events.map((_, i) => i + 1))
+      expect(answerOf(events)).toContain('You said: "hello"')
+      const sessionId = events[0]?.sessionId ?? ""
+      const list = await runCli(["sessions", "list", "--server", server.url], { env })
+      expect(list.stdout).toContain(sessionId)
+      const exported = await runCli(["sessions", "export", sessionId, "--server", server.url], { env })
+      expect(exported.stdout).toBe(remote.stdout)
+      // The server wrote to its own data dir: the local store sees the same session.
+      const local = await runCli(["sessions", "export", sessionId], { env: { CUSTOM_AGENT_HOME: home } })
+      expect(local.stdout).toBe(remote.stdout)
+      const refused = await runCli(["sessions", "list", "--server", server.url, "--token", "wrong"], { env })
+      expect(refused.code).toBe(1)
+      expect(refused.stderr).toContain(`server ${server.url}`)
+    } finally {
+      await stop(server.child)
+    }
+  })
+
+  it("serve refuses a non-loopback address without a configured token", async () => {
+    const result = await runCli(["serve", "--host", "0.0.0.0", "--port", "0"], { env: { CUSTOM_AGENT_HOME: temp("cli-home-") } })
+    expect(result.code).toBe(1)
+    expect(result.stderr).toContain("without a configured token")
+  })
+})
