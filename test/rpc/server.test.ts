@@ -159,7 +159,7 @@ layer(E2E, { timeout: 30_000, excludeTestServices: true })("the RPC API over rea
 describe("the RPC group", () => {
   it("names every operation a client needs", () => {
     expect([...AgentRpcs.requests.keys()].sort()).toEqual(
-      ["Cancel", "CreateSession", "EditQueue", "ExportSession", "GetSession", "ListSessions", "Prompt", "RespondPermission", "Subscribe"].sort()
+      ["Cancel", "CreateSession", "EditQueue", "ExportSession", "GetSession", "ImportSession", "ListSessions", "Prompt", "RespondPermission", "Subscribe"].sort()
     )
   })
 })

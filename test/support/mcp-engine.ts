@@ -1,0 +1,39 @@
+import { Effect, Layer } from "effect"
+import { randomUUID } from "node:crypto"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import * as SessionEngine from "../../src/core/SessionEngine.js"
+import * as ScriptedApprovals from "../../src/layers/approvals/scripted.js"
+import * as MemoryStore from "../../src/layers/event-store/memory.js"
+import { IdsDeterministic } from "../../src/layers/ids.js"
+import * as Scripted from "../../src/layers/model/scripted.js"
+import * as Permissions from "../../src/layers/permission/engine.js"
+import { LocalFilesLive } from "../../src/layers/tools/local-file-access.js"
+import * as Mcp from "../../src/layers/tools/mcp.js"
+import * as Router from "../../src/layers/tools/router.js"
+import { McpHub } from "../../src/services/McpHub.js"
+import { ToolRouter } from "../../src/services/ToolRouter.js"
+
+/**
+ * An engine (memory store, scripted model, scripted approvals, real PermissionEngine) whose
+ * only tools are the MCP hub's; the hub and the store stay reachable for assertions.
+ */
+export const mcpEngineLayer = (
+  script: Scripted.Script,
+  answers: ReadonlyArray<ScriptedApprovals.ScriptedAnswer>,
+  hub: Mcp.McpHubOptions
+) =>
+  SessionEngine.layer().pipe(
+    Layer.provideMerge(
+      Layer.mergeAll(
+        MemoryStore.layer,
+        Scripted.layer(script),
+        IdsDeterministic,
+        Layer.effect(ToolRouter, Effect.map(McpHub, (mcp) => Router.make([mcp.source]))),
+        Permissions.layer({ approvalsFile: join(tmpdir(), `approvals-${randomUUID()}.json`) }),
+        ScriptedApprovals.layer(answers),
+        LocalFilesLive
+      )
+    ),
+    Layer.provideMerge(Mcp.layer(hub))
+  )

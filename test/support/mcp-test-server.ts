@@ -1,0 +1,54 @@
+/**
+ * A small stdio MCP server for the hub's tests, run with `node --import tsx`. Its tools:
+ * `echo` (read-only), `crash` (the process exits while answering), `wait` (answers only when
+ * cancelled), `grow` (adds a tool, so the server announces a changed tool list).
+ * MCP_TEST_PID_FILE gets its pid; MCP_TEST_EVENTS_FILE gets a line per notable moment.
+ */
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
+import { appendFileSync } from "node:fs"
+import { z } from "zod"
+
+const record = (variable: string, line: string) => {
+  const file = process.env[variable]
+  if (file !== undefined && file !== "") appendFileSync(file, `${line}\n`)
+}
+
+record("MCP_TEST_PID_FILE", String(process.pid))
+
+const server = new McpServer(
+  { name: "test-server", version: "1.0.0" },
+  { instructions: "Use echo to repeat things back." }
+)
+
+server.registerTool(
+  "echo",
+  { description: "Repeats the text", inputSchema: { text: z.string() }, annotations: { readOnlyHint: true } },
+  async ({ text }) => ({ content: [{ type: "text", text }] })
+)
+
+server.registerTool("crash", { description: "Exits the process while answering" }, async () => {
+  process.stderr.write("about to crash: simulated failure\n")
+  process.exit(3)
+})
+
+server.registerTool("wait", { description: "Waits until the call is cancelled" }, async (extra) => {
+  record("MCP_TEST_EVENTS_FILE", "wait started")
+  await new Promise<void>((resolve) => {
+    extra.signal.addEventListener("abort", () => {
+      record("MCP_TEST_EVENTS_FILE", "wait cancelled")
+      resolve()
+    })
+  })
+  return { content: [{ type: "text", text: "cancelled" }] }
+})
+
+server.registerTool("grow", { description: "Adds a tool named `name`", inputSchema: { name: z.string() } }, async ({ name }) => {
+  server.registerTool(name, { description: `The added tool ${name}` }, async () => ({ content: [{ type: "text", text: `I am ${name}` }] }))
+  return { content: [{ type: "text", text: `added ${name}` }] }
+})
+
+process.stderr.write("test server starting\n")
+await server.connect(new StdioServerTransport())
+// As the MCP spec asks of stdio servers: stdin closed means the client is done.
+process.stdin.on("end", () => process.exit(0))
