@@ -4,17 +4,18 @@ import * as PolicyApprovals from "../layers/approvals/policy.js"
 import { IdsLive } from "../layers/ids.js"
 import * as Permissions from "../layers/permission/engine.js"
 import { LocalFilesLive } from "../layers/tools/local-file-access.js"
-import { localTools } from "../layers/tools/local.js"
-import * as Router from "../layers/tools/router.js"
 import type { Approvals } from "../services/Approvals.js"
 import type { EventStore } from "../services/EventStore.js"
 import type { Ids } from "../services/Ids.js"
+import type { McpHub } from "../services/McpHub.js"
 import type { ModelGateway } from "../services/ModelGateway.js"
 import type { PermissionEngine } from "../services/PermissionEngine.js"
+import type { Skills } from "../services/Skills.js"
 import type { Files, ToolRouter } from "../services/ToolRouter.js"
 import { approvalsFile, type StoreKind, userPermissionsFile } from "./locations.js"
 import { type ModelSelection, modelLayer } from "./model.js"
 import { storeLayer } from "./store.js"
+import { mcpLayer, routerLayer, skillsLayer } from "./tools.js"
 
 export interface AgentConfig {
   readonly dataDir: string
@@ -26,9 +27,11 @@ export interface AgentConfig {
   /** Workspaces whose project rules are validated at start-up (a malformed file stops us here). */
   readonly workspaceRoots?: ReadonlyArray<string>
   readonly engine?: Partial<SessionEngine.SessionEngineOptions>
+  /** Reported to MCP servers. */
+  readonly version?: string
 }
 
-export type CoreServices = EventStore | ModelGateway | Ids | ToolRouter | PermissionEngine | Files
+export type CoreServices = EventStore | ModelGateway | Ids | ToolRouter | PermissionEngine | Files | McpHub | Skills
 
 /** Everything the engine stands on: store, model, ids, tools and the permission boundary. */
 export const coreLayer = (config: AgentConfig): Layer.Layer<CoreServices, unknown> =>
@@ -36,7 +39,7 @@ export const coreLayer = (config: AgentConfig): Layer.Layer<CoreServices, unknow
     storeLayer(config.store, config.dataDir),
     modelLayer(config.model),
     IdsLive,
-    Router.layer([Router.staticSource("local", localTools)]),
+    routerLayer.pipe(Layer.provideMerge(Layer.merge(mcpLayer(config.configDir, config.version ?? "0.0.0"), skillsLayer(config.configDir)))),
     Permissions.layer({
       userRulesFile: userPermissionsFile(config.configDir),
       approvalsFile: approvalsFile(config.dataDir),

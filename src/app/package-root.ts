@@ -18,3 +18,9 @@ export const packageRoot = (from: string = dirname(fileURLToPath(import.meta.url
 }
 
 export const webRoot = () => join(packageRoot(), "dist", "web")
+
+/** This package's version, from its package.json. */
+export const packageVersion = (): string => {
+  const pkg: unknown = JSON.parse(readFileSync(join(packageRoot(), "package.json"), "utf8"))
+  return typeof pkg === "object" && pkg !== null && "version" in pkg && typeof pkg.version === "string" ? pkg.version : "0.0.0"
+}

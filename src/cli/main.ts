@@ -1,21 +1,18 @@
 import { Command, ValidationError } from "@effect/cli"
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import { Cause, Effect, Option } from "effect"
-import { createRequire } from "node:module"
+import { packageVersion } from "../app/package-root.js"
+import { mcpCommand } from "./commands/mcp.js"
 import { runCommand } from "./commands/run.js"
 import { serveCommand } from "./commands/serve.js"
 import { sessionsCommand } from "./commands/sessions.js"
 import { skillsCommand } from "./commands/skills.js"
 
-const packageJson: unknown = createRequire(import.meta.url)("../../package.json")
-export const version =
-  typeof packageJson === "object" && packageJson !== null && "version" in packageJson && typeof packageJson.version === "string"
-    ? packageJson.version
-    : "0.0.0"
+export const version = packageVersion()
 
 const root = Command.make("custom-agent").pipe(
   Command.withDescription("A local-first, event-sourced coding agent"),
-  Command.withSubcommands([runCommand, sessionsCommand, serveCommand, skillsCommand])
+  Command.withSubcommands([runCommand, sessionsCommand, serveCommand, mcpCommand, skillsCommand])
 )
 
 const cli = Command.run(root, { name: "custom-agent", version })

@@ -76,7 +76,7 @@ const modelStep = (ctx: TurnContext): Effect.Effect<StepResult, EventStoreError>
       sessionId: ctx.state.sessionId,
       system: ctx.systemPrompt,
       messages: ctx.state.conversation.snapshot(),
-      tools: yield* ctx.tools.router.definitions(ctx.state.sessionId)
+      tools: yield* ctx.tools.router.definitions({ sessionId: ctx.state.sessionId, workspaceRoot: ctx.tools.workspaceRoot })
     }
     let completed: ModelStopReason | undefined
     const toolCalls: Array<ToolCall> = []

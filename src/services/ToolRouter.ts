@@ -65,9 +65,15 @@ export class ToolCallRejected extends Schema.TaggedError<ToolCallRejected>()("To
   message: Schema.String
 }) {}
 
+/** Whose tools: tool sets can differ by session (its MCP servers) and by workspace (project config). */
+export interface ToolScope {
+  readonly sessionId: string
+  readonly workspaceRoot: string
+}
+
 /** Resolves calls to registered tools (merged from every source under unique names). */
 export interface ToolRouterShape {
-  readonly definitions: (sessionId: string) => Effect.Effect<ReadonlyArray<ToolDefinition>>
+  readonly definitions: (scope: ToolScope) => Effect.Effect<ReadonlyArray<ToolDefinition>>
   readonly prepare: (call: ToolCall, ctx: ToolContext) => Effect.Effect<PreparedCall, ToolCallRejected>
 }
 
@@ -76,5 +82,5 @@ export class ToolRouter extends Context.Tag("custom-agent/ToolRouter")<ToolRoute
 /** A registry of tools (local tools, an MCP server's, skills'); the router merges them. */
 export interface ToolSource {
   readonly name: string
-  readonly tools: (sessionId: string) => Effect.Effect<ReadonlyArray<Tool>>
+  readonly tools: (scope: ToolScope) => Effect.Effect<ReadonlyArray<Tool>>
 }

@@ -2,6 +2,7 @@ import { Args, Command, Options } from "@effect/cli"
 import { Deferred, Effect, Fiber, Option, Stream } from "effect"
 import { agentLayer } from "../../app/agent.js"
 import { resolveConfigDir, resolveDataDir } from "../../app/locations.js"
+import { packageVersion } from "../../app/package-root.js"
 import { SessionEngine } from "../../core/SessionEngine.js"
 import type { AgentEvent, EventOf } from "../../domain/events.js"
 import type { PermissionMode } from "../../domain/permissions.js"
@@ -204,6 +205,7 @@ export const runCommand = Command.make(
         agentLayer({
           dataDir: resolveDataDir(Option.getOrUndefined(args.dataDir)),
           configDir: resolveConfigDir(),
+          version: packageVersion(),
           store: args.store,
           model: {
             spec: args.model,

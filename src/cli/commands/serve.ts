@@ -6,6 +6,7 @@ import { randomBytes } from "node:crypto"
 import { createServer } from "node:http"
 import { hostLayer } from "../../app/host.js"
 import { resolveConfigDir, resolveDataDir } from "../../app/locations.js"
+import { packageVersion } from "../../app/package-root.js"
 import { webRoot } from "../../app/package-root.js"
 import { serverLayer } from "../../rpc/server.js"
 import { CliError } from "../errors.js"
@@ -63,6 +64,7 @@ export const serveCommand = Command.make(
           hostLayer({
             dataDir: resolveDataDir(Option.getOrUndefined(args.dataDir)),
             configDir: resolveConfigDir(),
+            version: packageVersion(),
             store: args.store,
             model: {
               spec: args.model,

@@ -123,7 +123,12 @@ export const make = (options: McpHubOptions): Effect.Effect<McpHubShape, never, 
 
     const source: ToolSource = {
       name: "mcp",
-      tools: (sessionId) => Effect.map(connections(sessionId), (list) => list.flatMap((connection) => connection.tools()))
+      tools: (scope) =>
+        Effect.sync(() => {
+          // A session nobody configured takes its project servers from its workspace.
+          const entry = entryOf(scope.sessionId)
+          if (entry.cwd === undefined && entry.running === undefined) entry.cwd = scope.workspaceRoot
+        }).pipe(Effect.zipRight(connections(scope.sessionId)), Effect.map((list) => list.flatMap((connection) => connection.tools())))
     }
 
     const configureSession: McpHubShape["configureSession"] = (sessionId, cwd, extra) =>

@@ -1,6 +1,6 @@
 import { Effect, Layer } from "effect"
 import type { ToolDefinition } from "../../domain/model.js"
-import { type Tool, ToolCallRejected, ToolRouter, type ToolRouterShape, type ToolSource } from "../../services/ToolRouter.js"
+import { type Tool, ToolCallRejected, ToolRouter, type ToolRouterShape, type ToolScope, type ToolSource } from "../../services/ToolRouter.js"
 
 /**
  * Merges tool sources in order. Names are unique: when two sources offer the same name the
@@ -8,11 +8,11 @@ import { type Tool, ToolCallRejected, ToolRouter, type ToolRouterShape, type Too
  * so this only guards against a misconfiguration, and it is logged).
  */
 export const make = (sources: ReadonlyArray<ToolSource>): ToolRouterShape => {
-  const merged = (sessionId: string): Effect.Effect<ReadonlyMap<string, Tool>> =>
+  const merged = (scope: ToolScope): Effect.Effect<ReadonlyMap<string, Tool>> =>
     Effect.gen(function* () {
       const byName = new Map<string, Tool>()
       for (const source of sources) {
-        for (const tool of yield* source.tools(sessionId)) {
+        for (const tool of yield* source.tools(scope)) {
           const name = tool.definition.name
           if (byName.has(name)) {
             yield* Effect.logWarning(`tool ${name} from ${source.name} is shadowed by an earlier source`)
@@ -24,12 +24,12 @@ export const make = (sources: ReadonlyArray<ToolSource>): ToolRouterShape => {
       return byName
     })
 
-  const definitions = (sessionId: string): Effect.Effect<ReadonlyArray<ToolDefinition>> =>
-    Effect.map(merged(sessionId), (tools) => [...tools.values()].map((tool) => tool.definition))
+  const definitions = (scope: ToolScope): Effect.Effect<ReadonlyArray<ToolDefinition>> =>
+    Effect.map(merged(scope), (tools) => [...tools.values()].map((tool) => tool.definition))
 
   const prepare: ToolRouterShape["prepare"] = (call, ctx) =>
     Effect.gen(function* () {
-      const tools = yield* merged(ctx.sessionId)
+      const tools = yield* merged({ sessionId: ctx.sessionId, workspaceRoot: ctx.workspaceRoot })
       const tool = tools.get(call.name)
       if (tool === undefined) {
         return yield* new ToolCallRejected({

@@ -60,7 +60,7 @@ describe("load_skill", () => {
 
   it.effect("is offered by the skills tool source", () =>
     Effect.gen(function* () {
-      const tools = yield* skillsToolSource(SkillFolders.make({ configDir: "/nonexistent" })).tools("ses_1")
+      const tools = yield* skillsToolSource(SkillFolders.make({ configDir: "/nonexistent" })).tools({ sessionId: "ses_1", workspaceRoot: "/" })
       expect(tools.map((t) => t.definition.name)).toEqual(["load_skill"])
     })
   )

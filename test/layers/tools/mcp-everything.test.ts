@@ -6,7 +6,7 @@ import { everythingServer, makeHub, tempDir, testServer } from "../../support/mc
 
 const call = (hub: McpHubShape, root: string, name: string, input: unknown) =>
   Effect.gen(function* () {
-    const tool = (yield* hub.source.tools("s1")).find((t) => t.definition.name === name)
+    const tool = (yield* hub.source.tools({ sessionId: "s1", workspaceRoot: "/" })).find((t) => t.definition.name === name)
     if (tool === undefined) return yield* Effect.dieMessage(`no tool ${name}`)
     const prepared = yield* tool.prepare(input, { sessionId: "s1", toolCallId: "c", workspaceRoot: root, files: LocalFileAccess })
     return yield* prepared.execute
@@ -27,7 +27,7 @@ describe("MCP: the reference everything server over stdio", () => {
   it.live("its tools, minus the ones that only run as tasks, and its instructions", () =>
     withEverything((hub) =>
       Effect.gen(function* () {
-        const names = (yield* hub.source.tools("s1")).map((t) => t.definition.name)
+        const names = (yield* hub.source.tools({ sessionId: "s1", workspaceRoot: "/" })).map((t) => t.definition.name)
         expect(names).toEqual(expect.arrayContaining(["mcp__everything__echo", "mcp__everything__get-sum", "mcp__everything__trigger-long-running-operation"]))
         expect(names).not.toContain("mcp__everything__simulate-research-query")
         const instructions = yield* hub.instructions("s1")

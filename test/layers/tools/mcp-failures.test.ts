@@ -13,7 +13,7 @@ import { mcpEngineLayer } from "../../support/mcp-engine.js"
 const ctx = (root: string) => ({ sessionId: "s1", toolCallId: "call-1", workspaceRoot: root, files: LocalFileAccess })
 
 const toolNamed = (hub: McpHubShape, name: string): Effect.Effect<Tool> =>
-  Effect.flatMap(hub.source.tools("s1"), (tools) => {
+  Effect.flatMap(hub.source.tools({ sessionId: "s1", workspaceRoot: "/" }), (tools) => {
     const tool = tools.find((t) => t.definition.name === name)
     return tool === undefined ? Effect.dieMessage(`no tool ${name}`) : Effect.succeed(tool)
   })
@@ -55,7 +55,7 @@ describe("MCP: failures, interruption and tool list changes", () => {
         expect(notices).toHaveLength(1)
         expect(notices[0]).toMatchObject({ server: "crashy", state: "exited" })
 
-        const names = (yield* hub.source.tools("s1")).map((t) => t.definition.name)
+        const names = (yield* hub.source.tools({ sessionId: "s1", workspaceRoot: "/" })).map((t) => t.definition.name)
         expect(names.some((n) => n.startsWith("mcp__crashy__"))).toBe(false)
         expect(yield* callTool(hub, dir, "mcp__steady__echo", { text: "still here" })).toMatchObject({ output: "still here", isError: false })
       })
@@ -114,7 +114,7 @@ describe("MCP: failures, interruption and tool list changes", () => {
         const [status] = yield* hub.status("s1")
         expect(status).toMatchObject({ name: "early", state: "failed" })
         expect(status?.message).toBe("exited during start-up; stderr:\nboom: no API key configured")
-        expect(yield* hub.source.tools("s1")).toEqual([])
+        expect(yield* hub.source.tools({ sessionId: "s1", workspaceRoot: "/" })).toEqual([])
       })
     ))
 
@@ -192,14 +192,14 @@ describe("MCP: failures, interruption and tool list changes", () => {
         const dir = yield* tempDir("mcp-grow-")
         const hub = yield* makeHub()
         yield* hub.configureSession("s1", dir, [testServer("t")])
-        const before = (yield* hub.source.tools("s1")).map((t) => t.definition.name)
+        const before = (yield* hub.source.tools({ sessionId: "s1", workspaceRoot: "/" })).map((t) => t.definition.name)
         expect(before).not.toContain("mcp__t__late")
         yield* hub.drainNotices("s1")
 
         expect(yield* callTool(hub, dir, "mcp__t__grow", { name: "late" })).toMatchObject({ output: "added late" })
         const notices = yield* awaitNotice(hub, "s1", (n) => n.state === "tools_changed")
         expect(notices).toEqual([{ server: "t", state: "tools_changed", message: "+mcp__t__late" }])
-        const after = (yield* hub.source.tools("s1")).map((t) => t.definition.name)
+        const after = (yield* hub.source.tools({ sessionId: "s1", workspaceRoot: "/" })).map((t) => t.definition.name)
         expect(after).toEqual([...before, "mcp__t__late"])
         expect((yield* hub.status("s1"))[0]?.tools).toEqual(after)
         expect(yield* callTool(hub, dir, "mcp__t__late")).toMatchObject({ output: "I am late", isError: false })

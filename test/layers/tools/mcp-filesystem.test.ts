@@ -35,7 +35,7 @@ describe("MCP: the reference filesystem server over stdio", () => {
         const hub = yield* makeHub()
         yield* hub.configureSession("s1", dir, [filesystemServer("fs", dir)])
 
-        const tools = yield* hub.source.tools("s1")
+        const tools = yield* hub.source.tools({ sessionId: "s1", workspaceRoot: "/" })
         const names = tools.map((t) => t.definition.name)
         expect(names).toContain("mcp__fs__read_text_file")
         expect(names).toContain("mcp__fs__write_file")
@@ -67,7 +67,7 @@ describe("MCP: the reference filesystem server over stdio", () => {
         const dir = yield* tempDir("mcp-fs-")
         const hub = yield* makeHub()
         yield* hub.configureSession("s1", dir, [filesystemServer("fs", dir)])
-        const read = find(yield* hub.source.tools("s1"), "mcp__fs__read_text_file")
+        const read = find(yield* hub.source.tools({ sessionId: "s1", workspaceRoot: "/" }), "mcp__fs__read_text_file")
 
         const missing = yield* Effect.either(read.prepare({}, context("s1", dir)))
         expect(Either.isLeft(missing) && missing.left.message).toBe("path: is missing")

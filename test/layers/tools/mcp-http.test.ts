@@ -23,7 +23,7 @@ describe("MCP: a Streamable HTTP server", () => {
         const hub = yield* makeHub({ env: { MCP_TEST_TOKEN: "s3cret" } })
         yield* hub.configureSession("s1", root, [])
 
-        const tools = yield* hub.source.tools("s1")
+        const tools = yield* hub.source.tools({ sessionId: "s1", workspaceRoot: "/" })
         expect(tools.map((t) => t.definition.name)).toEqual(["mcp__calc__add"])
         expect(yield* hub.status("s1")).toEqual([{ name: "calc", transport: "http", state: "ready", tools: ["mcp__calc__add"] }])
         expect(yield* hub.instructions("s1")).toEqual([{ server: "calc", text: "Adds numbers over HTTP." }])

@@ -18,7 +18,7 @@ describe("MCP: when servers start and stop", () => {
         expect(yield* hub.drainNotices("s1")).toEqual([])
         expect(pidsIn(pidFile)).toEqual([])
 
-        const [tools, statuses, instructions] = yield* Effect.all([hub.source.tools("s1"), hub.status("s1"), hub.instructions("s1")], {
+        const [tools, statuses, instructions] = yield* Effect.all([hub.source.tools({ sessionId: "s1", workspaceRoot: "/" }), hub.status("s1"), hub.instructions("s1")], {
           concurrency: "unbounded"
         })
         expect(tools.map((t) => t.definition.name)).toContain("mcp__t__echo")
@@ -58,7 +58,7 @@ describe("MCP: when servers start and stop", () => {
         yield* hub.configureSession("s1", dir, [testServer("second", { MCP_TEST_PID_FILE: pidFile })])
         expect(first !== undefined && isRunning(first)).toBe(false)
         expect((yield* hub.status("s1")).map((s) => [s.name, s.state])).toEqual([["second", "ready"]])
-        expect((yield* hub.source.tools("s1")).every((t) => t.definition.name.startsWith("mcp__second__"))).toBe(true)
+        expect((yield* hub.source.tools({ sessionId: "s1", workspaceRoot: "/" })).every((t) => t.definition.name.startsWith("mcp__second__"))).toBe(true)
       })
     ))
 
@@ -71,7 +71,7 @@ describe("MCP: when servers start and stop", () => {
         yield* hub.configureSession("b", dir, [])
         expect((yield* hub.status("a")).map((s) => s.name)).toEqual(["alpha"])
         expect(yield* hub.status("b")).toEqual([])
-        expect(yield* hub.source.tools("b")).toEqual([])
+        expect(yield* hub.source.tools({ sessionId: "b", workspaceRoot: "/" })).toEqual([])
         expect(yield* hub.drainNotices("b")).toEqual([])
         expect((yield* hub.drainNotices("a")).map((n) => n.server)).toEqual(["alpha"])
       })

@@ -1,0 +1,29 @@
+import { Effect, Layer } from "effect"
+import * as SkillFolders from "../layers/skills/folders.js"
+import { skillsToolSource } from "../layers/skills/load-skill-tool.js"
+import { localTools } from "../layers/tools/local.js"
+import * as Router from "../layers/tools/router.js"
+import { McpHub } from "../services/McpHub.js"
+import { Skills } from "../services/Skills.js"
+import { ToolRouter } from "../services/ToolRouter.js"
+
+/** The MCP hub; its module (and the MCP SDK) loads only when a command builds this layer. */
+export const mcpLayer = (userConfigDir: string, clientVersion: string): Layer.Layer<McpHub> =>
+  Layer.unwrapEffect(
+    Effect.map(
+      Effect.promise(() => import("../layers/tools/mcp.js")),
+      (mcp) => mcp.layer({ userConfigDir, clientVersion })
+    )
+  )
+
+/** Every tool a session can call, from every source, behind one router: local tools, skills, MCP servers. */
+export const routerLayer: Layer.Layer<ToolRouter, never, McpHub | Skills> = Layer.effect(
+  ToolRouter,
+  Effect.gen(function* () {
+    const hub = yield* McpHub
+    const skills = yield* Skills
+    return Router.make([Router.staticSource("local", localTools), skillsToolSource(skills), hub.source])
+  })
+)
+
+export const skillsLayer = (configDir: string) => SkillFolders.layer({ configDir })

@@ -1,0 +1,237 @@
+import { describe, expect, it } from "@effect/vitest"
+import { FastCheck, Schema } from "effect"
+import { type AgentEvent, AgentEvent as AgentEventSchema } from "../../src/domain/events.js"
+import type { HostFrame, SessionView } from "../../src/domain/host.js"
+import {
+  applyEvent,
+  applyFrame,
+  applyFrames,
+  type Block,
+  emptyTimeline,
+  openAsks,
+  TimelineState
+} from "../../web/src/timeline.js"
+
+const decodeEvent = Schema.decodeUnknownSync(AgentEventSchema)
+
+/** Events of one session, numbered in order and checked against the catalogue. */
+const recorder = (sessionId = "ses_1") => {
+  let sequence = 0
+  return (type: string, payload: object, turnId: string | undefined = "turn_1"): AgentEvent => {
+    sequence += 1
+    return decodeEvent({
+      id: `evt_${sequence}`,
+      schemaVersion: 1,
+      sessionId,
+      ...(turnId === undefined ? {} : { turnId }),
+      sequence,
+      timestamp: new Date(Date.UTC(2025, 0, 1, 0, 0, sequence)).toISOString(),
+      type,
+      payload
+    })
+  }
+}
+
+const usage = { inputTokens: 10, outputTokens: 5 }
+const diff = "--- a/notes.txt\n+++ b/notes.txt\n@@ -1 +1 @@\n-old line\n+new line\n"
+
+/** A session with every kind of block: a streamed answer, thinking, an asked-for edit, a second step, a queued message. */
+const fullSession = (): ReadonlyArray<AgentEvent> => {
+  const e = recorder()
+  return [
+    e("session.created", { cwd: "/work", client: "web", title: "notes" }, undefined),
+    e("turn.started", { promptPreview: "fix the notes" }),
+    e("user.message", { content: "fix the notes", mode: "queue" }),
+    e("model.thinking_delta", { text: "The notes " }),
+    e("model.thinking_delta", { text: "are wrong." }),
+    e("model.delta", { text: "Let me " }),
+    e("inbox.updated", { nextTurn: [{ id: "msg_1", content: "then run the tests" }], nextStep: [] }),
+    e("model.delta", { text: "fix them." }),
+    e("model.tool_call_requested", { toolCallId: "call_1", name: "edit_file", input: { path: "notes.txt", old_string: "old line", new_string: "new line" } }),
+    e("model.completed", { stopReason: "tool_calls", usage }),
+    e("permission.requested", { toolCallId: "call_1", tool: "edit_file", risk: "write", summary: "edit notes.txt", detail: diff }),
+    e("permission.resolved", { toolCallId: "call_1", decision: "allow", scope: "once", by: "user" }),
+    e("tool.started", { toolCallId: "call_1", name: "edit_file" }),
+    e("tool.completed", {
+      toolCallId: "call_1",
+      output: "edited notes.txt",
+      isError: false,
+      durationMs: 3,
+      data: { _tag: "edit", path: "notes.txt", before: "old line\n", after: "new line\n", diff }
+    }),
+    e("model.delta", { text: "Done." }),
+    e("model.completed", { stopReason: "final", usage }),
+    e("turn.completed", { stopReason: "final" })
+  ]
+}
+
+const replay = (events: ReadonlyArray<AgentEvent>) => events.reduce(applyEvent, emptyTimeline("ses_1"))
+
+const texts = (blocks: ReadonlyArray<Block>) => blocks.flatMap((b) => (b._tag === "text" ? [b.text] : []))
+
+describe("the timeline reducer", () => {
+  it("rebuilds a whole turn: messages, streamed blocks, the tool call with its permission and result, the end", () => {
+    const state = replay(fullSession())
+    expect(state.lastSequence).toBe(17)
+    expect(state.header).toEqual({ cwd: "/work", client: "web", title: "notes", createdAt: "2025-01-01T00:00:01.000Z" })
+    expect(state.blocks.map((b) => b._tag)).toEqual(["user", "thinking", "text", "tool", "text", "turnEnd"])
+    // Deltas join per assistant block; an inbox change in between does not split it.
+    expect(texts(state.blocks)).toEqual(["Let me fix them.", "Done."])
+    expect(state.blocks.find((b) => b._tag === "thinking")).toMatchObject({ text: "The notes are wrong.", streaming: false })
+    expect(state.blocks.every((b) => !(b._tag === "text" && b.streaming))).toBe(true)
+    const tool = state.blocks.find((b) => b._tag === "tool")
+    expect(tool).toMatchObject({
+      toolCallId: "call_1",
+      name: "edit_file",
+      input: { path: "notes.txt" },
+      ask: { risk: "write", summary: "edit notes.txt", detail: diff, open: false },
+      permission: { decision: "allow", scope: "once", by: "user" },
+      started: true,
+      result: { isError: false, data: { _tag: "edit", path: "notes.txt", diff } },
+      abandoned: false
+    })
+    expect(state.blocks.at(-1)).toMatchObject({ _tag: "turnEnd", stopReason: "final" })
+    expect(state.inbox.nextTurn).toEqual([{ id: "msg_1", content: "then run the tests" }])
+  })
+
+  it("shows an open permission question until it is resolved", () => {
+    const events = fullSession()
+    const asking = replay(events.slice(0, 11))
+    expect(openAsks(asking).map((t) => t.toolCallId)).toEqual(["call_1"])
+    expect(texts(asking.blocks)).toEqual(["Let me fix them."])
+    expect(openAsks(replay(events.slice(0, 12)))).toEqual([])
+  })
+
+  it("keeps the block streaming until the model step ends", () => {
+    const events = fullSession()
+    const mid = replay(events.slice(0, 6))
+    expect(mid.blocks.at(-1)).toEqual({ _tag: "text", sequence: 6, turnId: "turn_1", text: "Let me ", streaming: true })
+    expect(mid.blocks.find((b) => b._tag === "thinking")).toMatchObject({ streaming: false })
+  })
+
+  it("ignores events at or below the last applied sequence, so a resume overlap changes nothing", () => {
+    const events = fullSession()
+    const once = replay(events)
+    expect(replay([...events, ...events])).toEqual(once)
+    expect(events.reduce(applyEvent, replay(events.slice(0, 9)))).toEqual(once)
+  })
+
+  it.prop(
+    "a view resumed from any point, with any overlap, equals the full replay",
+    { cut: FastCheck.integer({ min: 0, max: 17 }), overlap: FastCheck.integer({ min: 0, max: 17 }) },
+    ({ cut, overlap }) => {
+      const events = fullSession()
+      const before = replay(events.slice(0, cut))
+      const resumed = events.slice(Math.max(0, cut - overlap)).reduce(applyEvent, before)
+      expect(resumed).toEqual(replay(events))
+    }
+  )
+
+  it("closes the questions of a turn that ended without an answer, and records how it ended", () => {
+    const e = recorder()
+    const state = replay([
+      e("turn.started", { promptPreview: "run it" }),
+      e("user.message", { content: "run it", mode: "queue" }),
+      e("model.tool_call_requested", { toolCallId: "call_9", name: "shell", input: { command: "make" } }),
+      e("model.completed", { stopReason: "tool_calls", usage }),
+      e("permission.requested", { toolCallId: "call_9", tool: "shell", risk: "execute", summary: "shell: make" }),
+      e("turn.completed", { stopReason: "error", errorCode: "interrupted", message: "the process stopped" })
+    ])
+    expect(openAsks(state)).toEqual([])
+    expect(state.blocks.find((b) => b._tag === "tool")).toMatchObject({ ask: { open: false }, abandoned: true, started: false })
+    expect(state.blocks.at(-1)).toEqual({
+      _tag: "turnEnd",
+      sequence: 6,
+      turnId: "turn_1",
+      stopReason: "error",
+      errorCode: "interrupted",
+      message: "the process stopped"
+    })
+  })
+
+  it("records model failures, shell results, denials and steering messages", () => {
+    const e = recorder()
+    const state = replay([
+      e("user.message", { content: "go", mode: "queue" }),
+      e("model.tool_call_requested", { toolCallId: "call_2", name: "shell", input: { command: "ls" } }),
+      e("permission.resolved", { toolCallId: "call_2", decision: "allow", scope: "session", by: "remembered" }),
+      e("tool.started", { toolCallId: "call_2", name: "shell" }),
+      e("tool.completed", {
+        toolCallId: "call_2",
+        output: "a\nb\n",
+        isError: false,
+        durationMs: 12,
+        data: { _tag: "shell", command: "ls", exitCode: 0, timedOut: false, truncated: false }
+      }),
+      e("model.tool_call_requested", { toolCallId: "call_3", name: "write_file", input: { path: "/etc/x" } }),
+      e("permission.resolved", {
+        toolCallId: "call_3",
+        decision: "deny",
+        scope: "once",
+        by: "rule",
+        rule: { source: "settings.json", index: 2, tool: "write_file" }
+      }),
+      e("tool.completed", { toolCallId: "call_3", output: "Permission denied", isError: true, durationMs: 0 }),
+      e("user.message", { content: "look at b", mode: "steer" }),
+      e("model.failed", { reason: "overloaded after 3 retries", code: "overloaded" }),
+      e("turn.completed", { stopReason: "error", errorCode: "overloaded" })
+    ])
+    expect(state.blocks.map((b) => b._tag)).toEqual(["user", "tool", "tool", "user", "failure", "turnEnd"])
+    expect(state.blocks[1]).toMatchObject({ permission: { by: "remembered", scope: "session" }, result: { data: { _tag: "shell", exitCode: 0 } } })
+    expect(state.blocks[2]).toMatchObject({ started: false, permission: { decision: "deny", by: "rule" }, result: { isError: true } })
+    expect(state.blocks[3]).toMatchObject({ content: "look at b", mode: "steer" })
+    expect(state.blocks[4]).toMatchObject({ code: "overloaded", reason: "overloaded after 3 retries" })
+  })
+
+  it("starts a new block for each model step and for text after thinking", () => {
+    const e = recorder()
+    const state = replay([
+      e("model.delta", { text: "one" }),
+      e("model.completed", { stopReason: "tool_calls", usage }),
+      e("model.delta", { text: "two" }),
+      e("model.thinking_delta", { text: "hmm" }),
+      e("model.delta", { text: "three" }),
+      e("model.delta", { text: "four" }, "turn_2")
+    ])
+    expect(state.blocks.map((b) => (b._tag === "text" || b._tag === "thinking" ? b.text : b._tag))).toEqual([
+      "one",
+      "two",
+      "hmm",
+      "three",
+      "four"
+    ])
+  })
+
+  it("takes running and the queue from baseline and status frames, and the queue from later events", () => {
+    const session: SessionView = {
+      sessionId: "ses_1",
+      cwd: "/work",
+      client: "cli",
+      createdAt: "2025-01-01T00:00:00.000Z",
+      lastSequence: 3,
+      running: true,
+      inbox: { nextTurn: [], nextStep: [{ id: "msg_2", content: "faster" }] },
+      pendingPermissions: []
+    }
+    const e = recorder()
+    const frames: ReadonlyArray<HostFrame> = [
+      { _tag: "Baseline", session },
+      { _tag: "Event", event: e("user.message", { content: "hi", mode: "queue" }) },
+      { _tag: "Event", event: e("inbox.updated", { nextTurn: [], nextStep: [] }) }
+    ]
+    const afterBaseline = applyFrame(emptyTimeline("ses_1"), frames[0] ?? { _tag: "Status", running: false })
+    expect(afterBaseline).toMatchObject({ running: true, header: { cwd: "/work", client: "cli" }, inbox: session.inbox, lastSequence: 0 })
+    const state = applyFrames(emptyTimeline("ses_1"), frames)
+    expect(state.inbox).toEqual({ nextTurn: [], nextStep: [] })
+    expect(state.lastSequence).toBe(2)
+    expect(applyFrame(state, { _tag: "Status", running: false }).running).toBe(false)
+  })
+
+  it("survives the JSON round trip a reload goes through", () => {
+    const codec = Schema.parseJson(TimelineState)
+    for (let cut = 0; cut <= 17; cut++) {
+      const state = replay(fullSession().slice(0, cut))
+      expect(Schema.decodeUnknownSync(codec)(Schema.encodeSync(codec)(state))).toEqual(state)
+    }
+  })
+})
