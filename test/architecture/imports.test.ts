@@ -9,7 +9,7 @@ const filesUnder = (dir: string): Array<string> =>
   readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name)
     if (entry.isDirectory()) return filesUnder(path)
-    return entry.name.endsWith(".ts") ? [path] : []
+    return /\.tsx?$/.test(entry.name) ? [path] : []
   })
 
 /** Every module specifier a file imports: static, type-only, re-exports and dynamic imports. */
@@ -64,6 +64,18 @@ describe("architecture", () => {
 
   it("src/services holds ports: only effect, src/domain and src/services", () => {
     expect(violations("services", (t) => isEffect(t) || under("domain", "services")(t))).toEqual([])
+  })
+
+  it("the web page talks to the agent only through the API: domain schemas and the RPC client", () => {
+    const web = join(root, "web", "src")
+    const misplaced = filesUnder(web).flatMap((file) =>
+      importsOf(file)
+        .filter((spec) => spec.startsWith("."))
+        .map((spec) => relative(root, resolve(dirname(file), spec)))
+        .filter((t) => t.startsWith("src/") && !t.startsWith("src/domain/") && !/^src\/rpc\/(client|group)\.js$/.test(t))
+        .map((t) => `${relative(root, file)} imports ${t}`)
+    )
+    expect(misplaced).toEqual([])
   })
 
   it("provider SDKs, drivers and process APIs stay in their adapters", () => {

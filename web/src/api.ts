@@ -1,0 +1,56 @@
+import { HttpClientError } from "@effect/platform"
+import { RpcClientError } from "@effect/rpc"
+import { Cause, type Context, Data, Effect, Either, Fiber, ManagedRuntime } from "effect"
+import { AgentClient, clientLayer, describeClientError } from "../../src/rpc/client.js"
+
+export type Client = Context.Tag.Service<typeof AgentClient>
+
+/** Anything that went wrong that the API does not declare: shown, never thrown at the page. */
+export class Unexpected extends Data.TaggedError("Unexpected")<{ readonly message: string }> {}
+
+/** The HTTP status behind a client error, when the server answered with one. */
+const statusOf = (error: unknown): number | undefined =>
+  error instanceof RpcClientError.RpcClientError && error.cause instanceof HttpClientError.ResponseError
+    ? error.cause.response.status
+    : undefined
+
+/** The server refused our token (it restarted with a new one, or the link was wrong). */
+export const isRefused = (error: unknown): boolean => statusOf(error) === 401
+
+/** One line a person can act on. */
+export const describe = (error: unknown): string => {
+  if (isRefused(error)) return "The server refused the token. Open the link `custom-agent serve` printed."
+  if (error instanceof RpcClientError.RpcClientError) return describeClientError(error)
+  if (error instanceof Error) return error.message
+  return String(error)
+}
+
+export interface Api {
+  /** Runs one call; every failure, declared or not, comes back as a Left. */
+  readonly call: <A, E>(use: (client: Client) => Effect.Effect<A, E>) => Promise<Either.Either<A, E | Unexpected>>
+  /** Runs a long-lived effect (a subscription); the returned function stops it. */
+  readonly fork: (effect: Effect.Effect<void, never, AgentClient>) => () => void
+  /** Stops everything this client runs (when the token changes). */
+  readonly dispose: () => void
+}
+
+export const makeApi = (token: string, onRefused: () => void): Api => {
+  const runtime = ManagedRuntime.make(clientLayer({ url: location.origin, token }))
+  return {
+    call: (use) =>
+      runtime.runPromise(
+        Effect.flatMap(AgentClient, use).pipe(
+          Effect.tapError((error) => Effect.sync(() => (isRefused(error) ? onRefused() : undefined))),
+          Effect.either,
+          Effect.catchAllCause((cause) => Effect.succeed(Either.left(new Unexpected({ message: Cause.pretty(cause) }))))
+        )
+      ),
+    fork: (effect) => {
+      const fiber = runtime.runFork(effect)
+      return () => {
+        runtime.runFork(Fiber.interrupt(fiber))
+      }
+    },
+    dispose: () => void runtime.dispose()
+  }
+}

@@ -1,0 +1,66 @@
+import { Cause, Duration, Effect, Exit, Option, Stream } from "effect"
+import { AgentClient } from "../../src/rpc/client.js"
+import { describe, isRefused } from "./api.js"
+import { applyFrames, type TimelineState } from "./timeline.js"
+
+export type Connection =
+  | { readonly _tag: "connecting" }
+  | { readonly _tag: "live" }
+  | { readonly _tag: "retrying"; readonly reason: string }
+  /** Nothing more to follow: the session does not exist, or the token was refused. */
+  | { readonly _tag: "stopped"; readonly reason: string }
+
+export interface FollowHandlers {
+  readonly onState: (state: TimelineState) => void
+  readonly onConnection: (connection: Connection) => void
+}
+
+const backoff = (failures: number) => Duration.millis(Math.min(250 * 2 ** failures, 5_000))
+
+/**
+ * Follows a session from `initial` for as long as it runs: subscribes after the last applied
+ * sequence, and after a dropped stream (network error, server restart, SubscriberLagged)
+ * subscribes again from wherever the view got to. The reducer ignores anything at or below
+ * that sequence, so the timeline ends complete with nothing doubled.
+ */
+export const follow = (initial: TimelineState, handlers: FollowHandlers): Effect.Effect<void, never, AgentClient> =>
+  Effect.gen(function* () {
+    const client = yield* AgentClient
+    let state = initial
+    let failures = 0
+    let connection: Connection["_tag"] | undefined
+    const announce = (next: Connection) => {
+      if (next._tag === "live" && connection === "live") return
+      connection = next._tag
+      handlers.onConnection(next)
+    }
+    announce({ _tag: "connecting" })
+    for (;;) {
+      const outcome = yield* client.Subscribe({ sessionId: state.sessionId, afterSequence: state.lastSequence }).pipe(
+        Stream.runForEachChunk((frames) =>
+          Effect.sync(() => {
+            state = applyFrames(state, frames)
+            failures = 0
+            announce({ _tag: "live" })
+            handlers.onState(state)
+          })
+        ),
+        Effect.exit
+      )
+      const failure = Exit.isSuccess(outcome) ? Option.none() : Cause.failureOption(outcome.cause)
+      if (Option.isNone(failure)) {
+        // The stream ended or was interrupted from the other side: the server is shutting
+        // down or restarting. (Our own stop interrupts this fiber and never gets here.)
+        announce({ _tag: "retrying", reason: Exit.isSuccess(outcome) || Cause.isInterruptedOnly(outcome.cause) ? "The server closed the stream." : Cause.pretty(outcome.cause) })
+        yield* Effect.sleep(backoff(failures++))
+        continue
+      }
+      const error = failure.value
+      if (error._tag === "SessionNotFound" || isRefused(error)) {
+        return announce({ _tag: "stopped", reason: error._tag === "SessionNotFound" ? error.message : describe(error) })
+      }
+      if (error._tag === "SubscriberLagged") continue
+      announce({ _tag: "retrying", reason: describe(error) })
+      yield* Effect.sleep(backoff(failures++))
+    }
+  })

@@ -1,0 +1,274 @@
+import { Schema } from "effect"
+import { type AgentEvent, MessageMode, TurnStopReason } from "../../src/domain/events.js"
+import { type HostFrame, Inbox } from "../../src/domain/host.js"
+import { ModelErrorCode } from "../../src/domain/model.js"
+import { DecidedBy, PermissionDecision, PermissionScope, RuleRef } from "../../src/domain/permissions.js"
+import { RiskClass, ToolResultData } from "../../src/domain/tools.js"
+
+/**
+ * What the page shows of one session, rebuilt from its events alone: a pure reducer, so a
+ * replay, a resume and a live stream end in the same view. It is a Schema so a view saved
+ * in sessionStorage can be read back safely after a reload.
+ */
+const position = { sequence: Schema.Int, turnId: Schema.optional(Schema.String) }
+
+export const UserBlock = Schema.TaggedStruct("user", { ...position, content: Schema.String, mode: MessageMode })
+/** Consecutive deltas of one assistant block; `streaming` until the model step ends. */
+export const TextBlock = Schema.TaggedStruct("text", { ...position, text: Schema.String, streaming: Schema.Boolean })
+export const ThinkingBlock = Schema.TaggedStruct("thinking", {
+  ...position,
+  text: Schema.String,
+  redacted: Schema.Boolean,
+  streaming: Schema.Boolean
+})
+
+/** A permission question; `open` while it can still be answered. */
+export const Ask = Schema.Struct({
+  risk: RiskClass,
+  summary: Schema.String,
+  detail: Schema.optional(Schema.String),
+  open: Schema.Boolean
+})
+export type Ask = typeof Ask.Type
+
+export const Decision = Schema.Struct({
+  decision: PermissionDecision,
+  scope: PermissionScope,
+  by: DecidedBy,
+  rule: Schema.optional(RuleRef),
+  reason: Schema.optional(Schema.String)
+})
+export type Decision = typeof Decision.Type
+
+export const ToolOutcome = Schema.Struct({
+  output: Schema.String,
+  isError: Schema.Boolean,
+  durationMs: Schema.Finite,
+  data: Schema.optional(ToolResultData)
+})
+export type ToolOutcome = typeof ToolOutcome.Type
+
+export const ToolBlock = Schema.TaggedStruct("tool", {
+  ...position,
+  toolCallId: Schema.String,
+  name: Schema.String,
+  input: Schema.Unknown,
+  ask: Schema.optional(Ask),
+  permission: Schema.optional(Decision),
+  started: Schema.Boolean,
+  result: Schema.optional(ToolOutcome),
+  /** The turn ended before the call produced a result: it never ran. */
+  abandoned: Schema.Boolean
+})
+export type ToolBlock = typeof ToolBlock.Type
+
+export const FailureBlock = Schema.TaggedStruct("failure", { ...position, reason: Schema.String, code: ModelErrorCode })
+
+export const TurnEndBlock = Schema.TaggedStruct("turnEnd", {
+  ...position,
+  stopReason: TurnStopReason,
+  errorCode: Schema.optional(Schema.String),
+  message: Schema.optional(Schema.String)
+})
+
+export const Block = Schema.Union(UserBlock, TextBlock, ThinkingBlock, ToolBlock, FailureBlock, TurnEndBlock)
+export type Block = typeof Block.Type
+
+export const Header = Schema.Struct({
+  cwd: Schema.String,
+  client: Schema.String,
+  createdAt: Schema.String,
+  title: Schema.optional(Schema.String),
+  model: Schema.optional(Schema.String)
+})
+export type Header = typeof Header.Type
+
+export const TimelineState = Schema.Struct({
+  sessionId: Schema.String,
+  /** The last event applied; a resume asks for the events after it. */
+  lastSequence: Schema.NonNegativeInt,
+  header: Schema.optional(Header),
+  /** From the host's Status frames: true also between turns the queue starts back to back. */
+  running: Schema.Boolean,
+  inbox: Inbox,
+  blocks: Schema.Array(Block)
+})
+export type TimelineState = typeof TimelineState.Type
+
+export const emptyTimeline = (sessionId: string): TimelineState => ({
+  sessionId,
+  lastSequence: 0,
+  running: false,
+  inbox: { nextTurn: [], nextStep: [] },
+  blocks: []
+})
+
+type Streamed = Extract<Block, { readonly _tag: "text" | "thinking" }>
+
+const turnOf = (event: AgentEvent) => (event.turnId === undefined ? {} : { turnId: event.turnId })
+
+/** Ends the text or thinking block that is streaming, if any: what follows starts a new block. */
+const seal = (blocks: ReadonlyArray<Block>): Array<Block> => {
+  const last = blocks.at(-1)
+  if ((last?._tag === "text" || last?._tag === "thinking") && last.streaming) {
+    return [...blocks.slice(0, -1), { ...last, streaming: false }]
+  }
+  return [...blocks]
+}
+
+const appendStreamed = (blocks: ReadonlyArray<Block>, event: AgentEvent, fresh: Streamed): Array<Block> => {
+  const last = blocks.at(-1)
+  if (last !== undefined && last._tag === fresh._tag && last.streaming && last.turnId === event.turnId) {
+    return [...blocks.slice(0, -1), { ...last, text: last.text + fresh.text }]
+  }
+  return [...seal(blocks), fresh]
+}
+
+/** Updates the block of a tool call (the newest with that id), creating it if no request was seen. */
+const updateTool = (
+  blocks: ReadonlyArray<Block>,
+  event: AgentEvent,
+  toolCallId: string,
+  name: string,
+  update: (tool: ToolBlock) => ToolBlock
+): Array<Block> => {
+  const index = blocks.findLastIndex((b) => b._tag === "tool" && b.toolCallId === toolCallId)
+  const found = blocks[index]
+  if (found?._tag === "tool") return blocks.map((b, i) => (i === index ? update(found) : b))
+  const created: ToolBlock = { _tag: "tool", sequence: event.sequence, ...turnOf(event), toolCallId, name, input: undefined, started: false, abandoned: false }
+  return [...seal(blocks), update(created)]
+}
+
+/** A turn that ended can no longer be asked anything, and its calls without a result will not run. */
+const closeTurn = (blocks: ReadonlyArray<Block>, turnId: string | undefined): Array<Block> =>
+  blocks.map((b) => {
+    if (b._tag !== "tool" || b.turnId !== turnId || b.result !== undefined) return b
+    return { ...b, abandoned: true, ...(b.ask === undefined ? {} : { ask: { ...b.ask, open: false } }) }
+  })
+
+const blocksAfter = (blocks: ReadonlyArray<Block>, event: AgentEvent): ReadonlyArray<Block> => {
+  const at = { sequence: event.sequence, ...turnOf(event) }
+  switch (event.type) {
+    case "session.created":
+    case "turn.started":
+    case "inbox.updated":
+      return blocks
+    case "user.message":
+      return [...seal(blocks), { _tag: "user", ...at, content: event.payload.content, mode: event.payload.mode }]
+    case "model.delta":
+      return appendStreamed(blocks, event, { _tag: "text", ...at, text: event.payload.text, streaming: true })
+    case "model.thinking_delta":
+      return appendStreamed(blocks, event, {
+        _tag: "thinking",
+        ...at,
+        text: event.payload.text,
+        redacted: event.payload.redacted !== undefined,
+        streaming: true
+      })
+    case "model.tool_call_requested": {
+      const { toolCallId, name, input } = event.payload
+      return [...seal(blocks), { _tag: "tool", ...at, toolCallId, name, input, started: false, abandoned: false }]
+    }
+    case "model.completed":
+      return seal(blocks)
+    case "model.failed":
+      return [...seal(blocks), { _tag: "failure", ...at, reason: event.payload.reason, code: event.payload.code }]
+    case "permission.requested": {
+      const { toolCallId, tool, risk, summary, detail } = event.payload
+      const ask: Ask = { risk, summary, open: true, ...(detail === undefined ? {} : { detail }) }
+      return updateTool(blocks, event, toolCallId, tool, (t) => ({ ...t, ask }))
+    }
+    case "permission.resolved": {
+      const { toolCallId, decision, scope, by, rule, reason } = event.payload
+      const permission: Decision = {
+        decision,
+        scope,
+        by,
+        ...(rule === undefined ? {} : { rule }),
+        ...(reason === undefined ? {} : { reason })
+      }
+      return updateTool(blocks, event, toolCallId, "tool", (t) => ({
+        ...t,
+        permission,
+        ...(t.ask === undefined ? {} : { ask: { ...t.ask, open: false } })
+      }))
+    }
+    case "tool.started":
+      return updateTool(blocks, event, event.payload.toolCallId, event.payload.name, (t) => ({ ...t, started: true }))
+    case "tool.completed": {
+      const { toolCallId, output, isError, durationMs, data } = event.payload
+      const result: ToolOutcome = { output, isError, durationMs, ...(data === undefined ? {} : { data }) }
+      return updateTool(blocks, event, toolCallId, "tool", (t) => ({ ...t, result }))
+    }
+    case "turn.completed": {
+      const { stopReason, errorCode, message } = event.payload
+      return [
+        ...closeTurn(seal(blocks), event.turnId),
+        {
+          _tag: "turnEnd",
+          ...at,
+          stopReason,
+          ...(errorCode === undefined ? {} : { errorCode }),
+          ...(message === undefined ? {} : { message })
+        }
+      ]
+    }
+  }
+}
+
+/** Applies one event; an event at or below the last applied sequence is ignored (a resume overlap). */
+export const applyEvent = (state: TimelineState, event: AgentEvent): TimelineState => {
+  if (event.sequence <= state.lastSequence) return state
+  const next: TimelineState = { ...state, lastSequence: event.sequence, blocks: blocksAfter(state.blocks, event) }
+  switch (event.type) {
+    case "session.created": {
+      const { cwd, client, title, model } = event.payload
+      const header: Header = {
+        cwd,
+        client,
+        createdAt: event.timestamp,
+        ...(title === undefined ? {} : { title }),
+        ...(model === undefined ? {} : { model })
+      }
+      return { ...next, header }
+    }
+    case "inbox.updated":
+      return { ...next, inbox: { nextTurn: event.payload.nextTurn, nextStep: event.payload.nextStep } }
+    default:
+      return next
+  }
+}
+
+/**
+ * Applies one frame of a subscription. The baseline and status frames describe the session
+ * now (running, queue); events carry the history and are applied once each by sequence.
+ */
+export const applyFrame = (state: TimelineState, frame: HostFrame): TimelineState => {
+  switch (frame._tag) {
+    case "Baseline": {
+      const { cwd, client, createdAt, title, model, running, inbox } = frame.session
+      const header: Header = {
+        cwd,
+        client,
+        createdAt,
+        ...(title === undefined ? {} : { title }),
+        ...(model === undefined ? {} : { model })
+      }
+      return { ...state, header, running, inbox }
+    }
+    case "Status":
+      return { ...state, running: frame.running }
+    case "Event":
+      return applyEvent(state, frame.event)
+  }
+}
+
+export const applyFrames = (state: TimelineState, frames: Iterable<HostFrame>): TimelineState => {
+  let next = state
+  for (const frame of frames) next = applyFrame(next, frame)
+  return next
+}
+
+/** The permission questions that still wait for an answer. */
+export const openAsks = (state: TimelineState): ReadonlyArray<ToolBlock> =>
+  state.blocks.flatMap((b) => (b._tag === "tool" && b.ask?.open === true ? [b] : []))
