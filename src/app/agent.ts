@@ -29,6 +29,8 @@ export interface AgentConfig {
   readonly engine?: Partial<SessionEngine.SessionEngineOptions>
   /** Reported to MCP servers. */
   readonly version?: string
+  /** How file tools read and write (default: the local disk); the ACP agent passes the editor's. */
+  readonly files?: Layer.Layer<Files, unknown>
 }
 
 export type CoreServices = EventStore | ModelGateway | Ids | ToolRouter | PermissionEngine | Files | McpHub | Skills
@@ -45,7 +47,7 @@ export const coreLayer = (config: AgentConfig): Layer.Layer<CoreServices, unknow
       approvalsFile: approvalsFile(config.dataDir),
       ...(config.workspaceRoots === undefined ? {} : { projectRoots: config.workspaceRoots })
     }),
-    LocalFilesLive
+    config.files ?? LocalFilesLive
   )
 
 export const engineOptions = (config: AgentConfig): SessionEngine.SessionEngineOptions => ({

@@ -269,7 +269,7 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
               systemPrompt: options.systemPrompt,
               maxSteps: input.maxSteps ?? options.maxSteps,
               takeSteering: input.takeSteering ?? Effect.succeed([]),
-              tools: { sessionId: input.sessionId, turnId, workspaceRoot, mode: permissionMode, router, permissions, approvals, files, emit },
+              tools: { sessionId: input.sessionId, turnId, workspaceRoot, mode: permissionMode, router, permissions, approvals, files: files.forSession?.(input.sessionId) ?? files, emit },
               emit
             }).pipe(Effect.raceFirst(Deferred.await(running.cancel).pipe(Effect.as(cancelledOutcome))))
             yield* emit({ type: "turn.completed", turnId, payload: outcome })

@@ -56,7 +56,7 @@ export const UserMessageEvent = defineEvent("user.message", {
 
 export const ModelDelta = defineEvent("model.delta", { text: Schema.String })
 
-export const ModelThinkingDelta = defineEvent("model.thinking_delta", {
+export const ModelThinkingDeltaEvent = defineEvent("model.thinking_delta", {
   text: Schema.String,
   signature: Schema.optional(Schema.String),
   redacted: Schema.optional(Schema.String)
@@ -136,7 +136,7 @@ export const eventSchemas = {
   "turn.started": TurnStarted,
   "user.message": UserMessageEvent,
   "model.delta": ModelDelta,
-  "model.thinking_delta": ModelThinkingDelta,
+  "model.thinking_delta": ModelThinkingDeltaEvent,
   "model.tool_call_requested": ModelToolCallRequested,
   "model.completed": ModelCompletedEvent,
   "model.failed": ModelFailed,
@@ -153,7 +153,7 @@ export const AgentEvent = Schema.Union(
   TurnStarted,
   UserMessageEvent,
   ModelDelta,
-  ModelThinkingDelta,
+  ModelThinkingDeltaEvent,
   ModelToolCallRequested,
   ModelCompletedEvent,
   ModelFailed,

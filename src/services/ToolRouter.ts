@@ -14,6 +14,11 @@ export class FileAccessError extends Schema.TaggedError<FileAccessError>()("File
 export interface FileAccess {
   readonly readText: (path: string) => Effect.Effect<string, FileAccessError>
   readonly writeText: (path: string, content: string) => Effect.Effect<void, FileAccessError>
+  /**
+   * The access one session's tools use, when files are addressed per session (an ACP client
+   * serves its buffers by session id). Absent: every session uses this access as it is.
+   */
+  readonly forSession?: (sessionId: string) => FileAccess
 }
 
 /** The FileAccess file tools use; a layer picks local disk or an editor's buffers. */

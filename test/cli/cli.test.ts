@@ -1,10 +1,12 @@
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { join, resolve } from "node:path"
+import { Effect } from "effect"
 import { decodeEventJson } from "../../src/domain/decode.js"
 import type { AgentEvent } from "../../src/domain/events.js"
 import { repoRoot, runCli, startServer, stop } from "../support/cli.js"
+import * as Replay from "../support/replay-server.js"
 
 const dirs: Array<string> = []
 afterAll(() => {
@@ -169,6 +171,31 @@ describe("custom-agent (the built CLI)", () => {
       await stop(server.child)
     }
   })
+
+  it("run --model anthropic/<id> against a replay server (ANTHROPIC_BASE_URL) streams the recorded answer", () =>
+    Effect.runPromise(
+      Effect.scoped(
+        Effect.gen(function* () {
+          const server = yield* Replay.start(resolve(import.meta.dirname, "../fixtures/anthropic/plain-text.json"))
+          const home = temp("cli-home-")
+          const result = yield* Effect.promise(() =>
+            runCli(["run", "say hello", "--model", "anthropic/claude-sonnet-5-5"], {
+              env: { CUSTOM_AGENT_HOME: home, ANTHROPIC_API_KEY: "sk-ant-test", ANTHROPIC_BASE_URL: server.url }
+            })
+          )
+          expect(result.stderr).not.toContain("custom-agent:")
+          expect(result.code).toBe(0)
+          expect(result.stdout).toBe("Hello, world!\n")
+          const requests = yield* server.requests
+          expect(requests).toHaveLength(1)
+          expect(requests[0]?.headers["authorization"] ?? requests[0]?.headers["x-api-key"]).toContain("sk-ant-test")
+          const json = yield* Effect.promise(() =>
+            runCli(["sessions", "list"], { env: { CUSTOM_AGENT_HOME: home } })
+          )
+          expect(json.stdout).toContain("say hello")
+        })
+      )
+    ))
 
   it("serve refuses a non-loopback address without a configured token", async () => {
     const result = await runCli(["serve", "--host", "0.0.0.0", "--port", "0"], { env: { CUSTOM_AGENT_HOME: temp("cli-home-") } })

@@ -11,6 +11,7 @@ import * as Permissions from "../../src/layers/permission/engine.js"
 import { LocalFilesLive } from "../../src/layers/tools/local-file-access.js"
 import * as Router from "../../src/layers/tools/router.js"
 import { EventStore } from "../../src/services/EventStore.js"
+import type { ModelGateway } from "../../src/services/ModelGateway.js"
 import type { Tool } from "../../src/services/ToolRouter.js"
 
 export type StoreLayer = Layer.Layer<EventStore, unknown>
@@ -21,6 +22,8 @@ export interface HarnessOptions {
   readonly answers?: ReadonlyArray<ScriptedApprovals.ScriptedAnswer>
   /** Where "always" approvals persist; a fresh temporary file by default. */
   readonly approvalsFile?: string
+  /** A real model adapter instead of the scripted model. */
+  readonly model?: Layer.Layer<ModelGateway, unknown>
 }
 
 /** An engine on the given store with a scripted model; the store stays reachable for assertions. */
@@ -29,7 +32,7 @@ export const engineLayer = (store: StoreLayer, script?: Scripted.Script, options
     Layer.provideMerge(
       Layer.mergeAll(
         store,
-        Scripted.layer(script),
+        options.model ?? Scripted.layer(script),
         IdsDeterministic,
         Router.layer([Router.staticSource("test", options.tools ?? [])]),
         Permissions.layer({ approvalsFile: options.approvalsFile ?? join(tmpdir(), `approvals-${randomUUID()}.json`) }),

@@ -1,0 +1,32 @@
+import { Effect, Layer } from "effect"
+import { methods } from "@agentclientprotocol/sdk"
+import { LocalFileAccess } from "../layers/tools/local-file-access.js"
+import { type FileAccess, FileAccessError, Files } from "../services/ToolRouter.js"
+import type { ClientPeer } from "./peer.js"
+
+/**
+ * File tools through the editor (`fs/read_text_file`, `fs/write_text_file`) when it offers
+ * them, so they see unsaved buffers and their edits land in them; the local disk otherwise.
+ * The client addresses files by session, hence the per-session access.
+ */
+export const clientFileAccess = (peer: ClientPeer): FileAccess => {
+  const forSession = (sessionId: string): FileAccess => ({
+    readText: (path) =>
+      peer.readsFiles
+        ? peer.request(methods.client.fs.readTextFile, { sessionId, path }).pipe(
+            Effect.map((response) => response.content),
+            Effect.mapError((error) => new FileAccessError({ path, message: `the editor could not read ${path}: ${error.message}` }))
+          )
+        : LocalFileAccess.readText(path),
+    writeText: (path, content) =>
+      peer.writesFiles
+        ? peer.request(methods.client.fs.writeTextFile, { sessionId, path, content }).pipe(
+            Effect.asVoid,
+            Effect.mapError((error) => new FileAccessError({ path, message: `the editor could not write ${path}: ${error.message}` }))
+          )
+        : LocalFileAccess.writeText(path, content)
+  })
+  return { ...LocalFileAccess, forSession }
+}
+
+export const clientFilesLayer = (peer: ClientPeer) => Layer.succeed(Files, clientFileAccess(peer))

@@ -1,0 +1,20 @@
+import type { McpServer } from "@agentclientprotocol/sdk"
+import { Either } from "effect"
+import type { McpServerConfig } from "../services/McpHub.js"
+
+const record = (pairs: ReadonlyArray<{ readonly name: string; readonly value: string }>) =>
+  Object.fromEntries(pairs.map((pair) => [pair.name, pair.value]))
+
+/** The client's MCP servers as the hub configures them: stdio and Streamable HTTP (SSE is not offered). */
+export const mcpServerConfigs = (servers: ReadonlyArray<McpServer>): Either.Either<ReadonlyArray<McpServerConfig>, string> => {
+  const configs: Array<McpServerConfig> = []
+  for (const server of servers) {
+    if ("type" in server) {
+      if (server.type === "sse") return Either.left(`MCP server ${server.name}: SSE transport is not supported (see mcpCapabilities)`)
+      configs.push({ name: server.name, url: server.url, headers: record(server.headers) })
+    } else {
+      configs.push({ name: server.name, command: server.command, args: server.args, env: record(server.env) })
+    }
+  }
+  return Either.right(configs)
+}

@@ -1,0 +1,26 @@
+import type { SessionModeState } from "@agentclientprotocol/sdk"
+import type { AgentEvent } from "../domain/events.js"
+import type { PermissionMode } from "../domain/permissions.js"
+
+/** The permission modes an editor may pick; `bypass` stays a command-line-only choice. */
+export type AcpMode = Exclude<PermissionMode, "bypass">
+
+const modes: ReadonlyArray<{ readonly id: AcpMode; readonly name: string; readonly description: string }> = [
+  { id: "default", name: "Default", description: "Reads in the workspace run; edits, commands and the rest ask first" },
+  { id: "plan", name: "Plan", description: "Read-only: every edit and command is refused" },
+  { id: "accept-edits", name: "Accept edits", description: "Edits inside the workspace run without asking; commands still ask" }
+]
+
+export const isAcpMode = (id: string): id is AcpMode => modes.some((mode) => mode.id === id)
+
+export const modeState = (current: AcpMode): SessionModeState => ({
+  currentModeId: current,
+  availableModes: modes.map((mode) => ({ ...mode }))
+})
+
+/** A loaded session goes on in the mode its last turn ran under: fold this over its events. */
+export const modeAfter = (current: AcpMode, event: AgentEvent): AcpMode => {
+  if (event.type !== "turn.started") return current
+  const mode = event.payload.permissionMode
+  return mode !== undefined && isAcpMode(mode) ? mode : "default"
+}

@@ -1,0 +1,116 @@
+import type { PromptResponse, SessionUpdate, StopReason } from "@agentclientprotocol/sdk"
+import { Effect, FiberSet, type Scope, Stream } from "effect"
+import type { EngineError } from "../domain/errors.js"
+import type { EventOf, TurnStopReason } from "../domain/events.js"
+import type { HostFrame } from "../domain/host.js"
+import type { AgentHostShape } from "../host/AgentHost.js"
+import { fromEngineError, internalError, type ProtocolError } from "./errors.js"
+import type { OpenSession } from "./open-sessions.js"
+import { type AskDeps, askClient } from "./permission.js"
+import { makeTranslator } from "./updates.js"
+
+const stopReasons: Readonly<Record<Exclude<TurnStopReason, "error">, StopReason>> = {
+  final: "end_turn",
+  cancelled: "cancelled",
+  max_steps: "max_turn_requests",
+  max_tokens: "max_tokens",
+  refusal: "refusal"
+}
+
+type Outcome = EventOf<"turn.completed">["payload"]
+
+type Phase =
+  /** Waiting for the session to be idle (the turn before may still be closing). */
+  | { readonly _tag: "Waiting" }
+  | { readonly _tag: "Running"; readonly turnId: string }
+  | { readonly _tag: "Done"; readonly outcome: Outcome }
+
+/** The session's frames from `after` on; a subscriber dropped for lagging resumes where it was. */
+const follow = (host: AgentHostShape, sessionId: string, after: number): Stream.Stream<HostFrame, EngineError> =>
+  Stream.suspend(() => {
+    let last = after
+    const from = (sequence: number): Stream.Stream<HostFrame, EngineError> =>
+      host.subscribe(sessionId, sequence).pipe(
+        Stream.tap((frame) =>
+          Effect.sync(() => {
+            if (frame._tag === "Event") last = frame.event.sequence
+          })
+        ),
+        Stream.catchTag("SubscriberLagged", () => from(last))
+      )
+    return from(after)
+  })
+
+/**
+ * One `session/prompt`: waits its turn behind the connection's earlier prompts, starts a
+ * host turn, streams that turn's events to the client as `session/update`s, puts its
+ * permission questions to the client, and answers with the stop reason once the turn's
+ * last update is out. `arrival` is the session's cancel count when the prompt arrived: a
+ * cancel since then makes the answer `cancelled`, whatever the turn did.
+ */
+export const runPrompt = (deps: AskDeps, session: OpenSession, content: string, arrival: number): Effect.Effect<PromptResponse, ProtocolError> =>
+  session.prompts.withPermits(1)(
+    Effect.scoped(
+      Effect.gen(function* () {
+        const { host, peer } = deps
+        const { sessionId } = session
+        const cancelled = () => session.cancels !== arrival
+        if (cancelled()) return { stopReason: "cancelled" as const }
+        const view = yield* host.getSession(sessionId).pipe(Effect.mapError(fromEngineError))
+        const translator = makeTranslator({ cwd: session.cwd, replay: false })
+        const askers = yield* FiberSet.make()
+
+        const send = (updates: ReadonlyArray<SessionUpdate>) =>
+          Effect.forEach(updates, (update) => peer.update({ sessionId, update }), { discard: true }).pipe(
+            Effect.mapError((error) => internalError(`could not send an update: ${error.message}`))
+          )
+
+        const start: Effect.Effect<Phase, ProtocolError, Scope.Scope> = Effect.gen(function* () {
+          if (cancelled()) return { _tag: "Done", outcome: { stopReason: "cancelled" } }
+          const receipt = yield* host
+            .prompt({ sessionId, content, mode: "queue", permissionMode: session.mode })
+            .pipe(Effect.mapError(fromEngineError))
+          if (receipt._tag === "Queued") {
+            // Only another process could be running a turn here; do not leave the message behind.
+            yield* host.editQueue(sessionId, receipt.messageId, { _tag: "Delete" }).pipe(Effect.ignoreLogged)
+            return yield* internalError(`session ${sessionId} is busy with a turn this connection did not start`)
+          }
+          // A cancel that came while the turn was being admitted found nothing to cancel yet.
+          if (cancelled()) yield* Effect.forkScoped(host.cancel(sessionId).pipe(Effect.ignoreLogged))
+          return { _tag: "Running", turnId: receipt.turnId }
+        })
+
+        const step = (phase: Phase, frame: HostFrame): Effect.Effect<Phase, ProtocolError, Scope.Scope> => {
+          switch (frame._tag) {
+            case "Baseline":
+              return phase._tag === "Waiting" && !frame.session.running ? start : Effect.succeed(phase)
+            case "Status":
+              return phase._tag === "Waiting" && !frame.running ? start : Effect.succeed(phase)
+            case "Event": {
+              const { event } = frame
+              if (phase._tag !== "Running" || event.turnId !== phase.turnId) return Effect.succeed(phase)
+              const ask =
+                event.type === "permission.requested"
+                  ? FiberSet.run(askers, askClient(deps, sessionId, translator.permissionToolCall(event)))
+                  : Effect.void
+              const next: Phase = event.type === "turn.completed" ? { _tag: "Done", outcome: event.payload } : phase
+              return send(translator.updates(event)).pipe(Effect.zipRight(ask), Effect.as(next))
+            }
+          }
+        }
+
+        const end = yield* follow(host, sessionId, view.lastSequence).pipe(
+          Stream.mapError(fromEngineError),
+          Stream.runFoldWhileEffect((): Phase => ({ _tag: "Waiting" }), (phase) => phase._tag !== "Done", step)
+        )
+        if (end._tag !== "Done") return yield* internalError(`the event stream of ${sessionId} ended before the turn did`)
+        if (cancelled()) return { stopReason: "cancelled" as const }
+        const { outcome } = end
+        if (outcome.stopReason === "error") {
+          // ACP v1 has no error stop reason: a failed turn is a failed request, after its updates.
+          return yield* internalError(outcome.message ?? "the turn failed", { errorCode: outcome.errorCode ?? "error" })
+        }
+        return { stopReason: stopReasons[outcome.stopReason] }
+      })
+    )
+  )

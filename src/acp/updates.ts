@@ -1,0 +1,137 @@
+import type { SessionUpdate, ToolCallContent, ToolCallUpdate } from "@agentclientprotocol/sdk"
+import type { AgentEvent, EventOf } from "../domain/events.js"
+import { absolutePath, kindOf, locationsOf, titleOf } from "./tool-calls.js"
+
+export interface TranslatorOptions {
+  /** The session's workspace, to make tool paths absolute. */
+  readonly cwd: string
+  /** Replaying a stored session (`session/load`): user messages are sent too. Live, the client has them already. */
+  readonly replay: boolean
+}
+
+export interface Translator {
+  /** The `session/update`s one event becomes, in order (often none). */
+  readonly updates: (event: AgentEvent) => ReadonlyArray<SessionUpdate>
+  /** The tool call a permission question is about, as `session/request_permission` shows it. */
+  readonly permissionToolCall: (event: EventOf<"permission.requested">) => ToolCallUpdate
+}
+
+const text = (value: string): ToolCallContent => ({ type: "content", content: { type: "text", text: value } })
+
+/**
+ * Host events to ACP session updates, for a live turn and for a replay alike. Chunks of one
+ * message share a message id (the id of its first event); every tool call the model asks
+ * for is a `tool_call`, and ends with a `tool_call_update` that is `completed` or `failed`,
+ * also when the turn ended before it ran.
+ */
+export const makeTranslator = (options: TranslatorOptions): Translator => {
+  let messageId: string | undefined
+  let thoughtId: string | undefined
+  const open = new Map<string, { readonly name: string; readonly input: unknown }>()
+
+  const endMessage = () => {
+    messageId = undefined
+    thoughtId = undefined
+  }
+
+  const completed = (event: EventOf<"tool.completed">): SessionUpdate => {
+    const { toolCallId, output, isError, data } = event.payload
+    const content: Array<ToolCallContent> =
+      data?._tag === "edit" && !isError
+        ? [{ type: "diff", path: absolutePath(options.cwd, data.path), oldText: data.before, newText: data.after }]
+        : output === ""
+          ? []
+          : [text(output)]
+    return { sessionUpdate: "tool_call_update", toolCallId, status: isError ? "failed" : "completed", content }
+  }
+
+  const updates = (event: AgentEvent): ReadonlyArray<SessionUpdate> => {
+    switch (event.type) {
+      case "user.message":
+        endMessage()
+        return options.replay
+          ? [{ sessionUpdate: "user_message_chunk", messageId: event.id, content: { type: "text", text: event.payload.content } }]
+          : []
+      case "model.delta":
+        if (event.payload.text === "") return []
+        thoughtId = undefined
+        messageId ??= event.id
+        return [{ sessionUpdate: "agent_message_chunk", messageId, content: { type: "text", text: event.payload.text } }]
+      case "model.thinking_delta":
+        if (event.payload.text === "") return []
+        messageId = undefined
+        thoughtId ??= event.id
+        return [{ sessionUpdate: "agent_thought_chunk", messageId: thoughtId, content: { type: "text", text: event.payload.text } }]
+      case "model.tool_call_requested": {
+        endMessage()
+        const { toolCallId, name, input } = event.payload
+        open.set(toolCallId, { name, input })
+        return [
+          {
+            sessionUpdate: "tool_call",
+            toolCallId,
+            name,
+            title: titleOf(name, input),
+            kind: kindOf(name),
+            status: "pending",
+            locations: locationsOf(options.cwd, input),
+            rawInput: input
+          }
+        ]
+      }
+      case "tool.started":
+        return [{ sessionUpdate: "tool_call_update", toolCallId: event.payload.toolCallId, status: "in_progress" }]
+      case "permission.resolved":
+        if (event.payload.decision !== "cancelled" || !open.delete(event.payload.toolCallId)) return []
+        return [
+          {
+            sessionUpdate: "tool_call_update",
+            toolCallId: event.payload.toolCallId,
+            status: "failed",
+            content: [text("Cancelled while waiting for permission; the call did not run.")]
+          }
+        ]
+      case "tool.completed":
+        open.delete(event.payload.toolCallId)
+        return [completed(event)]
+      case "model.completed":
+      case "turn.started":
+        endMessage()
+        return []
+      case "turn.completed": {
+        endMessage()
+        const left = [...open.keys()].map(
+          (toolCallId): SessionUpdate => ({
+            sessionUpdate: "tool_call_update",
+            toolCallId,
+            status: "failed",
+            content: [text("The turn ended before this call ran.")]
+          })
+        )
+        open.clear()
+        return left
+      }
+      default:
+        // The rest (the header, inbox changes, failures the turn's end reports) shows nothing in an editor.
+        return []
+    }
+  }
+
+  const permissionToolCall = (event: EventOf<"permission.requested">): ToolCallUpdate => {
+    const { toolCallId, tool, summary, detail } = event.payload
+    const requested = open.get(toolCallId)
+    const input = requested?.input
+    return {
+      toolCallId,
+      name: tool,
+      title: summary,
+      kind: kindOf(tool),
+      status: "pending",
+      locations: locationsOf(options.cwd, input),
+      ...(input === undefined ? {} : { rawInput: input }),
+      ...(detail === undefined ? {} : { content: [text(detail)] })
+    }
+  }
+
+  return { updates, permissionToolCall }
+}

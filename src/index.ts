@@ -1,0 +1,71 @@
+/**
+ * custom-agent as a library: the domain schemas, the service ports, the engine and host,
+ * the layers to compose them with, and the RPC API. Provider adapters that load an SDK
+ * (Anthropic, OpenAI-compatible, MCP) are separate entry points so importing this one
+ * stays light: `custom-agent/anthropic`, `custom-agent/openai`, `custom-agent/mcp`.
+ */
+
+// Domain: the event catalogue, normalized model types, tools, permissions, errors.
+export * from "./domain/decode.js"
+export * from "./domain/errors.js"
+export * from "./domain/events.js"
+export * from "./domain/host.js"
+export * from "./domain/model.js"
+export * from "./domain/permissions.js"
+export * from "./domain/session-log.js"
+export * from "./domain/tools.js"
+
+// Ports: one service per boundary.
+export * from "./services/Approvals.js"
+export * from "./services/EventBus.js"
+export * from "./services/EventStore.js"
+export * from "./services/Ids.js"
+export * from "./services/McpHub.js"
+export * from "./services/ModelGateway.js"
+export * from "./services/PermissionEngine.js"
+export * from "./services/Skills.js"
+export * from "./services/ToolRouter.js"
+
+// The engine and the host.
+export {
+  type CreateSessionInput,
+  defaultEngineOptions,
+  type Draft,
+  layer as sessionEngineLayer,
+  make as makeSessionEngine,
+  type RunTurnInput,
+  SessionEngine,
+  type SessionEngineOptions,
+  type SessionEngineShape,
+  type SessionInfo
+} from "./core/SessionEngine.js"
+export type { SessionHeader } from "./core/session-state.js"
+export { AgentHost, type AgentHostShape, layer as agentHostLayer, type PromptRequest } from "./host/AgentHost.js"
+export * as HostFanout from "./host/fanout.js"
+export * as HostPendingAsks from "./host/pending-asks.js"
+
+// Layers: pick one per port.
+export * as JsonlEventStore from "./layers/event-store/jsonl.js"
+export * as MemoryEventStore from "./layers/event-store/memory.js"
+export * as SqliteEventStore from "./layers/event-store/sqlite.js"
+export * as ScriptedModel from "./layers/model/scripted.js"
+export * as ModelSpec from "./layers/model/model-spec.js"
+export { IdsDeterministic, IdsLive } from "./layers/ids.js"
+export * as LocalTools from "./layers/tools/local.js"
+export { LocalFileAccess, LocalFilesLive } from "./layers/tools/local-file-access.js"
+export * as ToolRouterLayer from "./layers/tools/router.js"
+export * as PermissionRules from "./layers/permission/engine.js"
+export * as PolicyApprovals from "./layers/approvals/policy.js"
+export * as ScriptedApprovals from "./layers/approvals/scripted.js"
+export * as InteractiveApprovals from "./layers/approvals/interactive.js"
+export * as SkillFolders from "./layers/skills/folders.js"
+export { loadSkillTool, skillsToolSource } from "./layers/skills/load-skill-tool.js"
+
+// The API: the RPC group, a typed client, the HTTP server.
+export { AgentRpcs } from "./rpc/group.js"
+export { AgentClient, clientLayer, type ClientOptions, describeClientError } from "./rpc/client.js"
+export { serverLayer, type ServerOptions } from "./rpc/server.js"
+
+// Ready-made wirings (what the CLI uses).
+export { agentLayer, type AgentConfig, coreLayer } from "./app/agent.js"
+export { hostLayer, type HostConfig } from "./app/host.js"
