@@ -19,6 +19,8 @@ const stopReasons: Readonly<Record<Exclude<TurnStopReason, "error">, StopReason>
 
 type Outcome = EventOf<"turn.completed">["payload"]
 
+const cancelledResponse: PromptResponse = { stopReason: "cancelled" }
+
 type Phase =
   /** Waiting for the session to be idle (the turn before may still be closing). */
   | { readonly _tag: "Waiting" }
@@ -55,7 +57,7 @@ export const runPrompt = (deps: AskDeps, session: OpenSession, content: string, 
         const { host, peer } = deps
         const { sessionId } = session
         const cancelled = () => session.cancels !== arrival
-        if (cancelled()) return { stopReason: "cancelled" as const }
+        if (cancelled()) return cancelledResponse
         const view = yield* host.getSession(sessionId).pipe(Effect.mapError(fromEngineError))
         const translator = makeTranslator({ cwd: session.cwd, replay: false })
         const askers = yield* FiberSet.make()
@@ -99,12 +101,13 @@ export const runPrompt = (deps: AskDeps, session: OpenSession, content: string, 
           }
         }
 
+        const waiting: Phase = { _tag: "Waiting" }
         const end = yield* follow(host, sessionId, view.lastSequence).pipe(
           Stream.mapError(fromEngineError),
-          Stream.runFoldWhileEffect((): Phase => ({ _tag: "Waiting" }), (phase) => phase._tag !== "Done", step)
+          Stream.runFoldWhileEffect(waiting, (phase) => phase._tag !== "Done", step)
         )
         if (end._tag !== "Done") return yield* internalError(`the event stream of ${sessionId} ended before the turn did`)
-        if (cancelled()) return { stopReason: "cancelled" as const }
+        if (cancelled()) return cancelledResponse
         const { outcome } = end
         if (outcome.stopReason === "error") {
           // ACP v1 has no error stop reason: a failed turn is a failed request, after its updates.

@@ -4,15 +4,19 @@ import * as PolicyApprovals from "../layers/approvals/policy.js"
 import { IdsLive } from "../layers/ids.js"
 import * as Permissions from "../layers/permission/engine.js"
 import { LocalFilesLive } from "../layers/tools/local-file-access.js"
+import * as ContextSources from "../layers/context/builder.js"
+import * as MemoryFile from "../layers/memory/file-store.js"
 import type { Approvals } from "../services/Approvals.js"
+import type { ContextBuilder } from "../services/ContextBuilder.js"
 import type { EventStore } from "../services/EventStore.js"
 import type { Ids } from "../services/Ids.js"
 import type { McpHub } from "../services/McpHub.js"
+import type { MemoryStore } from "../services/MemoryStore.js"
 import type { ModelGateway } from "../services/ModelGateway.js"
 import type { PermissionEngine } from "../services/PermissionEngine.js"
 import type { Skills } from "../services/Skills.js"
 import type { Files, ToolRouter } from "../services/ToolRouter.js"
-import { approvalsFile, type StoreKind, userPermissionsFile } from "./locations.js"
+import { approvalsFile, memoryFile, type StoreKind, userPermissionsFile } from "./locations.js"
 import { type ModelSelection, modelLayer } from "./model.js"
 import { storeLayer } from "./store.js"
 import { mcpLayer, routerLayer, skillsLayer } from "./tools.js"
@@ -33,15 +37,33 @@ export interface AgentConfig {
   readonly files?: Layer.Layer<Files, unknown>
 }
 
-export type CoreServices = EventStore | ModelGateway | Ids | ToolRouter | PermissionEngine | Files | McpHub | Skills
+export type CoreServices =
+  | EventStore
+  | ModelGateway
+  | Ids
+  | ToolRouter
+  | PermissionEngine
+  | Files
+  | McpHub
+  | Skills
+  | MemoryStore
+  | ContextBuilder
 
-/** Everything the engine stands on: store, model, ids, tools and the permission boundary. */
+/** Everything the engine stands on: store, model, ids, context, memory, tools and the permission boundary. */
 export const coreLayer = (config: AgentConfig): Layer.Layer<CoreServices, unknown> =>
   Layer.mergeAll(
     storeLayer(config.store, config.dataDir),
     modelLayer(config.model),
     IdsLive,
-    routerLayer.pipe(Layer.provideMerge(Layer.merge(mcpLayer(config.configDir, config.version ?? "0.0.0"), skillsLayer(config.configDir)))),
+    Layer.merge(routerLayer, ContextSources.layer({ configDir: config.configDir })).pipe(
+      Layer.provideMerge(
+        Layer.mergeAll(
+          mcpLayer(config.configDir, config.version ?? "0.0.0"),
+          skillsLayer(config.configDir),
+          MemoryFile.layer(memoryFile(config.dataDir))
+        )
+      )
+    ),
     Permissions.layer({
       userRulesFile: userPermissionsFile(config.configDir),
       approvalsFile: approvalsFile(config.dataDir),

@@ -33,3 +33,4 @@ export const resolveConfigDir = (env: NodeJS.ProcessEnv = process.env): string =
 
 export const userPermissionsFile = (configDir: string) => join(configDir, "permissions.json")
 export const approvalsFile = (dataDir: string) => join(dataDir, "approvals.json")
+export const memoryFile = (dataDir: string) => join(dataDir, "memory.json")

@@ -1,4 +1,5 @@
 import { Effect, Layer } from "effect"
+import { rememberTool } from "../layers/memory/remember-tool.js"
 import * as SkillFolders from "../layers/skills/folders.js"
 import { skillsToolSource } from "../layers/skills/load-skill-tool.js"
 import { localTools } from "../layers/tools/local.js"
@@ -22,7 +23,7 @@ export const routerLayer: Layer.Layer<ToolRouter, never, McpHub | Skills> = Laye
   Effect.gen(function* () {
     const hub = yield* McpHub
     const skills = yield* Skills
-    return Router.make([Router.staticSource("local", localTools), skillsToolSource(skills), hub.source])
+    return Router.make([Router.staticSource("local", [...localTools, rememberTool]), skillsToolSource(skills), hub.source])
   })
 )
 

@@ -2,6 +2,7 @@ import { Command, ValidationError } from "@effect/cli"
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import { Cause, Effect, Option } from "effect"
 import { packageVersion } from "../app/package-root.js"
+import { acpCommand } from "./commands/acp.js"
 import { mcpCommand } from "./commands/mcp.js"
 import { runCommand } from "./commands/run.js"
 import { serveCommand } from "./commands/serve.js"
@@ -12,7 +13,7 @@ export const version = packageVersion()
 
 const root = Command.make("custom-agent").pipe(
   Command.withDescription("A local-first, event-sourced coding agent"),
-  Command.withSubcommands([runCommand, sessionsCommand, serveCommand, mcpCommand, skillsCommand])
+  Command.withSubcommands([runCommand, sessionsCommand, serveCommand, mcpCommand, skillsCommand, acpCommand])
 )
 
 const cli = Command.run(root, { name: "custom-agent", version })

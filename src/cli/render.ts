@@ -138,6 +138,27 @@ export const makeRenderer = (options: RenderOptions) => {
         const waiting = event.payload.nextTurn.length + event.payload.nextStep.length
         return line(side, dim(`  inbox: ${event.payload.nextTurn.length} queued, ${event.payload.nextStep.length} steering${waiting === 0 ? "" : ` (next: ${oneLine((event.payload.nextStep[0] ?? event.payload.nextTurn[0])?.content ?? "", 60)})`}`))
       }
+      case "context.source":
+        return options.live ? [] : line("out", dim(`  context source: ${event.payload.kind} ${event.payload.id} (${event.payload.text.length} chars)`))
+      case "context.built": {
+        if (options.live) return []
+        const parts = event.payload.sources.map((source) => `${source.kind} ${source.tokens}`).join(", ")
+        return line("out", dim(`  context: ${event.payload.totalTokens} of ${event.payload.budget} tokens (${parts}, history ${event.payload.historyTokens}, tools ${event.payload.toolsTokens})`))
+      }
+      case "context.compacted":
+        return line(side, yellow(`── compacted ${event.payload.turns.length} earlier turn(s): ${event.payload.tokensBefore} → ${event.payload.tokensAfter} tokens`))
+      case "memory.candidate_proposed":
+        return line(side, cyan(`✎ memory proposed (${event.payload.scope}): ${oneLine(event.payload.text)}`) + dim(" — review with: custom-agent memory review"))
+      case "memory.approved":
+        return line(side, green(`✓ memory approved (${event.payload.scope}) by ${event.payload.by}: ${oneLine(event.payload.text)}`))
+      case "memory.rejected":
+        return line(side, dim(`✗ memory candidate ${event.payload.candidateId} rejected by ${event.payload.by}`))
+      case "memory.deleted":
+        return line(side, dim(`✗ memory ${event.payload.memoryId} deleted by ${event.payload.by}`))
+      case "skill.loaded":
+        return line(side, dim(`  skill loaded: ${event.payload.name}`))
+      case "mcp.notice":
+        return line(side, (event.payload.state === "ready" || event.payload.state === "tools_changed" ? dim : red)(`  mcp ${event.payload.server}: ${event.payload.state.replace("_", " ")}${event.payload.message === undefined ? "" : ` (${oneLine(event.payload.message, 160)})`}`))
       case "turn.completed": {
         const { stopReason, errorCode, message } = event.payload
         if (stopReason === "final") {

@@ -15,6 +15,10 @@ import { Ids } from "../services/Ids.js"
 import { ModelGateway } from "../services/ModelGateway.js"
 import { PermissionEngine } from "../services/PermissionEngine.js"
 import { Files, ToolRouter } from "../services/ToolRouter.js"
+import { ContextBuilder } from "../services/ContextBuilder.js"
+import { McpHub } from "../services/McpHub.js"
+import { MemoryStore } from "../services/MemoryStore.js"
+import { compactHistory } from "./compaction.js"
 import { applyEvent, emptySessionState, type SessionHeader, type SessionState } from "./session-state.js"
 import { runTurnBody, type TurnOutcome } from "./turn.js"
 
@@ -44,16 +48,21 @@ export interface SessionInfo {
 }
 
 export interface SessionEngineOptions {
-  /** The built-in system instructions sent with every request. */
-  readonly systemPrompt: string
   /** Model steps one turn may take before it ends with `max_steps`. */
   readonly maxSteps: number
+  /**
+   * Share of the usable context window (the window minus the output reserve) a request may
+   * fill before older turns are compacted into a summary.
+   */
+  readonly compactionThreshold: number
+  /** Tool results longer than this many characters are cut in the model's view (whole in the log). */
+  readonly toolResultChars: number
 }
 
 export const defaultEngineOptions: SessionEngineOptions = {
-  systemPrompt:
-    "You are custom-agent, a coding agent working in the user's repository. Answer concisely and precisely.",
-  maxSteps: 50
+  maxSteps: 50,
+  compactionThreshold: 0.8,
+  toolResultChars: 30_000
 }
 
 export interface SessionEngineShape {
@@ -77,6 +86,11 @@ export interface SessionEngineShape {
    * (`turn.completed` error / `interrupted`), so every turn in the log stays closed.
    */
   readonly recover: (sessionId: string) => Effect.Effect<SessionInfo, EngineError>
+  /**
+   * Compacts the session's completed turns now (`/compact`), while no turn runs. Gives the
+   * `context.compacted` event, or none when there was nothing (new) to compact.
+   */
+  readonly compact: (sessionId: string) => Effect.Effect<Option.Option<AgentEvent>, EngineError>
 }
 
 export class SessionEngine extends Context.Tag("custom-agent/SessionEngine")<SessionEngine, SessionEngineShape>() {}
@@ -109,6 +123,12 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
     const permissions = yield* PermissionEngine
     const approvals = yield* Approvals
     const files = yield* Files
+    // Both optional for embedders: without a ContextBuilder the built-in instructions alone
+    // are sent; without a MemoryStore candidates stay in the log only (nothing to review them in).
+    const context = Option.getOrElse(yield* Effect.serviceOption(ContextBuilder), () => builtInContext)
+    const memory = yield* Effect.serviceOption(MemoryStore)
+    const mcp = yield* Effect.serviceOption(McpHub)
+    const conversationOptions = { toolResultChars: options.toolResultChars }
     const bus = yield* Effect.serviceOption(EventBus)
     const publish = Option.match(bus, { onNone: () => (_: AgentEvent) => Effect.void, onSome: (b) => b.publish })
     const handles = yield* Ref.make(new Map<string, Deferred.Deferred<SessionHandle, EngineError>>())
@@ -173,7 +193,7 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
     /** Cold recovery: rebuild a session's state from its log, once, however many ask at once. */
     const loadHandle = (sessionId: string): Effect.Effect<SessionHandle, EngineError> =>
       Effect.gen(function* () {
-        const state = emptySessionState(sessionId)
+        const state = emptySessionState(sessionId, conversationOptions)
         yield* store.replay(sessionId).pipe(Stream.runForEach((event) => Effect.sync(() => applyEvent(state, event))))
         if (state.lastSequence === 0) return yield* new SessionNotFound({ sessionId })
         return yield* newHandle(state)
@@ -212,7 +232,7 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
     const createSession = (input: CreateSessionInput): Effect.Effect<SessionInfo, EngineError> =>
       Effect.gen(function* () {
         const sessionId = yield* ids.make("ses")
-        const handle = yield* newHandle(emptySessionState(sessionId))
+        const handle = yield* newHandle(emptySessionState(sessionId, conversationOptions))
         yield* commit(handle, {
           type: "session.created",
           payload: {
@@ -259,17 +279,33 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
             if (Option.isSome(closed)) yield* Queue.offer(out, Take.of(closed.value))
             const turnId = yield* ids.make("turn")
             const permissionMode = input.permissionMode ?? "default"
-            yield* emit({ type: "turn.started", turnId, payload: { promptPreview: preview(input.content), permissionMode } })
+            const started = yield* emit({ type: "turn.started", turnId, payload: { promptPreview: preview(input.content), permissionMode } })
             yield* emit({ type: "user.message", turnId, payload: { content: input.content, mode: input.mode ?? "queue" } })
             const workspaceRoot = handle.state.header?.cwd ?? "."
             const outcome = yield* runTurnBody({
               turnId,
               state: handle.state,
               gateway,
-              systemPrompt: options.systemPrompt,
+              context,
+              compactionThreshold: options.compactionThreshold,
+              mcp,
               maxSteps: input.maxSteps ?? options.maxSteps,
               takeSteering: input.takeSteering ?? Effect.succeed([]),
-              tools: { sessionId: input.sessionId, turnId, workspaceRoot, mode: permissionMode, router, permissions, approvals, files: files.forSession?.(input.sessionId) ?? files, emit },
+              tools: {
+                sessionId: input.sessionId,
+                turnId,
+                workspaceRoot,
+                mode: permissionMode,
+                router,
+                permissions,
+                approvals,
+                // A client that serves files per session (an editor over ACP) gets this session's view.
+                files: files.forSession?.(input.sessionId) ?? files,
+                memory,
+                newId: ids.make,
+                turnStart: started.sequence,
+                emit
+              },
               emit
             }).pipe(Effect.raceFirst(Deferred.await(running.cancel).pipe(Effect.as(cancelledOutcome))))
             yield* emit({ type: "turn.completed", turnId, payload: outcome })
@@ -315,13 +351,37 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
         return yield* infoOf(handle)
       })
 
-    return SessionEngine.of({ createSession, runTurn, cancelTurn, getSession, record, recover })
+    const compact = (sessionId: string): Effect.Effect<Option.Option<AgentEvent>, EngineError> =>
+      Effect.gen(function* () {
+        const handle = yield* open(sessionId)
+        const running: RunningTurn = { cancel: yield* Deferred.make<void>(), done: yield* Deferred.make<void>() }
+        const claimed = yield* Ref.modify(handle.running, (current) =>
+          Option.isSome(current) ? [false, current] : [true, Option.some(running)]
+        )
+        if (!claimed) return yield* new TurnInProgress({ sessionId })
+        return yield* compactHistory({ state: handle.state, gateway, emit: (draft) => commit(handle, draft) }, "request").pipe(
+          Effect.ensuring(Ref.set(handle.running, Option.none()).pipe(Effect.zipRight(Deferred.succeed(running.done, undefined))))
+        )
+      })
+
+    return SessionEngine.of({ createSession, runTurn, cancelTurn, getSession, record, recover, compact })
   })
 
 export const layer = (options: SessionEngineOptions = defaultEngineOptions) =>
   Layer.effect(SessionEngine, make(options))
 
 const cancelledOutcome: TurnOutcome = { stopReason: "cancelled" }
+
+const builtInContext = ContextBuilder.of({
+  sources: () =>
+    Effect.succeed([
+      {
+        kind: "system",
+        id: "built-in",
+        text: "You are a coding agent working in the user's workspace. Use the tools you are given, check your work, and answer concisely."
+      }
+    ])
+})
 
 const preview = (content: string): string => {
   const line = content.replace(/\s+/g, " ").trim()

@@ -3,24 +3,42 @@ import type { AssistantPart, ConversationMessage, UserPart } from "../domain/mod
 
 /**
  * The conversation as a model sees it, folded incrementally from committed events so a
- * request never re-reads or re-encodes the whole history. Earlier messages are sealed
- * (immutable, shared by every snapshot); only the open last message is rebuilt on snapshot.
+ * request never re-reads or re-encodes the whole history. Earlier segments are sealed
+ * (immutable, shared by every snapshot); only the open one is rebuilt on snapshot.
  */
 export interface ConversationBuilder {
   readonly apply: (event: AgentEvent) => void
   readonly snapshot: () => ReadonlyArray<ConversationMessage>
   /** Tool calls of the current assistant message that have no result yet. */
   readonly pendingToolCalls: () => ReadonlyArray<string>
+  /** The messages up to and including `sequence`: what a compaction through it summarizes. */
+  readonly through: (sequence: number) => ReadonlyArray<ConversationMessage>
 }
+
+export interface ConversationOptions {
+  /** Tool results longer than this are cut in the model's view (the log keeps them whole). */
+  readonly toolResultChars: number
+}
+
+export const defaultConversationOptions: ConversationOptions = { toolResultChars: 30_000 }
 
 type OpenPart =
   | { readonly _tag: "text"; readonly chunks: Array<string> }
   | { readonly _tag: "thinking"; readonly chunks: Array<string>; signature?: string; redacted?: string }
   | { readonly _tag: "sealed"; readonly part: AssistantPart | UserPart }
 
-interface OpenMessage {
+interface OpenSegment {
   readonly role: "user" | "assistant"
   readonly parts: Array<OpenPart>
+  /** The first and last event that wrote into this segment. */
+  readonly from: number
+  to: number
+}
+
+interface SealedSegment {
+  readonly message: ConversationMessage
+  readonly from: number
+  readonly to: number
 }
 
 export const interruptedToolOutput = "The turn ended before this tool call completed (cancelled or interrupted)."
@@ -45,28 +63,67 @@ const isUserPart = (part: AssistantPart | UserPart): part is UserPart =>
   part._tag === "text" || part._tag === "tool_result"
 const isAssistantPart = (part: AssistantPart | UserPart): part is AssistantPart => part._tag !== "tool_result"
 
-const sealMessage = (message: OpenMessage): ConversationMessage => {
-  const parts = message.parts.map(sealPart)
-  return message.role === "user"
+const sealSegment = (segment: OpenSegment): SealedSegment => {
+  const parts = segment.parts.map(sealPart)
+  const message: ConversationMessage = segment.role === "user"
     ? { role: "user", content: parts.filter(isUserPart) }
     : { role: "assistant", content: parts.filter(isAssistantPart) }
+  return { message, from: segment.from, to: segment.to }
 }
 
-export const makeConversation = (): ConversationBuilder => {
-  const sealed: Array<ConversationMessage> = []
-  let open: OpenMessage | undefined
+/**
+ * Segments break at turn boundaries (so a compaction can drop whole turns); adjacent
+ * segments of one role are joined into one message, since providers want roles to alternate.
+ */
+const joinRoles = (messages: ReadonlyArray<ConversationMessage>): ReadonlyArray<ConversationMessage> => {
+  const joined: Array<ConversationMessage> = []
+  for (const message of messages) {
+    const last = joined[joined.length - 1]
+    if (last === undefined || last.role !== message.role) {
+      joined.push(message)
+      continue
+    }
+    joined[joined.length - 1] = last.role === "user" && message.role === "user"
+      ? { role: "user", content: [...last.content, ...message.content] }
+      : last.role === "assistant" && message.role === "assistant"
+        ? { role: "assistant", content: [...last.content, ...message.content] }
+        : last
+  }
+  return joined
+}
+
+/** Head and tail of a long tool result, with a note saying what the model does not see. */
+const forModel = (output: string, limit: number): string => {
+  if (output.length <= limit) return output
+  const head = output.slice(0, Math.floor(limit * 0.7))
+  const tail = output.slice(output.length - Math.floor(limit * 0.3))
+  const dropped = output.length - head.length - tail.length
+  return `${head}\n\n[... ${dropped} characters of this tool result are left out of the model's view; the session log keeps them whole ...]\n\n${tail}`
+}
+
+export const makeConversation = (options: ConversationOptions = defaultConversationOptions): ConversationBuilder => {
+  let sealed: Array<SealedSegment> = []
+  let open: OpenSegment | undefined
   let pending: Array<string> = []
 
-  const openMessage = (role: "user" | "assistant"): OpenMessage => {
-    if (open !== undefined && open.role === role) return open
-    if (open !== undefined) sealed.push(sealMessage(open))
-    open = { role, parts: [] }
+  const closeOpen = () => {
+    if (open !== undefined && open.parts.length > 0) sealed.push(sealSegment(open))
+    open = undefined
+  }
+
+  const segment = (role: "user" | "assistant", sequence: number): OpenSegment => {
+    if (open !== undefined && open.role === role) {
+      open.to = sequence
+      return open
+    }
+    closeOpen()
+    open = { role, parts: [], from: sequence, to: sequence }
     return open
   }
 
-  const appendChunk = (tag: "text" | "thinking", text: string): OpenPart => {
-    const message = openMessage("assistant")
-    const last = message.parts[message.parts.length - 1]
+  const appendChunk = (tag: "text" | "thinking", text: string, sequence: number): OpenPart => {
+    const current = segment("assistant", sequence)
+    const last = current.parts[current.parts.length - 1]
     // A signed or redacted thinking block is complete: what follows starts a new block.
     const closed = last?._tag === "thinking" && (last.signature !== undefined || last.redacted !== undefined)
     if (last !== undefined && last._tag === tag && !closed) {
@@ -74,56 +131,83 @@ export const makeConversation = (): ConversationBuilder => {
       return last
     }
     const part: OpenPart = tag === "text" ? { _tag: "text", chunks: [text] } : { _tag: "thinking", chunks: [text] }
-    message.parts.push(part)
+    current.parts.push(part)
     return part
   }
 
-  const addToolResult = (toolCallId: string, output: string, isError: boolean) => {
+  const addToolResult = (toolCallId: string, output: string, isError: boolean, sequence: number) => {
     pending = pending.filter((id) => id !== toolCallId)
-    openMessage("user").parts.push({ _tag: "sealed", part: { _tag: "tool_result", toolCallId, output, isError } })
+    segment("user", sequence).parts.push({
+      _tag: "sealed",
+      part: { _tag: "tool_result", toolCallId, output: forModel(output, options.toolResultChars), isError }
+    })
   }
 
   const apply = (event: AgentEvent): void => {
+    const sequence = event.sequence
     switch (event.type) {
+      case "turn.started":
+        closeOpen()
+        return
       case "user.message":
-        openMessage("user").parts.push({ _tag: "sealed", part: { _tag: "text", text: event.payload.content } })
+        segment("user", sequence).parts.push({ _tag: "sealed", part: { _tag: "text", text: event.payload.content } })
         return
       case "model.delta":
-        appendChunk("text", event.payload.text)
+        appendChunk("text", event.payload.text, sequence)
         return
       case "model.thinking_delta": {
         if (event.payload.redacted !== undefined) {
-          openMessage("assistant").parts.push({ _tag: "thinking", chunks: [event.payload.text], redacted: event.payload.redacted })
+          segment("assistant", sequence).parts.push({ _tag: "thinking", chunks: [event.payload.text], redacted: event.payload.redacted })
           return
         }
-        const part = appendChunk("thinking", event.payload.text)
+        const part = appendChunk("thinking", event.payload.text, sequence)
         if (part._tag === "thinking" && event.payload.signature !== undefined) part.signature = event.payload.signature
         return
       }
       case "model.tool_call_requested":
-        openMessage("assistant").parts.push({
+        segment("assistant", sequence).parts.push({
           _tag: "sealed",
           part: { _tag: "tool_call", toolCallId: event.payload.toolCallId, name: event.payload.name, input: event.payload.input }
         })
         pending.push(event.payload.toolCallId)
         return
       case "tool.completed":
-        addToolResult(event.payload.toolCallId, event.payload.output, event.payload.isError)
+        addToolResult(event.payload.toolCallId, event.payload.output, event.payload.isError, sequence)
         return
       case "turn.completed":
         // Every tool call must be answered before the next request; a cancelled one is.
-        for (const id of [...pending]) addToolResult(id, interruptedToolOutput, true)
+        for (const id of [...pending]) addToolResult(id, interruptedToolOutput, true, sequence)
+        closeOpen()
         return
+      case "context.compacted": {
+        // The summary stands in for every segment up to the boundary; later ones stay verbatim.
+        closeOpen()
+        const kept = sealed.filter((s) => s.from > event.payload.throughSequence)
+        const summary: SealedSegment = {
+          message: { role: "user", content: [{ _tag: "text", text: `Summary of the earlier conversation (older turns were compacted):\n\n${event.payload.summary}` }] },
+          from: 0,
+          to: event.payload.throughSequence
+        }
+        sealed = [summary, ...kept]
+        return
+      }
       default:
         return
     }
   }
 
+  const messagesOf = (segments: ReadonlyArray<SealedSegment>) => joinRoles(segments.map((s) => s.message))
+
   const snapshot = (): ReadonlyArray<ConversationMessage> => {
-    const messages = sealed.slice()
-    if (open !== undefined && open.parts.length > 0) messages.push(sealMessage(open))
-    return messages
+    const segments = sealed.slice()
+    if (open !== undefined && open.parts.length > 0) segments.push(sealSegment(open))
+    return messagesOf(segments)
   }
 
-  return { apply, snapshot, pendingToolCalls: () => pending.slice() }
+  return {
+    apply,
+    snapshot,
+    pendingToolCalls: () => pending.slice(),
+    through: (sequence) => messagesOf(sealed.filter((s) => s.to <= sequence))
+  }
 }

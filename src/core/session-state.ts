@@ -1,5 +1,5 @@
 import type { AgentEvent, QueuedMessage } from "../domain/events.js"
-import { type ConversationBuilder, makeConversation } from "./conversation.js"
+import { type ConversationBuilder, type ConversationOptions, makeConversation } from "./conversation.js"
 
 export interface SessionHeader {
   readonly sessionId: string
@@ -23,15 +23,26 @@ export interface SessionState {
   /** The inbox as of the last `inbox.updated`. */
   inbox: { readonly nextTurn: ReadonlyArray<QueuedMessage>; readonly nextStep: ReadonlyArray<QueuedMessage> }
   readonly conversation: ConversationBuilder
+  /** The hash of each context source the log holds the text of, by `kind:id`. */
+  readonly recordedSources: Map<string, string>
+  /** Every turn with the sequences it started and ended at. */
+  readonly turns: Array<{ readonly turnId: string; readonly start: number; end: number | undefined }>
+  /** The last sequence a compaction summary covers (0: none). */
+  compactedThrough: number
 }
 
-export const emptySessionState = (sessionId: string): SessionState => ({
+export const sourceKey = (kind: string, id: string) => `${kind}:${id}`
+
+export const emptySessionState = (sessionId: string, options?: ConversationOptions): SessionState => ({
   sessionId,
   header: undefined,
   lastSequence: 0,
   openTurnId: undefined,
   inbox: { nextTurn: [], nextStep: [] },
-  conversation: makeConversation()
+  conversation: makeConversation(options),
+  recordedSources: new Map(),
+  turns: [],
+  compactedThrough: 0
 })
 
 export const applyEvent = (state: SessionState, event: AgentEvent): void => {
@@ -49,9 +60,19 @@ export const applyEvent = (state: SessionState, event: AgentEvent): void => {
       break
     case "turn.started":
       state.openTurnId = event.turnId
+      state.turns.push({ turnId: event.turnId ?? "", start: event.sequence, end: undefined })
       break
-    case "turn.completed":
+    case "turn.completed": {
       state.openTurnId = undefined
+      const turn = state.turns.findLast((t) => t.turnId === event.turnId)
+      if (turn !== undefined) turn.end = event.sequence
+      break
+    }
+    case "context.source":
+      state.recordedSources.set(sourceKey(event.payload.kind, event.payload.id), event.payload.hash)
+      break
+    case "context.compacted":
+      state.compactedThrough = event.payload.throughSequence
       break
     case "inbox.updated":
       state.inbox = { nextTurn: event.payload.nextTurn, nextStep: event.payload.nextStep }

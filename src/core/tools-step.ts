@@ -4,6 +4,8 @@ import type { AgentEvent } from "../domain/events.js"
 import type { PermissionMode } from "../domain/permissions.js"
 import type { ToolCall, ToolResult } from "../domain/tools.js"
 import type { ApprovalsShape } from "../services/Approvals.js"
+import type { IdKind } from "../services/Ids.js"
+import type { MemoryStoreShape } from "../services/MemoryStore.js"
 import type { PermissionCheck, PermissionEngineShape } from "../services/PermissionEngine.js"
 import type { FileAccess, PreparedCall, ToolContext, ToolRouterShape } from "../services/ToolRouter.js"
 import type { Draft } from "./SessionEngine.js"
@@ -17,6 +19,10 @@ export interface ToolStepContext {
   readonly permissions: PermissionEngineShape
   readonly approvals: ApprovalsShape
   readonly files: FileAccess
+  readonly memory: Option.Option<MemoryStoreShape>
+  readonly newId: (kind: IdKind) => Effect.Effect<string>
+  /** Where the running turn started: the default evidence of a memory it proposes. */
+  readonly turnStart: number
   readonly emit: (draft: Draft) => Effect.Effect<AgentEvent, EventStoreError>
 }
 
@@ -36,6 +42,32 @@ const complete = (ctx: ToolStepContext, toolCallId: string, result: ToolResult, 
       durationMs,
       ...(result.data === undefined ? {} : { data: result.data })
     }
+  }).pipe(Effect.tap((event) => recordConsequences(ctx, toolCallId, result, event.sequence)))
+
+/**
+ * What some results mean for the session besides the model's view: a skill that entered the
+ * conversation, a memory candidate waiting for a person's review (it has no effect before).
+ */
+const recordConsequences = (ctx: ToolStepContext, toolCallId: string, result: ToolResult, sequence: number) =>
+  Effect.gen(function* () {
+    if (result.isError || result.data === undefined) return
+    const data = result.data
+    if (data._tag === "skill") {
+      yield* ctx.emit({ type: "skill.loaded", turnId: ctx.turnId, payload: { toolCallId, name: data.name, path: data.path } })
+      return
+    }
+    if (data._tag !== "memory_candidate") return
+    const candidateId = yield* ctx.newId("mem")
+    const evidence = { sessionId: ctx.sessionId, fromSequence: data.fromSequence ?? ctx.turnStart, toSequence: data.toSequence ?? sequence }
+    const proposed = yield* ctx.emit({
+      type: "memory.candidate_proposed",
+      turnId: ctx.turnId,
+      payload: { candidateId, text: data.text, scope: data.scope, evidence }
+    })
+    if (Option.isNone(ctx.memory)) return
+    yield* ctx.memory.value
+      .propose({ id: candidateId, sessionId: ctx.sessionId, workspaceRoot: ctx.workspaceRoot, scope: data.scope, text: data.text, evidence, proposedAt: proposed.timestamp })
+      .pipe(Effect.catchAll((error) => Effect.logWarning(`memory candidate ${candidateId} is in the log but not in the review queue`, error.message)))
   })
 
 /**

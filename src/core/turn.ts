@@ -3,9 +3,13 @@ import type { EventStoreError, ModelError } from "../domain/errors.js"
 import type { AgentEvent, TurnStopReason } from "../domain/events.js"
 import type { ModelRequest, ModelStopReason, ModelStreamEvent } from "../domain/model.js"
 import type { ToolCall } from "../domain/tools.js"
+import type { ContextBuilderShape } from "../services/ContextBuilder.js"
+import type { McpHubShape } from "../services/McpHub.js"
 import type { ModelGatewayShape } from "../services/ModelGateway.js"
+import { compactHistory } from "./compaction.js"
+import { assembleSystem, budgetOf, hashText, measure } from "./context.js"
 import type { Draft } from "./SessionEngine.js"
-import type { SessionState } from "./session-state.js"
+import { type SessionState, sourceKey } from "./session-state.js"
 import { runToolCalls, type ToolStepContext } from "./tools-step.js"
 
 export interface TurnOutcome {
@@ -18,7 +22,10 @@ export interface TurnContext {
   readonly turnId: string
   readonly state: SessionState
   readonly gateway: ModelGatewayShape
-  readonly systemPrompt: string
+  readonly context: ContextBuilderShape
+  /** Share of the usable window a request may fill before older turns are compacted. */
+  readonly compactionThreshold: number
+  readonly mcp: Option.Option<McpHubShape>
   readonly maxSteps: number
   readonly tools: ToolStepContext
   /** Messages sent while the turn runs, read at each step boundary. */
@@ -38,6 +45,7 @@ export const runTurnBody = (ctx: TurnContext): Effect.Effect<TurnOutcome, EventS
   Effect.gen(function* () {
     for (let step = 1; step <= ctx.maxSteps; step++) {
       if (step > 1) yield* admitSteering(ctx)
+      yield* recordMcpNotices(ctx)
       const result = yield* modelStep(ctx)
       if (result._tag === "Failed") return result.outcome
       if (result.toolCalls.length > 0) {
@@ -70,14 +78,67 @@ const admitSteering = (ctx: TurnContext) =>
     )
   )
 
+/** What the session's MCP servers went through since the last step: started, failed, died. */
+const recordMcpNotices = (ctx: TurnContext) =>
+  Option.match(ctx.mcp, {
+    onNone: () => Effect.void,
+    onSome: (hub) =>
+      Effect.flatMap(hub.drainNotices(ctx.state.sessionId), (notices) =>
+        Effect.forEach(
+          notices,
+          (notice) =>
+            ctx.emit({
+              type: "mcp.notice",
+              turnId: ctx.turnId,
+              payload: { server: notice.server, state: notice.state, ...(notice.message === undefined ? {} : { message: notice.message }) }
+            }),
+          { discard: true }
+        )
+      )
+  })
+
+/**
+ * Builds the request: the context sources in their order (each text recorded in the log the
+ * first time it is used or when it changed), the tools, and the conversation, compacted when
+ * it would not fit the budget. What it was built from is recorded as `context.built`.
+ */
+const buildRequest = (ctx: TurnContext): Effect.Effect<ModelRequest, EventStoreError> =>
+  Effect.gen(function* () {
+    const scope = { sessionId: ctx.state.sessionId, workspaceRoot: ctx.tools.workspaceRoot }
+    const sources = yield* ctx.context.sources(scope)
+    const hashes = sources.map((source) => hashText(source.text))
+    for (const [i, source] of sources.entries()) {
+      const hash = hashes[i] ?? ""
+      if (ctx.state.recordedSources.get(sourceKey(source.kind, source.id)) === hash) continue
+      yield* ctx.emit({ type: "context.source", turnId: ctx.turnId, payload: { kind: source.kind, id: source.id, hash, text: source.text } })
+    }
+    const tools = yield* ctx.tools.router.definitions(scope)
+    const budget = budgetOf(ctx.gateway.info, ctx.compactionThreshold)
+    let size = measure(sources, ctx.state.conversation.snapshot(), tools)
+    if (size.total > budget) {
+      const compacted = yield* compactHistory({ state: ctx.state, gateway: ctx.gateway, emit: ctx.emit, currentTurnId: ctx.turnId }, "budget")
+      if (Option.isSome(compacted)) size = measure(sources, ctx.state.conversation.snapshot(), tools)
+    }
+    const messages = ctx.state.conversation.snapshot()
+    yield* ctx.emit({
+      type: "context.built",
+      turnId: ctx.turnId,
+      payload: {
+        sources: sources.map((source, i) => ({ kind: source.kind, id: source.id, hash: hashes[i] ?? "", tokens: size.sources[i] ?? 0 })),
+        historyTokens: size.history,
+        toolsTokens: size.tools,
+        totalTokens: size.total,
+        budget,
+        tools: tools.map((tool) => tool.name),
+        ...(ctx.state.compactedThrough > 0 ? { compactedThrough: ctx.state.compactedThrough } : {})
+      }
+    })
+    return { sessionId: ctx.state.sessionId, purpose: "turn", system: assembleSystem(sources), messages, tools }
+  })
+
 const modelStep = (ctx: TurnContext): Effect.Effect<StepResult, EventStoreError> =>
   Effect.gen(function* () {
-    const request: ModelRequest = {
-      sessionId: ctx.state.sessionId,
-      system: ctx.systemPrompt,
-      messages: ctx.state.conversation.snapshot(),
-      tools: yield* ctx.tools.router.definitions({ sessionId: ctx.state.sessionId, workspaceRoot: ctx.tools.workspaceRoot })
-    }
+    const request = yield* buildRequest(ctx)
     let completed: ModelStopReason | undefined
     const toolCalls: Array<ToolCall> = []
     const onEvent = (event: ModelStreamEvent): Effect.Effect<unknown, EventStoreError> => {

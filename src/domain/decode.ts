@@ -22,6 +22,15 @@ const memberDecoders: { readonly [T in EventType]: MemberDecoder } = {
   "tool.started": Schema.decodeUnknownEither(eventSchemas["tool.started"]),
   "tool.completed": Schema.decodeUnknownEither(eventSchemas["tool.completed"]),
   "inbox.updated": Schema.decodeUnknownEither(eventSchemas["inbox.updated"]),
+  "context.source": Schema.decodeUnknownEither(eventSchemas["context.source"]),
+  "context.built": Schema.decodeUnknownEither(eventSchemas["context.built"]),
+  "context.compacted": Schema.decodeUnknownEither(eventSchemas["context.compacted"]),
+  "memory.candidate_proposed": Schema.decodeUnknownEither(eventSchemas["memory.candidate_proposed"]),
+  "memory.approved": Schema.decodeUnknownEither(eventSchemas["memory.approved"]),
+  "memory.rejected": Schema.decodeUnknownEither(eventSchemas["memory.rejected"]),
+  "memory.deleted": Schema.decodeUnknownEither(eventSchemas["memory.deleted"]),
+  "skill.loaded": Schema.decodeUnknownEither(eventSchemas["skill.loaded"]),
+  "mcp.notice": Schema.decodeUnknownEither(eventSchemas["mcp.notice"]),
   "turn.completed": Schema.decodeUnknownEither(eventSchemas["turn.completed"])
 }
 

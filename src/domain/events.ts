@@ -123,6 +123,107 @@ export const InboxUpdated = defineEvent("inbox.updated", {
   nextStep: Schema.Array(QueuedMessage)
 })
 
+/** Where a piece of a request's context came from, in the order requests are built. */
+export const ContextSourceKind = Schema.Literal("system", "instructions", "memory", "skills", "mcp")
+export type ContextSourceKind = typeof ContextSourceKind.Type
+
+/**
+ * The text of a context source, recorded the first time the session uses it and whenever
+ * it changes, so every request can be rebuilt from the log without re-reading files.
+ */
+export const ContextSourceRecorded = defineEvent("context.source", {
+  kind: ContextSourceKind,
+  /** A path, a server name, or the source's own name. */
+  id: Schema.String,
+  hash: Schema.String,
+  text: Schema.String
+})
+
+export const ContextSourceUse = Schema.Struct({
+  kind: ContextSourceKind,
+  id: Schema.String,
+  hash: Schema.String,
+  tokens: Schema.Finite
+})
+
+/** What one model request was built from, with token counts per source. */
+export const ContextBuilt = defineEvent("context.built", {
+  sources: Schema.Array(ContextSourceUse),
+  historyTokens: Schema.Finite,
+  toolsTokens: Schema.Finite,
+  totalTokens: Schema.Finite,
+  budget: Schema.Finite,
+  tools: Schema.Array(Schema.String),
+  /** The last event a compaction summary replaces, if the history is compacted. */
+  compactedThrough: Schema.optional(Schema.Finite)
+})
+
+/**
+ * Older turns summarized for the model. The log keeps every original event; later requests
+ * use the summary instead of the events up to `throughSequence`.
+ */
+export const ContextCompacted = defineEvent("context.compacted", {
+  summary: Schema.String,
+  throughSequence: Schema.Finite,
+  tokensBefore: Schema.Finite,
+  tokensAfter: Schema.Finite,
+  /** The turns the model no longer sees verbatim. */
+  turns: Schema.Array(Schema.String),
+  trigger: Schema.Literal("budget", "request")
+})
+
+export const MemoryScope = Schema.Literal("project", "user")
+export type MemoryScope = typeof MemoryScope.Type
+
+export const MemoryEvidence = Schema.Struct({
+  sessionId: Schema.String,
+  fromSequence: Schema.Finite,
+  toSequence: Schema.Finite
+})
+export type MemoryEvidence = typeof MemoryEvidence.Type
+
+/** Something worth remembering, with the conversation it came from; no effect until approved. */
+export const MemoryCandidateProposed = defineEvent("memory.candidate_proposed", {
+  candidateId: Schema.String,
+  text: Schema.String,
+  scope: MemoryScope,
+  evidence: MemoryEvidence
+})
+
+export const MemoryApproved = defineEvent("memory.approved", {
+  candidateId: Schema.String,
+  memoryId: Schema.String,
+  text: Schema.String,
+  scope: MemoryScope,
+  /** Who approved it: the client the person used. */
+  by: Schema.String
+})
+
+export const MemoryRejected = defineEvent("memory.rejected", {
+  candidateId: Schema.String,
+  by: Schema.String,
+  reason: Schema.optional(Schema.String)
+})
+
+export const MemoryDeleted = defineEvent("memory.deleted", {
+  memoryId: Schema.String,
+  by: Schema.String
+})
+
+/** A skill's body was loaded into the conversation on demand. */
+export const SkillLoaded = defineEvent("skill.loaded", {
+  toolCallId: Schema.String,
+  name: Schema.String,
+  path: Schema.String
+})
+
+/** An MCP server of the session started, failed, died or changed its tools. */
+export const McpServerNotice = defineEvent("mcp.notice", {
+  server: Schema.String,
+  state: Schema.Literal("ready", "failed", "exited", "tools_changed"),
+  message: Schema.optional(Schema.String)
+})
+
 export const TurnCompleted = defineEvent("turn.completed", {
   stopReason: TurnStopReason,
   /** Set when stopReason is `error`: a model error code, `interrupted`, `store_failure`, ... */
@@ -145,6 +246,15 @@ export const eventSchemas = {
   "tool.started": ToolStarted,
   "tool.completed": ToolCompleted,
   "inbox.updated": InboxUpdated,
+  "context.source": ContextSourceRecorded,
+  "context.built": ContextBuilt,
+  "context.compacted": ContextCompacted,
+  "memory.candidate_proposed": MemoryCandidateProposed,
+  "memory.approved": MemoryApproved,
+  "memory.rejected": MemoryRejected,
+  "memory.deleted": MemoryDeleted,
+  "skill.loaded": SkillLoaded,
+  "mcp.notice": McpServerNotice,
   "turn.completed": TurnCompleted
 } as const
 
@@ -162,6 +272,15 @@ export const AgentEvent = Schema.Union(
   ToolStarted,
   ToolCompleted,
   InboxUpdated,
+  ContextSourceRecorded,
+  ContextBuilt,
+  ContextCompacted,
+  MemoryCandidateProposed,
+  MemoryApproved,
+  MemoryRejected,
+  MemoryDeleted,
+  SkillLoaded,
+  McpServerNotice,
   TurnCompleted
 )
 export type AgentEvent = typeof AgentEvent.Type

@@ -101,6 +101,8 @@ export type AssistantPart = AssistantMessage["content"][number]
 export const ModelRequest = Schema.Struct({
   /** The session asking; adapters may use it as opaque metadata, the scripted model keys its cursor on it. */
   sessionId: Schema.String,
+  /** `compaction`: the engine asks for a summary of older turns, not for the next step of a turn. */
+  purpose: Schema.optional(Schema.Literal("turn", "compaction")),
   system: Schema.String,
   messages: Schema.Array(ConversationMessage),
   tools: Schema.Array(ToolDefinition)

@@ -28,7 +28,19 @@ export const ShellData = Schema.TaggedStruct("shell", {
   truncated: Schema.Boolean
 })
 export const JsonData = Schema.TaggedStruct("json", { value: Schema.Unknown })
-export const ToolResultData = Schema.Union(EditData, ShellData, JsonData)
+/** A skill's body, loaded on demand: the engine records `skill.loaded`. */
+export const SkillData = Schema.TaggedStruct("skill", { name: Schema.String, path: Schema.String })
+/**
+ * Something the model asked to remember: the engine records `memory.candidate_proposed`;
+ * nothing is remembered until a person approves it.
+ */
+export const MemoryCandidateData = Schema.TaggedStruct("memory_candidate", {
+  text: Schema.String,
+  scope: Schema.Literal("project", "user"),
+  fromSequence: Schema.optional(Schema.Finite),
+  toSequence: Schema.optional(Schema.Finite)
+})
+export const ToolResultData = Schema.Union(EditData, ShellData, JsonData, SkillData, MemoryCandidateData)
 export type ToolResultData = typeof ToolResultData.Type
 
 /** What an executed (or refused) call gives back to the model. */

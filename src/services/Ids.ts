@@ -1,6 +1,6 @@
 import { Context, type Effect } from "effect"
 
-export type IdKind = "ses" | "turn" | "evt" | "call" | "msg"
+export type IdKind = "ses" | "turn" | "evt" | "call" | "msg" | "mem"
 
 /** Makes ids; a port so tests and golden transcripts can use deterministic ones. */
 export interface IdsShape {

@@ -1,4 +1,4 @@
-import { Chunk, Effect, Layer, Stream } from "effect"
+import { Chunk, type Duration, Effect, Layer, Stream, TestClock } from "effect"
 import { randomUUID } from "node:crypto"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -7,10 +7,13 @@ import type { AgentEvent } from "../../src/domain/events.js"
 import * as ScriptedApprovals from "../../src/layers/approvals/scripted.js"
 import { IdsDeterministic } from "../../src/layers/ids.js"
 import * as Scripted from "../../src/layers/model/scripted.js"
+import * as StaticContext from "../../src/layers/context/static.js"
+import * as MemoryFile from "../../src/layers/memory/file-store.js"
 import * as Permissions from "../../src/layers/permission/engine.js"
 import { LocalFilesLive } from "../../src/layers/tools/local-file-access.js"
 import * as Router from "../../src/layers/tools/router.js"
 import { EventStore } from "../../src/services/EventStore.js"
+import type { ContextBuilder } from "../../src/services/ContextBuilder.js"
 import type { ModelGateway } from "../../src/services/ModelGateway.js"
 import type { Tool } from "../../src/services/ToolRouter.js"
 
@@ -24,6 +27,10 @@ export interface HarnessOptions {
   readonly approvalsFile?: string
   /** A real model adapter instead of the scripted model. */
   readonly model?: Layer.Layer<ModelGateway, unknown>
+  /** The context sources (default: the built-in system instructions only). */
+  readonly context?: Layer.Layer<ContextBuilder, unknown>
+  /** Where memory candidates and memories persist; a fresh temporary file by default. */
+  readonly memoryFile?: string
 }
 
 /** An engine on the given store with a scripted model; the store stays reachable for assertions. */
@@ -37,7 +44,9 @@ export const engineLayer = (store: StoreLayer, script?: Scripted.Script, options
         Router.layer([Router.staticSource("test", options.tools ?? [])]),
         Permissions.layer({ approvalsFile: options.approvalsFile ?? join(tmpdir(), `approvals-${randomUUID()}.json`) }),
         ScriptedApprovals.layer(options.answers ?? []),
-        LocalFilesLive
+        LocalFilesLive,
+        options.context ?? StaticContext.layer(),
+        MemoryFile.layer(options.memoryFile ?? join(tmpdir(), `memory-${randomUUID()}.json`))
       )
     )
   )
@@ -47,14 +56,46 @@ export const replayAll = (sessionId: string) =>
 
 export const types = (events: ReadonlyArray<AgentEvent>) => events.map((e) => e.type)
 
-/** Waits (yielding, not sleeping) until the session's log reaches `sequence`. */
+/** The types without the context bookkeeping (`context.source`, `context.built`) every step records. */
+export const turnTypes = (events: ReadonlyArray<AgentEvent>) => types(events).filter((t) => !t.startsWith("context."))
+
+/** Waits until the session's log holds an event of this type. */
+export const awaitEvent = (sessionId: string, type: AgentEvent["type"]) =>
+  Effect.gen(function* () {
+    const store = yield* EventStore
+    for (let i = 0; i < 5_000; i++) {
+      const log = yield* Stream.runCollect(store.replay(sessionId))
+      if (Chunk.some(log, (e) => e.type === type)) return
+      yield* realMoment
+    }
+    return yield* Effect.dieMessage(`session ${sessionId} never recorded ${type}`)
+  })
+
+/** A real moment (not TestClock time), so I/O callbacks can run while a test polls. */
+const realMoment = Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 1)))
+
+/**
+ * Moves the TestClock forward in steps until `done` holds. A store doing real I/O (JSONL)
+ * may not have reached its next sleep when the clock moves, so one adjust is not enough.
+ */
+export const advanceUntil = <E, R>(done: Effect.Effect<boolean, E, R>, step: Duration.DurationInput = "50 millis") =>
+  Effect.gen(function* () {
+    for (let i = 0; i < 2_000; i++) {
+      if (yield* done) return
+      yield* TestClock.adjust(step)
+      yield* realMoment
+    }
+    return yield* Effect.dieMessage("the condition never held")
+  })
+
+/** Waits until the session's log reaches `sequence`. */
 export const awaitSequence = (sessionId: string, sequence: number) =>
   Effect.gen(function* () {
     const store = yield* EventStore
-    for (let i = 0; i < 10_000; i++) {
+    for (let i = 0; i < 5_000; i++) {
       const head = yield* store.head(sessionId)
       if (head._tag === "Some" && head.value >= sequence) return
-      yield* Effect.yieldNow()
+      yield* realMoment
     }
     return yield* Effect.dieMessage(`session ${sessionId} never reached sequence ${sequence}`)
   })

@@ -8,9 +8,12 @@ import * as Fanout from "../../src/host/fanout.js"
 import * as PendingAsks from "../../src/host/pending-asks.js"
 import { IdsDeterministic } from "../../src/layers/ids.js"
 import * as Scripted from "../../src/layers/model/scripted.js"
+import * as StaticContext from "../../src/layers/context/static.js"
+import * as MemoryFile from "../../src/layers/memory/file-store.js"
 import * as Permissions from "../../src/layers/permission/engine.js"
 import { LocalFilesLive } from "../../src/layers/tools/local-file-access.js"
 import * as Router from "../../src/layers/tools/router.js"
+import type { ContextBuilder } from "../../src/services/ContextBuilder.js"
 import type { Tool } from "../../src/services/ToolRouter.js"
 import type { StoreLayer } from "./engine-harness.js"
 
@@ -18,6 +21,8 @@ export interface HostHarnessOptions {
   readonly tools?: ReadonlyArray<Tool>
   readonly subscriberBuffer?: number
   readonly engine?: SessionEngine.SessionEngineOptions
+  readonly context?: Layer.Layer<ContextBuilder, unknown>
+  readonly memoryFile?: string
 }
 
 /** A host over the given store with a scripted model; answers come from clients (PendingAsks). */
@@ -32,6 +37,8 @@ export const hostTestLayer = (store: StoreLayer, script?: Scripted.Script, optio
         Router.layer([Router.staticSource("test", options.tools ?? [])]),
         Permissions.layer({ approvalsFile: join(tmpdir(), `approvals-${randomUUID()}.json`) }),
         LocalFilesLive,
+        options.context ?? StaticContext.layer(),
+        MemoryFile.layer(options.memoryFile ?? join(tmpdir(), `memory-${randomUUID()}.json`)),
         PendingAsks.layer,
         Fanout.eventBusLayer
       )

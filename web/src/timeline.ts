@@ -71,7 +71,14 @@ export const TurnEndBlock = Schema.TaggedStruct("turnEnd", {
   message: Schema.optional(Schema.String)
 })
 
-export const Block = Schema.Union(UserBlock, TextBlock, ThinkingBlock, ToolBlock, FailureBlock, TurnEndBlock)
+/** A line about the session rather than the conversation: compaction, memory, skills, MCP servers. */
+export const NoteBlock = Schema.TaggedStruct("note", {
+  ...position,
+  tone: Schema.Literal("info", "warning"),
+  text: Schema.String
+})
+
+export const Block = Schema.Union(UserBlock, TextBlock, ThinkingBlock, ToolBlock, FailureBlock, TurnEndBlock, NoteBlock)
 export type Block = typeof Block.Type
 
 export const Header = Schema.Struct({
@@ -152,7 +159,34 @@ const blocksAfter = (blocks: ReadonlyArray<Block>, event: AgentEvent): ReadonlyA
     case "session.created":
     case "turn.started":
     case "inbox.updated":
+    case "context.source":
+    case "context.built":
       return blocks
+    case "context.compacted":
+      return [
+        ...seal(blocks),
+        {
+          _tag: "note",
+          ...at,
+          tone: "info",
+          text: `Compacted ${event.payload.turns.length} earlier turn(s) into a summary: ${event.payload.tokensBefore} → ${event.payload.tokensAfter} tokens`
+        }
+      ]
+    case "memory.candidate_proposed":
+      return [...seal(blocks), { _tag: "note", ...at, tone: "info", text: `Memory proposed (${event.payload.scope}): ${event.payload.text}` }]
+    case "memory.approved":
+      return [...seal(blocks), { _tag: "note", ...at, tone: "info", text: `Memory approved by ${event.payload.by}: ${event.payload.text}` }]
+    case "memory.rejected":
+      return [...seal(blocks), { _tag: "note", ...at, tone: "info", text: `Memory candidate rejected by ${event.payload.by}` }]
+    case "memory.deleted":
+      return [...seal(blocks), { _tag: "note", ...at, tone: "info", text: `Memory deleted by ${event.payload.by}` }]
+    case "skill.loaded":
+      return [...seal(blocks), { _tag: "note", ...at, tone: "info", text: `Skill loaded: ${event.payload.name}` }]
+    case "mcp.notice": {
+      const { server, state, message } = event.payload
+      const tone = state === "failed" || state === "exited" ? "warning" : "info"
+      return [...seal(blocks), { _tag: "note", ...at, tone, text: `MCP server ${server}: ${state.replace("_", " ")}${message === undefined ? "" : ` (${message})`}` }]
+    }
     case "user.message":
       return [...seal(blocks), { _tag: "user", ...at, content: event.payload.content, mode: event.payload.mode }]
     case "model.delta":

@@ -43,7 +43,10 @@ const ResponseEntry = Schema.Union(Schema.String, Response)
 
 export const Script = Schema.Struct({
   responses: Schema.Array(ResponseEntry),
-  contextWindow: Schema.optional(Schema.Int.pipe(Schema.positive()))
+  /** Answers to compaction requests (the engine summarizing older turns), in order. */
+  summaries: Schema.optional(Schema.Array(Schema.String)),
+  contextWindow: Schema.optional(Schema.Int.pipe(Schema.positive())),
+  maxOutputTokens: Schema.optional(Schema.Int.pipe(Schema.positive()))
 })
 /** A script as written (defaults may be left out); `make` validates it. */
 export type Script = typeof Script.Encoded
@@ -147,7 +150,7 @@ export const scriptedInfo = (script?: ValidScript): ModelInfo => ({
   id: "scripted",
   provider: "scripted",
   contextWindow: script?.contextWindow ?? 200_000,
-  maxOutputTokens: 8_192,
+  maxOutputTokens: script?.maxOutputTokens ?? 8_192,
   capabilities: { streaming: true, toolCalls: true, thinking: true, images: false }
 })
 
@@ -159,9 +162,19 @@ export const make = (input?: Script): Effect.Effect<ModelGatewayShape, ScriptErr
   Effect.gen(function* () {
     const script = input === undefined ? undefined : yield* validate(input, "script")
     const cursors = new Map<string, number>()
+    const summaryCursors = new Map<string, number>()
     const responses = script?.responses.map(normalize)
+    /** A compaction request gets the script's next summary, or a short one built from the request. */
+    const summarize = (request: ModelRequest) => {
+      const index = summaryCursors.get(request.sessionId) ?? 0
+      summaryCursors.set(request.sessionId, index + 1)
+      const scripted = script?.summaries?.[index]
+      const asked = lastUserText(request)
+      return play({ chunks: words(scripted ?? `Earlier conversation (${asked.length} characters) summarized: ${asked.slice(0, 160).replace(/\s+/g, " ")}`), delayMs: 0 }, index, request)
+    }
     const stream = (request: ModelRequest): Stream.Stream<ModelStreamEvent, ModelError> =>
       Stream.suspend(() => {
+        if (request.purpose === "compaction") return summarize(request)
         if (responses === undefined) return play(defaultResponse(request), 0, request)
         const index = cursors.get(request.sessionId) ?? 0
         cursors.set(request.sessionId, index + 1)

@@ -42,7 +42,7 @@ export const loadSkillTool = (skills: SkillsShape): Tool =>
             Effect.match({
               onFailure: (error) => errorResult(error.message),
               onSuccess: ({ skill: loaded, body }) =>
-                okResult(render(loaded, body), { _tag: "json", value: { skill: loaded.name, path: loaded.path } })
+                okResult(render(loaded, body), { _tag: "skill", name: loaded.name, path: loaded.path })
             })
           )
         }

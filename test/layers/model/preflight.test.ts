@@ -2,7 +2,8 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, FastCheck } from "effect"
 import type { ModelInfo, ModelRequest } from "../../../src/domain/model.js"
 import { anthropicProfile, openaiProfile } from "../../../src/layers/model/model-catalog.js"
-import { checkContextWindow, estimatePromptTokens } from "../../../src/layers/model/preflight.js"
+import { estimatePromptTokens } from "../../../src/domain/tokens.js"
+import { checkContextWindow } from "../../../src/layers/model/preflight.js"
 import { ask } from "./helpers.js"
 
 const info = (contextWindow: number): ModelInfo => ({

@@ -25,7 +25,7 @@ describe("load_skill in a turn", () => {
         return Chunk.toArray(yield* Stream.runCollect(engine.runTurn({ sessionId: header.sessionId, content: "release it" })))
       }).pipe(Effect.provide(engineLayer(MemoryStore.layer, script, { tools: [loadSkillTool(SkillFolders.make({ configDir }))] })))
 
-      expect(types(events).filter((t) => t !== "model.delta")).toEqual([
+      expect(types(events).filter((t) => t !== "model.delta" && !t.startsWith("context."))).toEqual([
         "turn.started",
         "user.message",
         "model.tool_call_requested",
@@ -33,6 +33,7 @@ describe("load_skill in a turn", () => {
         "permission.resolved",
         "tool.started",
         "tool.completed",
+        "skill.loaded",
         "model.completed",
         "turn.completed"
       ])
@@ -42,7 +43,7 @@ describe("load_skill in a turn", () => {
       expect(result?.isError).toBe(false)
       expect(result?.output).toContain('Skill "release" (project skill')
       expect(result?.output).toContain("1. Bump the version.\n2. Tag it.")
-      expect(result?.data).toEqual({ _tag: "json", value: { skill: "release", path: path.join(repo, ".agents/skills/release/SKILL.md") } })
+      expect(result?.data).toEqual({ _tag: "skill", name: "release", path: path.join(repo, ".agents/skills/release/SKILL.md") })
       const answer = events.flatMap((e) => (e.type === "model.delta" ? [e.payload.text] : [])).join("")
       expect(answer).toBe("Following the release skill.")
       expect(events.at(-1)?.payload).toEqual({ stopReason: "final" })

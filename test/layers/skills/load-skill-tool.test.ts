@@ -14,7 +14,7 @@ describe("load_skill", () => {
     expect(tool.definition.inputSchema).toMatchObject({ type: "object", required: ["name"], properties: { name: { type: "string" } } })
   })
 
-  it.scoped("prepares a read with no paths, and executes to the body under a header with json data", () =>
+  it.scoped("prepares a read with no paths, and executes to the body under a header with the skill data", () =>
     Effect.gen(function* () {
       const { configDir, cwd } = yield* skillTree({}, { "skills/pdf/SKILL.md": skillMd("pdf", "work with PDFs", "Use forms.md for forms.") })
       const tool = loadSkillTool(SkillFolders.make({ configDir }))
@@ -31,7 +31,7 @@ describe("load_skill", () => {
           "Use forms.md for forms."
         ].join("\n")
       )
-      expect(result.data).toEqual({ _tag: "json", value: { skill: "pdf", path: file } })
+      expect(result.data).toEqual({ _tag: "skill", name: "pdf", path: file })
     })
   )
 

@@ -49,6 +49,8 @@ export const BlockView = ({ api, sessionId, block }: Props) => {
           <strong>Model failed</strong> ({block.code}): {block.reason}
         </div>
       )
+    case "note":
+      return <div class={`block note ${block.tone}`}>{block.text}</div>
     case "turnEnd": {
       const failed = block.stopReason === "error"
       return (

@@ -1,0 +1,165 @@
+import type {
+  CancelNotification,
+  InitializeRequest,
+  InitializeResponse,
+  ListSessionsRequest,
+  ListSessionsResponse,
+  LoadSessionRequest,
+  LoadSessionResponse,
+  NewSessionRequest,
+  NewSessionResponse,
+  PromptRequest,
+  PromptResponse,
+  SetSessionModeRequest,
+  SetSessionModeResponse
+} from "@agentclientprotocol/sdk"
+import { PROTOCOL_VERSION } from "@agentclientprotocol/sdk"
+import { Effect, Either, Stream } from "effect"
+import { isAbsolute } from "node:path"
+import { AgentHost } from "../host/AgentHost.js"
+import { PendingAsks } from "../host/pending-asks.js"
+import { McpHub } from "../services/McpHub.js"
+import { fromEngineError, internalError, invalidParams, type ProtocolError, sessionNotFound } from "./errors.js"
+import { mcpServerConfigs } from "./mcp-servers.js"
+import { type AcpMode, isAcpMode, modeAfter, modeState } from "./modes.js"
+import { OpenSessions } from "./open-sessions.js"
+import type { ClientPeer } from "./peer.js"
+import { promptText } from "./prompt-content.js"
+import { runPrompt } from "./prompt-turn.js"
+import { makeTranslator } from "./updates.js"
+
+/** The ACP methods this agent serves, as effects over the host; the SDK wiring calls them. */
+export interface AcpAgent {
+  readonly initialize: (params: InitializeRequest) => Effect.Effect<InitializeResponse>
+  readonly newSession: (params: NewSessionRequest) => Effect.Effect<NewSessionResponse, ProtocolError>
+  readonly loadSession: (params: LoadSessionRequest) => Effect.Effect<LoadSessionResponse, ProtocolError>
+  readonly listSessions: (params: ListSessionsRequest) => Effect.Effect<ListSessionsResponse, ProtocolError>
+  readonly setMode: (params: SetSessionModeRequest) => Effect.Effect<SetSessionModeResponse, ProtocolError>
+  readonly prompt: (params: PromptRequest) => Effect.Effect<PromptResponse, ProtocolError>
+  readonly cancel: (params: CancelNotification) => Effect.Effect<void>
+}
+
+export interface AgentInfo {
+  readonly name: string
+  readonly version: string
+}
+
+/**
+ * Protocol code only translates: sessions, turns, permissions and files are the host's;
+ * this keeps what belongs to the connection (the client's capabilities, which sessions it
+ * opened, their modes, which prompts a cancel covers).
+ */
+export const make = (peer: ClientPeer, info: AgentInfo) =>
+  Effect.gen(function* () {
+    const host = yield* AgentHost
+    const hub = yield* McpHub
+    const pending = yield* PendingAsks
+    const sessions = new OpenSessions()
+
+    const cancelSession = (sessionId: string): Effect.Effect<void> =>
+      Effect.suspend(() => {
+        const session = sessions.get(sessionId)
+        if (session === undefined) return Effect.logDebug(`session/cancel for ${sessionId}, which is not open on this connection`)
+        session.cancels += 1
+        return host.cancel(sessionId).pipe(Effect.catchAll((error) => Effect.logWarning(`could not cancel the turn of ${sessionId}`, error)))
+      })
+
+    const deps = { host, pending, peer, cancel: cancelSession }
+
+    /** The client's MCP servers, for the hub to add to the session's own. */
+    const serversOf = (params: NewSessionRequest | LoadSessionRequest) =>
+      Either.match(mcpServerConfigs(params.mcpServers), { onLeft: invalidParams, onRight: Effect.succeed })
+
+    const checkCwd = (cwd: string) => (isAbsolute(cwd) ? Effect.void : invalidParams(`cwd must be an absolute path, got ${cwd}`))
+
+    const agent: AcpAgent = {
+      initialize: (params) =>
+        Effect.sync(() => {
+          peer.remember(params.clientCapabilities)
+          return {
+            // The one version this agent speaks; a client that cannot speak it disconnects.
+            protocolVersion: PROTOCOL_VERSION,
+            agentCapabilities: {
+              loadSession: true,
+              promptCapabilities: { image: false, audio: false, embeddedContext: true },
+              mcpCapabilities: { http: true, sse: false },
+              sessionCapabilities: { list: {} }
+            },
+            authMethods: [],
+            agentInfo: { name: info.name, title: info.name, version: info.version }
+          }
+        }),
+
+      newSession: (params) =>
+        Effect.gen(function* () {
+          yield* checkCwd(params.cwd)
+          const servers = yield* serversOf(params)
+          const view = yield* host.createSession({ cwd: params.cwd, client: "acp" }).pipe(Effect.mapError(fromEngineError))
+          yield* hub.configureSession(view.sessionId, view.cwd, servers)
+          const session = sessions.open(view.sessionId, view.cwd, "default")
+          return { sessionId: view.sessionId, modes: modeState(session.mode) }
+        }),
+
+      loadSession: (params) =>
+        Effect.gen(function* () {
+          yield* checkCwd(params.cwd)
+          const servers = yield* serversOf(params)
+          const view = yield* host.getSession(params.sessionId).pipe(Effect.mapError(fromEngineError))
+          if (view.cwd !== params.cwd) {
+            yield* Effect.logWarning(`session ${view.sessionId} works in ${view.cwd}, not in ${params.cwd}; it keeps its own`)
+          }
+          yield* hub.configureSession(view.sessionId, view.cwd, servers)
+          // The whole history, as updates, before the answer (ACP: the client renders it as it comes).
+          const translator = makeTranslator({ cwd: view.cwd, replay: true })
+          let mode: AcpMode = "default"
+          yield* host.exportSession(view.sessionId).pipe(
+            Stream.mapError(fromEngineError),
+            Stream.runForEach((event) => {
+              mode = modeAfter(mode, event)
+              return Effect.forEach(translator.updates(event), (update) => peer.update({ sessionId: view.sessionId, update }), { discard: true }).pipe(
+                Effect.catchAll((error) => internalError(`could not replay the session: ${error.message}`))
+              )
+            })
+          )
+          const session = sessions.open(view.sessionId, view.cwd, mode)
+          return { modes: modeState(session.mode) }
+        }),
+
+      listSessions: (params) =>
+        Effect.gen(function* () {
+          // Everything fits one page, so no cursor is ever handed out.
+          if (params.cursor !== undefined && params.cursor !== null) return yield* invalidParams(`unknown cursor ${params.cursor}`)
+          const listed = yield* host.listSessions.pipe(Effect.mapError(fromEngineError))
+          const wanted = params.cwd ?? undefined
+          return {
+            sessions: listed.flatMap((item) =>
+              item.cwd === undefined || (wanted !== undefined && item.cwd !== wanted)
+                ? []
+                : [{ sessionId: item.sessionId, cwd: item.cwd, updatedAt: item.updatedAt, ...(item.title === undefined ? {} : { title: item.title }) }]
+            )
+          }
+        }),
+
+      setMode: (params) =>
+        Effect.gen(function* () {
+          const session = sessions.get(params.sessionId)
+          if (session === undefined) return yield* sessionNotFound(params.sessionId)
+          if (!isAcpMode(params.modeId)) return yield* invalidParams(`unknown mode ${params.modeId}`)
+          session.mode = params.modeId
+          return {}
+        }),
+
+      prompt: (params) =>
+        Effect.gen(function* () {
+          const session = sessions.get(params.sessionId)
+          if (session === undefined) return yield* sessionNotFound(params.sessionId)
+          const arrival = session.cancels
+          const content = promptText(params.prompt)
+          if (Either.isLeft(content)) return yield* invalidParams(content.left)
+          return yield* runPrompt(deps, session, content.right, arrival)
+        }),
+
+      cancel: (params) => cancelSession(params.sessionId)
+    }
+    return agent
+  })

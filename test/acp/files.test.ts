@@ -1,0 +1,59 @@
+import { methods } from "@agentclientprotocol/sdk"
+import { afterAll, describe, expect, it } from "@effect/vitest"
+import { readFileSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { exportEvents, makeTemp, makeWorkspace, startAcp } from "./acp-harness.js"
+
+const temp = makeTemp()
+afterAll(() => temp.cleanup())
+
+describe("custom-agent acp: files through the editor", () => {
+  it("reads and edits the editor's buffer, not the disk, when the client offers fs", { timeout: 60_000 }, async () => {
+    const workspace = makeWorkspace(temp)
+    const file = join(workspace.cwd, "notes.txt")
+    writeFileSync(file, "disk text\n")
+    const buffers = new Map([[file, "buffer text, unsaved\n"]])
+    const writes: Array<{ path: string; content: string; sessionId: string }> = []
+    const acp = await startAcp(workspace, {
+      script: workspace.script("files", {
+        responses: [
+          {
+            chunks: [
+              { toolCall: { name: "read_file", input: { path: "notes.txt" }, id: "call_read" } },
+              { toolCall: { name: "edit_file", input: { path: "notes.txt", old_string: "unsaved", new_string: "edited" }, id: "call_edit" } }
+            ]
+          },
+          "Done."
+        ]
+      }),
+      behaviour: {
+        files: {
+          read: (request) => buffers.get(request.path) ?? "",
+          write: (request) => {
+            writes.push(request)
+            buffers.set(request.path, request.content)
+          }
+        }
+      }
+    })
+    let sessionId = ""
+    try {
+      sessionId = await acp.newSession(workspace.cwd)
+      await acp.connection.agent.request(methods.agent.session.setMode, { sessionId, modeId: "accept-edits" })
+      expect((await acp.prompt(sessionId, "edit the notes")).stopReason).toBe("end_turn")
+      const done = acp.updatesOf(sessionId).filter((u) => u.sessionUpdate === "tool_call_update" && u.status === "completed")
+      expect(JSON.stringify(done.find((u) => "toolCallId" in u && u.toolCallId === "call_read"))).toContain("buffer text, unsaved")
+      expect(done.find((u) => "toolCallId" in u && u.toolCallId === "call_edit")).toMatchObject({
+        content: [{ type: "diff", path: file, oldText: "buffer text, unsaved\n", newText: "buffer text, edited\n" }]
+      })
+      expect(writes).toEqual([{ sessionId, path: file, content: "buffer text, edited\n" }])
+      expect(acp.fileCalls.every((call) => call.path === file)).toBe(true)
+      expect(acp.fileCalls.map((call) => call.method)).toContain("read")
+    } finally {
+      await acp.stop()
+    }
+    expect(readFileSync(file, "utf8")).toBe("disk text\n")
+    const completed = (await exportEvents(workspace, sessionId)).filter((e) => e.type === "tool.completed")
+    expect(completed.map((e) => (e.type === "tool.completed" ? e.payload.isError : undefined))).toEqual([false, false])
+  })
+})

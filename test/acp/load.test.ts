@@ -1,0 +1,101 @@
+import { methods } from "@agentclientprotocol/sdk"
+import { afterAll, describe, expect, it } from "@effect/vitest"
+import { writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { jsonRpcProblems, makeTemp, makeWorkspace, startAcp, updatesBeforeResponse } from "./acp-harness.js"
+
+const temp = makeTemp()
+afterAll(() => temp.cleanup())
+
+describe("custom-agent acp: session/load and session/list", () => {
+  it("replays a session of an earlier process as updates before answering, tool calls included; it goes on from there", { timeout: 90_000 }, async () => {
+    const workspace = makeWorkspace(temp)
+    const notes = join(workspace.cwd, "notes.txt")
+    writeFileSync(notes, "hi there\n")
+    const earlier = await startAcp(workspace, {
+      script: workspace.script("earlier", {
+        responses: [
+          { chunks: [{ thinking: "Look first." }, { text: "Let me read." }, { toolCall: { name: "read_file", input: { path: "notes.txt" }, id: "call_read" } }] },
+          "It says hi.",
+          { chunks: [{ toolCall: { name: "edit_file", input: { path: "notes.txt", old_string: "hi", new_string: "bye" }, id: "call_edit" } }] },
+          "Edited."
+        ]
+      })
+    })
+    let sessionId = ""
+    let live: ReadonlyArray<unknown> = []
+    try {
+      sessionId = await earlier.newSession(workspace.cwd)
+      expect((await earlier.prompt(sessionId, "What is in the notes?")).stopReason).toBe("end_turn")
+      await earlier.connection.agent.request(methods.agent.session.setMode, { sessionId, modeId: "accept-edits" })
+      expect((await earlier.prompt(sessionId, "Change it.")).stopReason).toBe("end_turn")
+      live = earlier.updatesOf(sessionId)
+    } finally {
+      expect(await earlier.stop()).toBe(0)
+    }
+
+    const later = await startAcp(workspace, { script: workspace.script("later", { responses: ["Welcome back."] }) })
+    try {
+      const loaded = await later.connection.agent.request(methods.agent.session.load, { sessionId, cwd: workspace.cwd, mcpServers: [] })
+      expect(loaded?.modes?.currentModeId).toBe("accept-edits")
+      // Before the answer: on the wire, every replayed update precedes the load response.
+      const order = updatesBeforeResponse(later.rawStdout(), "modes", sessionId)
+      expect(order.response).toBeGreaterThan(0)
+      expect(order.updates.length).toBeGreaterThan(0)
+      expect(order.updates.every((i) => i < order.response)).toBe(true)
+
+      const replayed = later.updatesOf(sessionId)
+      expect(replayed.length).toBe(order.updates.length)
+      expect(replayed.map((u) => u.sessionUpdate)).toEqual([
+        "user_message_chunk",
+        "agent_thought_chunk",
+        "agent_message_chunk",
+        "tool_call",
+        "tool_call_update",
+        "tool_call_update",
+        "agent_message_chunk",
+        "agent_message_chunk",
+        "agent_message_chunk",
+        "user_message_chunk",
+        "tool_call",
+        "tool_call_update",
+        "tool_call_update",
+        "agent_message_chunk"
+      ])
+      // The replay is what the client saw live, plus the user's messages.
+      expect(replayed.filter((u) => u.sessionUpdate !== "user_message_chunk")).toEqual(live)
+      const users = replayed.flatMap((u) => (u.sessionUpdate === "user_message_chunk" ? [u] : []))
+      expect(users.map((u) => (u.content.type === "text" ? u.content.text : ""))).toEqual(["What is in the notes?", "Change it."])
+      expect(new Set(users.map((u) => u.messageId)).size).toBe(2)
+      expect(replayed[12]).toMatchObject({ toolCallId: "call_edit", status: "completed", content: [{ type: "diff", path: notes, oldText: "hi there\n", newText: "bye there\n" }] })
+
+      const before = later.updates.length
+      expect((await later.prompt(sessionId, "Hello again")).stopReason).toBe("end_turn")
+      expect(later.updates.slice(before).map((n) => n.update.sessionUpdate)).toEqual(["agent_message_chunk", "agent_message_chunk"])
+
+      await expect(later.connection.agent.request(methods.agent.session.load, { sessionId: "ses_missing", cwd: workspace.cwd, mcpServers: [] })).rejects.toMatchObject({
+        code: -32002
+      })
+    } finally {
+      expect(await later.stop()).toBe(0)
+    }
+    expect(jsonRpcProblems(later.rawStdout())).toEqual([])
+  })
+
+  it("lists the stored sessions, filtered by workspace", { timeout: 60_000 }, async () => {
+    const workspace = makeWorkspace(temp)
+    const other = join(workspace.cwd, "sub")
+    const acp = await startAcp(workspace)
+    try {
+      const here = await acp.newSession(workspace.cwd)
+      const there = await acp.newSession(other)
+      const all = await acp.connection.agent.request(methods.agent.session.list, {})
+      expect(all.sessions.map((s) => s.sessionId).sort()).toEqual([here, there].sort())
+      expect(all.nextCursor ?? undefined).toBeUndefined()
+      const filtered = await acp.connection.agent.request(methods.agent.session.list, { cwd: other })
+      expect(filtered.sessions).toMatchObject([{ sessionId: there, cwd: other }])
+    } finally {
+      await acp.stop()
+    }
+  })
+})

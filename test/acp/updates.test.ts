@@ -1,0 +1,122 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Either, Schema } from "effect"
+import { AgentEvent } from "../../src/domain/events.js"
+import { mcpServerConfigs } from "../../src/acp/mcp-servers.js"
+import { modeAfter } from "../../src/acp/modes.js"
+import { answerOf } from "../../src/acp/permission.js"
+import { promptText } from "../../src/acp/prompt-content.js"
+import { makeTranslator } from "../../src/acp/updates.js"
+
+const decode = Schema.decodeUnknownSync(AgentEvent)
+let sequence = 0
+const event = (type: string, payload: object, turnId: string | undefined = "turn_1"): AgentEvent =>
+  decode({
+    id: `evt_${++sequence}`,
+    schemaVersion: 1,
+    sessionId: "ses_1",
+    sequence,
+    timestamp: "2026-01-01T00:00:00.000Z",
+    type,
+    payload,
+    ...(turnId === undefined ? {} : { turnId })
+  })
+
+const translate = (events: ReadonlyArray<AgentEvent>, replay = false) => {
+  const translator = makeTranslator({ cwd: "/work", replay })
+  return events.flatMap((e) => translator.updates(e))
+}
+
+describe("ACP updates from host events", () => {
+  it("sends user messages only when replaying, each with its own message id", () => {
+    const events = [event("user.message", { content: "one", mode: "queue" }), event("user.message", { content: "two", mode: "queue" })]
+    expect(translate(events)).toEqual([])
+    const replayed = translate(events, true)
+    expect(replayed).toMatchObject([{ sessionUpdate: "user_message_chunk", content: { text: "one" } }, { sessionUpdate: "user_message_chunk", content: { text: "two" } }])
+    expect(replayed[0]?.sessionUpdate === "user_message_chunk" && replayed[1]?.sessionUpdate === "user_message_chunk" && replayed[0].messageId !== replayed[1].messageId).toBe(true)
+  })
+
+  it("groups chunks into messages: a tool call or a thought starts a new one; empty (redacted) thinking shows nothing", () => {
+    const updates = translate([
+      event("model.thinking_delta", { text: "", redacted: "opaque" }),
+      event("model.delta", { text: "a" }),
+      event("model.delta", { text: "b" }),
+      event("model.thinking_delta", { text: "hmm" }),
+      event("model.delta", { text: "c" }),
+      event("model.tool_call_requested", { toolCallId: "t1", name: "shell", input: { command: "ls\n-la" } }),
+      event("model.delta", { text: "d" })
+    ])
+    const ids = updates.flatMap((u) => (u.sessionUpdate === "agent_message_chunk" ? [u.messageId] : []))
+    expect(ids).toHaveLength(4)
+    expect(ids[0]).toBe(ids[1])
+    expect(new Set(ids).size).toBe(3)
+    expect(updates.find((u) => u.sessionUpdate === "tool_call")).toMatchObject({ kind: "execute", title: "Run ls …", locations: [] })
+  })
+
+  it("closes every tool call: withdrawn questions and calls the turn never ran end as failed, once", () => {
+    const updates = translate([
+      event("model.tool_call_requested", { toolCallId: "asked", name: "edit_file", input: { path: "a.txt", old_string: "x", new_string: "y" } }),
+      event("model.tool_call_requested", { toolCallId: "never", name: "grep", input: { pattern: "x", path: "src" } }),
+      event("permission.resolved", { toolCallId: "asked", decision: "cancelled", scope: "once", by: "user" }),
+      event("turn.completed", { stopReason: "cancelled" })
+    ])
+    const closing = updates.filter((u) => u.sessionUpdate === "tool_call_update")
+    expect(closing).toMatchObject([
+      { toolCallId: "asked", status: "failed" },
+      { toolCallId: "never", status: "failed" }
+    ])
+    expect(updates.find((u) => u.sessionUpdate === "tool_call" && u.toolCallId === "never")).toMatchObject({
+      kind: "search",
+      locations: [{ path: "/work/src" }]
+    })
+  })
+
+  it("shows a successful edit as a diff with absolute paths, and a failed one as its message", () => {
+    const data = { _tag: "edit", path: "a.txt", before: null, after: "new\n", diff: "+new" }
+    const updates = translate([
+      event("tool.completed", { toolCallId: "ok", output: "Created a.txt", isError: false, durationMs: 1, data }),
+      event("tool.completed", { toolCallId: "bad", output: "file not found", isError: true, durationMs: 1 })
+    ])
+    expect(updates).toEqual([
+      { sessionUpdate: "tool_call_update", toolCallId: "ok", status: "completed", content: [{ type: "diff", path: "/work/a.txt", oldText: null, newText: "new\n" }] },
+      { sessionUpdate: "tool_call_update", toolCallId: "bad", status: "failed", content: [{ type: "content", content: { type: "text", text: "file not found" } }] }
+    ])
+  })
+})
+
+describe("ACP request pieces", () => {
+  it("maps the client's pick to the user's answer; an option it was not offered is a refusal", () => {
+    expect(answerOf({ outcome: "selected", optionId: "allow_always" })).toEqual({ decision: "allow", scope: "always" })
+    expect(answerOf({ outcome: "selected", optionId: "reject_always" })).toEqual({ decision: "deny", scope: "always" })
+    expect(answerOf({ outcome: "selected", optionId: "yes please" })).toEqual({ decision: "deny", scope: "once" })
+    expect(answerOf({ outcome: "cancelled" })).toBe("cancelled")
+  })
+
+  it("refuses prompts without text and content it does not take", () => {
+    expect(promptText([])).toEqual(Either.left("the prompt has no text"))
+    expect(Either.isLeft(promptText([{ type: "audio", data: "", mimeType: "audio/wav" }]))).toBe(true)
+    expect(promptText([{ type: "resource", resource: { uri: "file:///x.bin", blob: "AAAA", mimeType: "application/octet-stream" } }, { type: "text", text: "see" }])).toEqual(
+      Either.right("[binary resource file:///x.bin (application/octet-stream), not included]\n\nsee")
+    )
+  })
+
+  it("translates the client's MCP servers for the hub", () => {
+    expect(
+      mcpServerConfigs([
+        { name: "local", command: "/bin/srv", args: ["--x"], env: [{ name: "TOKEN", value: "t" }] },
+        { type: "http", name: "remote", url: "https://mcp.example/mcp", headers: [{ name: "Authorization", value: "Bearer b" }] }
+      ])
+    ).toEqual(
+      Either.right([
+        { name: "local", command: "/bin/srv", args: ["--x"], env: { TOKEN: "t" } },
+        { name: "remote", url: "https://mcp.example/mcp", headers: { Authorization: "Bearer b" } }
+      ])
+    )
+  })
+
+  it("a loaded session keeps the mode of its last turn, bypass excepted", () => {
+    const started = (permissionMode: string) => event("turn.started", { promptPreview: "p", permissionMode })
+    expect([started("plan"), started("accept-edits")].reduce(modeAfter, "default")).toBe("accept-edits")
+    expect([started("plan"), started("bypass")].reduce(modeAfter, "default")).toBe("default")
+    expect([event("session.created", { cwd: "/w", client: "acp" }, undefined)].reduce(modeAfter, "plan")).toBe("plan")
+  })
+})

@@ -1,0 +1,119 @@
+import { afterAll, describe, expect, it } from "@effect/vitest"
+import { Chunk, Effect, Layer, Ref, Stream } from "effect"
+import { mkdtempSync, realpathSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { approveMemory, deleteMemory, rejectMemory } from "../../src/core/memory-review.js"
+import { SessionEngine } from "../../src/core/SessionEngine.js"
+import type { AgentEvent, EventOf, EventType } from "../../src/domain/events.js"
+import * as ContextSources from "../../src/layers/context/builder.js"
+import * as MemoryStoreLayer from "../../src/layers/event-store/memory.js"
+import * as MemoryFile from "../../src/layers/memory/file-store.js"
+import { rememberTool } from "../../src/layers/memory/remember-tool.js"
+import * as SkillFolders from "../../src/layers/skills/folders.js"
+import { MemoryStore } from "../../src/services/MemoryStore.js"
+import { engineLayer, replayAll } from "../support/engine-harness.js"
+import { RecordedRequests, recordingScripted } from "../support/recording-model.js"
+
+const dirs: Array<string> = []
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
+})
+const temp = (prefix: string) => {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), prefix)))
+  dirs.push(dir)
+  return dir
+}
+
+const eventsOf = <T extends EventType>(events: ReadonlyArray<AgentEvent>, type: T): ReadonlyArray<EventOf<T>> =>
+  events.filter((e): e is EventOf<T> => e.type === type)
+
+const remember = (text: string, scope: "project" | "user") => ({ chunks: [{ toolCall: { name: "remember", input: { text, scope } } }] })
+
+const setup = (memoryFile: string, configDir: string) => {
+  const recording = recordingScripted({
+    responses: [remember("Use pnpm, not npm.", "project"), "noted", remember("The user hates tabs.", "user"), "noted", "plain", "plain", "plain"]
+  })
+  const context = ContextSources.layer({ configDir }).pipe(
+    Layer.provide(Layer.mergeAll(SkillFolders.layer({ configDir }), MemoryFile.layer(memoryFile)))
+  )
+  return engineLayer(MemoryStoreLayer.layer, undefined, { model: recording, context, memoryFile, tools: [rememberTool] }).pipe(
+    Layer.provideMerge(recording)
+  )
+}
+
+const turn = (sessionId: string, content: string) =>
+  Effect.flatMap(SessionEngine, (engine) => Stream.runCollect(engine.runTurn({ sessionId, content }))).pipe(Effect.map(Chunk.toArray))
+
+const lastSystem = Effect.map(Effect.flatMap(RecordedRequests, Ref.get), (requests) => requests.at(-1)?.system ?? "")
+
+describe("memory: evidence, candidate, approval, durable memory", () => {
+  it.live("a candidate has no effect until approved; a rejected one never does; approvals persist and are on the record", () => {
+    const memoryFile = join(temp("mem-"), "memory.json")
+    const configDir = temp("mem-config-")
+    const workspace = temp("mem-ws-")
+    return Effect.gen(function* () {
+      const engine = yield* SessionEngine
+      const store = yield* MemoryStore
+      const { header } = yield* engine.createSession({ cwd: workspace, client: "test" })
+      const sessionId = header.sessionId
+
+      const first = yield* turn(sessionId, "we use pnpm here, remember that")
+      const proposed = eventsOf(first, "memory.candidate_proposed")[0]?.payload
+      expect(proposed).toMatchObject({ text: "Use pnpm, not npm.", scope: "project", evidence: { sessionId, fromSequence: 2 } })
+      expect((yield* store.pending).map((c) => c.id)).toEqual([proposed?.candidateId])
+      expect(yield* store.forWorkspace(workspace)).toEqual([])
+
+      const second = yield* turn(sessionId, "and I dislike tabs")
+      expect(yield* lastSystem).not.toContain("pnpm")
+      const tabs = eventsOf(second, "memory.candidate_proposed")[0]?.payload.candidateId ?? ""
+
+      const memory = yield* approveMemory(proposed?.candidateId ?? "", "cli")
+      expect(memory).toMatchObject({ text: "Use pnpm, not npm.", scope: "project", workspaceRoot: workspace, approvedBy: "cli" })
+      yield* rejectMemory(tabs, "web", "not a lasting preference")
+      const again = yield* rejectMemory(tabs, "web").pipe(Effect.flip)
+      expect(again.message).toContain("already rejected")
+
+      yield* turn(sessionId, "hello again")
+      const system = yield* lastSystem
+      expect(system).toContain("Use pnpm, not npm.")
+      expect(system).not.toContain("tabs")
+
+      // The audit trail is in the session's log, in order.
+      const log = yield* replayAll(sessionId)
+      expect(log.filter((e) => e.type.startsWith("memory.")).map((e) => e.type)).toEqual([
+        "memory.candidate_proposed",
+        "memory.candidate_proposed",
+        "memory.approved",
+        "memory.rejected"
+      ])
+      const approved = eventsOf(log, "memory.approved")[0]
+      expect(approved?.payload).toMatchObject({ memoryId: memory.id, by: "cli" })
+      expect(eventsOf(log, "context.source").find((e) => e.payload.kind === "memory")?.payload.text).toContain("Use pnpm")
+
+      // Another process (a new store on the same file) sees the approved memory.
+      const reopened = yield* MemoryFile.make(memoryFile)
+      expect((yield* reopened.forWorkspace(workspace)).map((m) => m.id)).toEqual([memory.id])
+      expect(yield* reopened.forWorkspace(temp("elsewhere-"))).toEqual([])
+
+      yield* deleteMemory(memory.id, "cli")
+      expect(yield* store.all).toEqual([])
+      yield* turn(sessionId, "and now?")
+      expect(yield* lastSystem).not.toContain("pnpm")
+      expect(eventsOf(yield* replayAll(sessionId), "memory.deleted")[0]?.payload).toEqual({ memoryId: memory.id, by: "cli" })
+      const missing = yield* deleteMemory(memory.id, "cli").pipe(Effect.flip)
+      expect(missing._tag).toBe("MemoryNotFound")
+    }).pipe(Effect.provide(setup(memoryFile, configDir)))
+  })
+
+  it.effect("a malformed memory file is a clear error naming the file", () => {
+    const memoryFile = join(temp("mem-bad-"), "memory.json")
+    return Effect.gen(function* () {
+      yield* Effect.promise(() => import("node:fs/promises").then((fs) => fs.writeFile(memoryFile, "{\"candidates\": 3}")))
+      const store = yield* MemoryFile.make(memoryFile)
+      const error = yield* store.pending.pipe(Effect.flip)
+      expect(error.message).toContain(memoryFile)
+      expect(error.message).toContain("malformed")
+    })
+  })
+})
