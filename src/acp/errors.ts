@@ -1,5 +1,6 @@
 import { Data } from "effect"
 import type { EngineError } from "../domain/errors.js"
+import type { McpError } from "../services/McpHub.js"
 
 /**
  * A JSON-RPC error to answer a request with: the handlers fail with it and the SDK boundary
@@ -21,5 +22,5 @@ export const internalError = (message: string, data?: unknown) =>
 export const sessionNotFound = (sessionId: string) =>
   new ProtocolError({ code: -32002, message: "Resource not found", data: { sessionId } })
 
-export const fromEngineError = (error: EngineError): ProtocolError =>
+export const fromEngineError = (error: EngineError | McpError): ProtocolError =>
   error._tag === "SessionNotFound" ? sessionNotFound(error.sessionId) : internalError(error.message, { reason: error._tag })

@@ -4,6 +4,7 @@ import { Cause, Effect, Option } from "effect"
 import { packageVersion } from "../app/package-root.js"
 import { acpCommand } from "./commands/acp.js"
 import { mcpCommand } from "./commands/mcp.js"
+import { memoryCommand } from "./commands/memory.js"
 import { runCommand } from "./commands/run.js"
 import { serveCommand } from "./commands/serve.js"
 import { sessionsCommand } from "./commands/sessions.js"
@@ -13,7 +14,7 @@ export const version = packageVersion()
 
 const root = Command.make("custom-agent").pipe(
   Command.withDescription("A local-first, event-sourced coding agent"),
-  Command.withSubcommands([runCommand, sessionsCommand, serveCommand, mcpCommand, skillsCommand, acpCommand])
+  Command.withSubcommands([runCommand, sessionsCommand, serveCommand, acpCommand, mcpCommand, skillsCommand, memoryCommand])
 )
 
 const cli = Command.run(root, { name: "custom-agent", version })

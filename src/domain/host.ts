@@ -72,7 +72,9 @@ export const PromptInput = Schema.Struct({
   sessionId: Schema.String,
   content: Schema.String.pipe(Schema.minLength(1)),
   mode: Schema.optionalWith(MessageMode, { default: () => "queue" }),
-  permissionMode: Schema.optional(PermissionMode)
+  permissionMode: Schema.optional(PermissionMode),
+  /** URIs of MCP resources whose text is attached to the message. */
+  attachments: Schema.optional(Schema.Array(Schema.String))
 })
 
 export const QueueAction = Schema.Union(

@@ -1,6 +1,7 @@
 import { Context, Deferred, Effect, FiberSet, Layer, Option, Ref, Stream } from "effect"
+import { withAttachments } from "../core/attachments.js"
 import { SessionEngine } from "../core/SessionEngine.js"
-import type { EngineError } from "../domain/errors.js"
+import { type EngineError, TurnInProgress } from "../domain/errors.js"
 import type { AgentEvent, MessageMode, QueuedMessage } from "../domain/events.js"
 import {
   type HostFrame,
@@ -19,6 +20,7 @@ import {
 import { sessionLogProblem } from "../domain/session-log.js"
 import type { PermissionMode } from "../domain/permissions.js"
 import { EventStore } from "../services/EventStore.js"
+import { type McpError, McpHub } from "../services/McpHub.js"
 import { Ids } from "../services/Ids.js"
 import { Fanout } from "./fanout.js"
 import { PendingAsks } from "./pending-asks.js"
@@ -26,6 +28,8 @@ import { PendingAsks } from "./pending-asks.js"
 export interface PromptRequest {
   readonly sessionId: string
   readonly content: string
+  /** Resource URIs (served by the session's MCP servers) whose text is attached to the message. */
+  readonly attachments?: ReadonlyArray<string>
   readonly mode?: MessageMode
   readonly permissionMode?: PermissionMode
 }
@@ -40,13 +44,15 @@ export interface AgentHostShape {
   readonly listSessions: Effect.Effect<ReadonlyArray<SessionListItem>, EngineError>
   readonly getSession: (sessionId: string) => Effect.Effect<SessionView, EngineError>
   /** Starts a turn (returning once its user message is durable) or queues the message. */
-  readonly prompt: (request: PromptRequest) => Effect.Effect<PromptReceipt, EngineError>
+  readonly prompt: (request: PromptRequest) => Effect.Effect<PromptReceipt, EngineError | McpError>
   readonly cancel: (sessionId: string) => Effect.Effect<void, EngineError>
   readonly respondPermission: (sessionId: string, toolCallId: string, answer: PermissionAnswer) => Effect.Effect<void, PermissionNotPending>
   readonly editQueue: (sessionId: string, messageId: string, action: QueueAction) => Effect.Effect<void, EngineError | QueuedMessageNotFound>
   /** A baseline, then every event after `afterSequence`, then live frames: no gap, no duplicate. */
   readonly subscribe: (sessionId: string, afterSequence: number) => Stream.Stream<HostFrame, EngineError | SubscriberLagged>
   readonly exportSession: (sessionId: string) => Stream.Stream<AgentEvent, EngineError>
+  /** Compacts the session's completed turns now (`/compact`); refused while a turn runs. */
+  readonly compact: (sessionId: string) => Effect.Effect<Option.Option<AgentEvent>, EngineError>
   /** Writes a whole exported session, all or nothing, after checking it is one valid log. */
   readonly importSession: (events: ReadonlyArray<AgentEvent>) => Effect.Effect<{ readonly sessionId: string; readonly events: number }, EngineError | InvalidSessionLog | SessionExists>
 }
@@ -67,6 +73,7 @@ export const make = Effect.gen(function* () {
   const ids = yield* Ids
   const fanout = yield* Fanout
   const pending = yield* PendingAsks
+  const mcp = yield* Effect.serviceOption(McpHub)
   const turns = yield* FiberSet.make()
   const actors = yield* Ref.make(new Map<string, Actor>())
 
@@ -182,9 +189,10 @@ export const make = Effect.gen(function* () {
       }
     })
 
-  const prompt = (request: PromptRequest): Effect.Effect<PromptReceipt, EngineError> =>
+  const prompt = (request: PromptRequest): Effect.Effect<PromptReceipt, EngineError | McpError> =>
     Effect.gen(function* () {
       yield* engine.recover(request.sessionId)
+      const content = yield* withAttachments(mcp, request.sessionId, request.content, request.attachments ?? [])
       const actor = yield* actorOf(request.sessionId)
       const mode = request.mode ?? "queue"
       const admitted = yield* Deferred.make<PromptReceipt, EngineError>()
@@ -193,12 +201,12 @@ export const make = Effect.gen(function* () {
           if (!actor.running) {
             actor.permissionMode = request.permissionMode
             yield* setRunning(request.sessionId, actor, true)
-            yield* FiberSet.run(turns, drive(request.sessionId, actor, { content: request.content, mode: "queue" }, admitted))
+            yield* FiberSet.run(turns, drive(request.sessionId, actor, { content, mode: "queue" }, admitted))
             return Option.none<PromptReceipt>()
           }
           const messageId = yield* ids.make("msg")
           const inbox = yield* inboxOf(request.sessionId)
-          const message = { id: messageId, content: request.content }
+          const message = { id: messageId, content }
           yield* writeInbox(
             request.sessionId,
             mode === "steer" ? { nextTurn: inbox.nextTurn, nextStep: [...inbox.nextStep, message] } : { nextTurn: [...inbox.nextTurn, message], nextStep: inbox.nextStep }
@@ -281,6 +289,13 @@ export const make = Effect.gen(function* () {
       pending.respond(sessionId, toolCallId, { decision: answer.decision, scope: answer.scope, by: "user" }),
     editQueue,
     subscribe,
+    compact: (sessionId) =>
+      Effect.gen(function* () {
+        yield* engine.recover(sessionId)
+        const actor = yield* actorOf(sessionId)
+        if (actor.running) return yield* new TurnInProgress({ sessionId })
+        return yield* engine.compact(sessionId)
+      }),
     exportSession: (sessionId) =>
       Stream.unwrap(Effect.as(engine.recover(sessionId), store.replay(sessionId))),
     importSession: (events) =>

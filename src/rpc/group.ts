@@ -2,6 +2,8 @@ import { Rpc, RpcGroup } from "@effect/rpc"
 import { Schema } from "effect"
 import { EventDecodeError, SequenceConflict, SessionNotFound, StoreFailure, TurnInProgress } from "../domain/errors.js"
 import { AgentEvent } from "../domain/events.js"
+import { McpError } from "../services/McpHub.js"
+import { Memory, MemoryCandidate, MemoryNotFound, MemoryStoreFailure } from "../services/MemoryStore.js"
 import {
   HostFrame,
   InvalidSessionLog,
@@ -38,7 +40,7 @@ export class AgentRpcs extends RpcGroup.make(
   }),
   Rpc.make("ListSessions", { success: Schema.Array(SessionListItem), error: EngineFailure }),
   Rpc.make("GetSession", { payload: { sessionId: Schema.String }, success: SessionView, error: EngineFailure }),
-  Rpc.make("Prompt", { payload: PromptInput, success: PromptReceipt, error: EngineFailure }),
+  Rpc.make("Prompt", { payload: PromptInput, success: PromptReceipt, error: Schema.Union(EngineFailure, McpError) }),
   Rpc.make("Subscribe", {
     payload: SubscribeInput,
     success: HostFrame,
@@ -59,6 +61,30 @@ export class AgentRpcs extends RpcGroup.make(
     success: AgentEvent,
     error: EngineFailure,
     stream: true
+  }),
+  Rpc.make("Compact", {
+    payload: { sessionId: Schema.String },
+    success: Schema.Struct({ compacted: Schema.Boolean, summary: Schema.optional(Schema.String) }),
+    error: EngineFailure
+  }),
+  Rpc.make("ListMemoryCandidates", { success: Schema.Array(MemoryCandidate), error: MemoryStoreFailure }),
+  Rpc.make("ListMemories", {
+    payload: { workspaceRoot: Schema.optional(Schema.String) },
+    success: Schema.Array(Memory),
+    error: MemoryStoreFailure
+  }),
+  Rpc.make("ReviewMemory", {
+    payload: {
+      candidateId: Schema.String,
+      decision: Schema.Literal("approve", "reject"),
+      reason: Schema.optional(Schema.String),
+      by: Schema.optional(Schema.String)
+    },
+    error: Schema.Union(EngineFailure, MemoryNotFound, MemoryStoreFailure)
+  }),
+  Rpc.make("DeleteMemory", {
+    payload: { memoryId: Schema.String, by: Schema.optional(Schema.String) },
+    error: Schema.Union(EngineFailure, MemoryNotFound, MemoryStoreFailure)
   }),
   Rpc.make("ImportSession", {
     payload: { events: Schema.Array(AgentEvent) },

@@ -197,6 +197,52 @@ describe("custom-agent (the built CLI)", () => {
       )
     ))
 
+  it("memory: a proposal waits for review; approved, it enters later requests; deleted, it leaves; /compact summarizes", async () => {
+    const home = temp("cli-home-")
+    const config = temp("cli-config-")
+    const env = { CUSTOM_AGENT_HOME: home, CUSTOM_AGENT_CONFIG_HOME: config }
+    const script = join(temp("cli-files-"), "script.json")
+    writeFileSync(
+      script,
+      JSON.stringify({
+        responses: [{ chunks: [{ toolCall: { name: "remember", input: { text: "Releases are cut on Fridays.", scope: "project" } } }] }, "Noted.", "Hello.", "Again."],
+        summaries: ["Earlier: the user set a release rule."]
+      })
+    )
+    const first = await runCli(["run", "remember our release day", "--script", script, "--json"], { env })
+    expect(first.code).toBe(0)
+    const events = parseEvents(first.stdout)
+    const sessionId = events[0]?.sessionId ?? ""
+    const candidate = events.find((e) => e.type === "memory.candidate_proposed")
+    const candidateId = candidate?.type === "memory.candidate_proposed" ? candidate.payload.candidateId : ""
+    const pending = await runCli(["memory", "list", "--pending"], { env })
+    expect(pending.stdout).toContain(candidateId)
+    expect(pending.stdout).toContain("Releases are cut on Fridays.")
+    expect((await runCli(["memory", "list"], { env })).stdout).toContain("no memories yet")
+
+    const approved = await runCli(["memory", "review", "--approve", candidateId], { env })
+    expect(approved.code).toBe(0)
+    const memoryId = /as memory (\S+)/.exec(approved.stdout)?.[1] ?? ""
+    expect((await runCli(["memory", "list"], { env })).stdout).toContain("Releases are cut on Fridays.")
+    const again = await runCli(["memory", "review", "--approve", candidateId], { env })
+    expect(again.code).toBe(1)
+    expect(again.stderr).toContain("already approved")
+
+    const second = parseEvents((await runCli(["run", "hello", "--session", sessionId, "--script", script, "--json"], { env })).stdout)
+    const memorySource = second.find((e) => e.type === "context.source" && e.payload.kind === "memory")
+    expect(memorySource?.type === "context.source" && memorySource.payload.text).toContain("Releases are cut on Fridays.")
+
+    const compact = await runCli(["run", "/compact", "--session", sessionId, "--script", script], { env })
+    expect(compact.code).toBe(0)
+    expect(compact.stdout).toContain("Earlier: the user set a release rule.")
+
+    expect((await runCli(["memory", "delete", memoryId], { env })).stdout).toContain(`deleted memory ${memoryId}`)
+    const show = await runCli(["sessions", "show", sessionId], { env })
+    for (const line of ["memory proposed (project)", "memory approved (project) by cli", `memory ${memoryId} deleted by cli`, "compacted 2 earlier turn(s)"]) {
+      expect(show.stdout).toContain(line)
+    }
+  })
+
   it("serve refuses a non-loopback address without a configured token", async () => {
     const result = await runCli(["serve", "--host", "0.0.0.0", "--port", "0"], { env: { CUSTOM_AGENT_HOME: temp("cli-home-") } })
     expect(result.code).toBe(1)

@@ -95,6 +95,21 @@ layer(E2E, { timeout: 30_000, excludeTestServices: true })("the RPC API over rea
       expect(queue._tag).toBe("QueuedMessageNotFound")
     }))
 
+  it.effect("compaction and memory review over the API: typed results and errors", () =>
+    Effect.gen(function* () {
+      const client = yield* AgentClient
+      const session = yield* client.CreateSession({ cwd: "/work" })
+      expect(yield* client.Compact({ sessionId: session.sessionId })).toEqual({ compacted: false })
+      expect(yield* client.ListMemoryCandidates()).toEqual([])
+      expect(yield* client.ListMemories({})).toEqual([])
+      const unknown = yield* client.ReviewMemory({ candidateId: "mem_nope", decision: "approve" }).pipe(Effect.flip)
+      expect(unknown._tag).toBe("MemoryNotFound")
+      const gone = yield* client.DeleteMemory({ memoryId: "mem_nope" }).pipe(Effect.flip)
+      expect(gone._tag).toBe("MemoryNotFound")
+      const attach = yield* client.Prompt({ sessionId: session.sessionId, content: "read it", attachments: ["file:///nope"] }).pipe(Effect.flip)
+      expect(attach._tag).toBe("McpError")
+    }))
+
   it.effect("a missing or wrong token is refused with 401", () =>
     Effect.gen(function* () {
       const none = yield* raw(HttpClientRequest.post("/rpc").pipe(HttpClientRequest.bodyText(rpcBody, "application/ndjson")))
@@ -159,7 +174,7 @@ layer(E2E, { timeout: 30_000, excludeTestServices: true })("the RPC API over rea
 describe("the RPC group", () => {
   it("names every operation a client needs", () => {
     expect([...AgentRpcs.requests.keys()].sort()).toEqual(
-      ["Cancel", "CreateSession", "EditQueue", "ExportSession", "GetSession", "ImportSession", "ListSessions", "Prompt", "RespondPermission", "Subscribe"].sort()
+      ["Cancel", "Compact", "CreateSession", "DeleteMemory", "EditQueue", "ExportSession", "GetSession", "ImportSession", "ListMemories", "ListMemoryCandidates", "ListSessions", "Prompt", "RespondPermission", "ReviewMemory", "Subscribe"].sort()
     )
   })
 })

@@ -9,7 +9,10 @@ import type { PermissionMode } from "../../domain/permissions.js"
 import * as InteractiveApprovals from "../../layers/approvals/interactive.js"
 import * as PolicyApprovals from "../../layers/approvals/policy.js"
 import { AgentClient } from "../../rpc/client.js"
+import { withAttachments } from "../../core/attachments.js"
 import { EventStore } from "../../services/EventStore.js"
+import { McpHub } from "../../services/McpHub.js"
+import { CliError } from "../errors.js"
 import { stderr, stdout, useColor, writeSegments } from "../io.js"
 import * as shared from "../options.js"
 import { describeTransport, remoteLayer, server, token } from "../remote.js"
@@ -30,6 +33,11 @@ const mode = Options.choice("mode", ["default", "plan", "accept-edits", "bypass"
 const approve = Options.choice("approve", ["deny", "allow-reads", "allow-edits", "allow-all"]).pipe(
   Options.withDescription("Answer permission questions with this policy instead of asking (default: ask on a terminal, deny otherwise)"),
   Options.optional
+)
+
+const attach = Options.text("attach").pipe(
+  Options.withDescription("Attach an MCP resource by URI (repeatable): its text goes with the prompt"),
+  Options.repeated
 )
 
 const maxSteps = Options.integer("max-steps").pipe(
@@ -74,6 +82,7 @@ const interactive = () => process.stdin.isTTY === true
 
 interface RunArgs {
   readonly prompt: string
+  readonly attach: ReadonlyArray<string>
   readonly session: Option.Option<string>
   readonly json: boolean
   readonly mode: PermissionMode
@@ -82,11 +91,27 @@ interface RunArgs {
 }
 
 /** The engine in this process, on the local store. */
+const compactRequested = (prompt: string) => prompt.trim() === "/compact"
+
+const reportCompaction = (compacted: boolean, summary: string | undefined) =>
+  stdout(compacted ? `compacted the earlier turns into a summary:\n\n${summary ?? ""}\n` : "nothing new to compact\n")
+
+const needsSession = new CliError({ message: "/compact works on an existing session: pass --session ID" })
+
 const runEmbedded = (args: RunArgs) =>
   Effect.gen(function* () {
     const engine = yield* SessionEngine
     const store = yield* EventStore
     const printer = makePrinter(args.json)
+    if (compactRequested(args.prompt)) {
+      if (Option.isNone(args.session)) return yield* needsSession
+      const event = yield* engine.compact(args.session.value)
+      if (args.json && Option.isSome(event)) return yield* printer.show(event.value)
+      return yield* Option.match(event, {
+        onNone: () => reportCompaction(false, undefined),
+        onSome: (e) => reportCompaction(true, e.type === "context.compacted" ? e.payload.summary : undefined)
+      })
+    }
     let sessionId: string
     if (Option.isSome(args.session)) {
       sessionId = args.session.value
@@ -95,10 +120,11 @@ const runEmbedded = (args: RunArgs) =>
       sessionId = created.header.sessionId
       if (args.json) yield* store.replay(sessionId).pipe(Stream.runForEach(printer.show))
     }
+    const content = yield* withAttachments(yield* Effect.serviceOption(McpHub), sessionId, args.prompt, args.attach)
     yield* engine
       .runTurn({
         sessionId,
-        content: args.prompt,
+        content,
         permissionMode: args.mode,
         ...(Option.isSome(args.maxSteps) ? { maxSteps: args.maxSteps.value } : {})
       })
@@ -115,6 +141,11 @@ const runRemote = (args: RunArgs) =>
   Effect.gen(function* () {
     const client = yield* AgentClient
     const printer = makePrinter(args.json)
+    if (compactRequested(args.prompt)) {
+      if (Option.isNone(args.session)) return yield* needsSession
+      const result = yield* client.Compact({ sessionId: args.session.value })
+      return yield* reportCompaction(result.compacted, result.summary)
+    }
     const view = Option.isSome(args.session)
       ? yield* client.GetSession({ sessionId: args.session.value })
       : yield* client.CreateSession({ cwd: process.cwd(), title: titleOf(args.prompt), client: "cli" })
@@ -157,7 +188,12 @@ const runRemote = (args: RunArgs) =>
     )
     // Wait for the subscription to be live (its baseline), or for it to fail trying.
     yield* Effect.raceFirst(Deferred.await(live), Effect.zipRight(Fiber.join(watcher), Deferred.await(live)))
-    const receipt = yield* client.Prompt({ sessionId, content: args.prompt, permissionMode: args.mode })
+    const receipt = yield* client.Prompt({
+      sessionId,
+      content: args.prompt,
+      permissionMode: args.mode,
+      ...(args.attach.length === 0 ? {} : { attachments: args.attach })
+    })
     if (receipt._tag === "Queued") {
       yield* Fiber.interrupt(watcher)
       return yield* stderr(`session ${sessionId} is busy: your message waits in its queue (${receipt.messageId})\n`)
@@ -181,6 +217,7 @@ export const runCommand = Command.make(
     thinkingBudget: shared.thinkingBudget,
     mode,
     approve,
+    attach,
     maxSteps,
     dataDir: shared.dataDir,
     store: shared.store,

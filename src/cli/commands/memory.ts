@@ -1,0 +1,127 @@
+import { Args, Command, Options } from "@effect/cli"
+import { Effect, Option, Stream } from "effect"
+import { createInterface } from "node:readline"
+import { agentLayer } from "../../app/agent.js"
+import { resolveConfigDir, resolveDataDir } from "../../app/locations.js"
+import { packageVersion } from "../../app/package-root.js"
+import { approveMemory, deleteMemory, rejectMemory } from "../../core/memory-review.js"
+import type { MemoryCandidate } from "../../services/MemoryStore.js"
+import { MemoryStore } from "../../services/MemoryStore.js"
+import { EventStore } from "../../services/EventStore.js"
+import { stdout } from "../io.js"
+import * as shared from "../options.js"
+
+const where = { dataDir: shared.dataDir, store: shared.store }
+
+const withAgent = (args: { readonly dataDir: Option.Option<string>; readonly store: "sqlite" | "jsonl" }) =>
+  Effect.provide(
+    agentLayer({
+      dataDir: resolveDataDir(Option.getOrUndefined(args.dataDir)),
+      configDir: resolveConfigDir(),
+      store: args.store,
+      model: { spec: "scripted" },
+      version: packageVersion()
+    })
+  )
+
+const list = Command.make("list", { ...where, pending: Options.boolean("pending").pipe(Options.withDescription("List candidates waiting for review instead")) }, (args) =>
+  Effect.gen(function* () {
+    const store = yield* MemoryStore
+    if (args.pending) {
+      const candidates = yield* store.pending
+      if (candidates.length === 0) return yield* stdout("no memory candidates waiting for review\n")
+      return yield* stdout(candidates.map((c) => `${c.id}  (${c.scope}) ${c.text}\n    from session ${c.sessionId}, events ${c.evidence.fromSequence}-${c.evidence.toSequence}\n`).join(""))
+    }
+    const memories = yield* store.all
+    if (memories.length === 0) return yield* stdout("no memories yet\n")
+    yield* stdout(
+      memories
+        .map((m) => `${m.id}  (${m.scope === "user" ? "all projects" : m.workspaceRoot ?? "project"}) ${m.text}\n    approved ${m.approvedAt.slice(0, 19).replace("T", " ")} by ${m.approvedBy}\n`)
+        .join("")
+    )
+  }).pipe(withAgent(args))
+).pipe(Command.withDescription("List approved memories (or, with --pending, the candidates waiting for review)"))
+
+/** The conversation a candidate came from, so the reviewer judges it with its evidence. */
+const evidenceOf = (candidate: MemoryCandidate) =>
+  Effect.flatMap(EventStore, (store) =>
+    store.replay(candidate.sessionId, candidate.evidence.fromSequence - 1).pipe(
+      Stream.takeWhile((event) => event.sequence <= candidate.evidence.toSequence),
+      Stream.filterMap((event) =>
+        event.type === "user.message"
+          ? Option.some(`    you: ${event.payload.content.slice(0, 200)}`)
+          : event.type === "model.delta"
+            ? Option.some(event.payload.text)
+            : Option.none()
+      ),
+      Stream.runCollect,
+      Effect.map((lines) => [...lines].join("").replace(/\n(?! {4}you:)/g, " ").slice(0, 1_200)),
+      Effect.orElseSucceed(() => "(the session's log is not available)")
+    )
+  )
+
+const ask = (question: string) =>
+  Effect.async<string>((resume) => {
+    const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: false })
+    process.stderr.write(question)
+    let answered = false
+    rl.once("line", (line) => {
+      answered = true
+      rl.close()
+      resume(Effect.succeed(line.trim().toLowerCase()))
+    })
+    rl.once("close", () => {
+      if (!answered) resume(Effect.succeed(""))
+    })
+    return Effect.sync(() => rl.close())
+  })
+
+const review = Command.make(
+  "review",
+  {
+    ...where,
+    approve: Options.text("approve").pipe(Options.withDescription("Approve this candidate without asking"), Options.repeated),
+    reject: Options.text("reject").pipe(Options.withDescription("Reject this candidate without asking"), Options.repeated)
+  },
+  (args) =>
+    Effect.gen(function* () {
+      const store = yield* MemoryStore
+      for (const id of args.approve) {
+        const memory = yield* approveMemory(id, "cli")
+        yield* stdout(`approved ${id} as memory ${memory.id}\n`)
+      }
+      for (const id of args.reject) {
+        yield* rejectMemory(id, "cli")
+        yield* stdout(`rejected ${id}\n`)
+      }
+      if (args.approve.length > 0 || args.reject.length > 0) return
+      const candidates = yield* store.pending
+      if (candidates.length === 0) return yield* stdout("no memory candidates waiting for review\n")
+      for (const candidate of candidates) {
+        yield* stdout(`\n${candidate.id} (${candidate.scope === "user" ? "for all projects" : `for ${candidate.workspaceRoot}`})\n  ${candidate.text}\n`)
+        yield* stdout(`  evidence: session ${candidate.sessionId}, events ${candidate.evidence.fromSequence}-${candidate.evidence.toSequence}\n${yield* evidenceOf(candidate)}\n`)
+        const answer = yield* ask("  [a] approve  [r] reject  [s] skip  [q] quit > ")
+        if (answer === "a") {
+          const memory = yield* approveMemory(candidate.id, "cli")
+          yield* stdout(`  approved: memory ${memory.id}\n`)
+        } else if (answer === "r") {
+          yield* rejectMemory(candidate.id, "cli")
+          yield* stdout("  rejected\n")
+        } else if (answer === "q" || answer === "") {
+          return
+        }
+      }
+    }).pipe(withAgent(args))
+).pipe(Command.withDescription("Approve or reject memory candidates, one by one with their evidence (or --approve/--reject ID)"))
+
+const remove = Command.make("delete", { memoryId: Args.text({ name: "memory-id" }), ...where }, (args) =>
+  Effect.gen(function* () {
+    const memory = yield* deleteMemory(args.memoryId, "cli")
+    yield* stdout(`deleted memory ${memory.id}: ${memory.text}\n`)
+  }).pipe(withAgent(args))
+).pipe(Command.withDescription("Forget an approved memory (recorded in the log of the session it came from)"))
+
+export const memoryCommand = Command.make("memory").pipe(
+  Command.withDescription("Review, list and delete what the agent remembers across sessions"),
+  Command.withSubcommands([list, review, remove])
+)
