@@ -7,6 +7,6 @@ if (args.length === 1 && (args[0] === "--version" || args[0] === "-v")) {
   const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"))
   process.stdout.write(`${pkg.version}\n`)
 } else {
-  const { runMain } = await import("../dist/cli/main.js")
+  const { runMain } = await import("../dist/bundle/cli.js")
   runMain(process.argv)
 }

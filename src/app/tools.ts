@@ -1,6 +1,7 @@
 import { Effect, Layer } from "effect"
 import { rememberTool } from "../layers/memory/remember-tool.js"
 import * as SkillFolders from "../layers/skills/folders.js"
+import * as LazyMcp from "../layers/tools/mcp-lazy.js"
 import { skillsToolSource } from "../layers/skills/load-skill-tool.js"
 import { localTools } from "../layers/tools/local.js"
 import * as Router from "../layers/tools/router.js"
@@ -8,14 +9,9 @@ import { McpHub } from "../services/McpHub.js"
 import { Skills } from "../services/Skills.js"
 import { ToolRouter } from "../services/ToolRouter.js"
 
-/** The MCP hub; its module (and the MCP SDK) loads only when a command builds this layer. */
+/** The MCP hub; the MCP SDK loads only once a session has servers to run. */
 export const mcpLayer = (userConfigDir: string, clientVersion: string): Layer.Layer<McpHub> =>
-  Layer.unwrapEffect(
-    Effect.map(
-      Effect.promise(() => import("../layers/tools/mcp.js")),
-      (mcp) => mcp.layer({ userConfigDir, clientVersion })
-    )
-  )
+  LazyMcp.layer({ userConfigDir, clientVersion })
 
 /** Every tool a session can call, from every source, behind one router: local tools, skills, MCP servers. */
 export const routerLayer: Layer.Layer<ToolRouter, never, McpHub | Skills> = Layer.effect(

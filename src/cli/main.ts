@@ -1,6 +1,9 @@
 import { Command, ValidationError } from "@effect/cli"
-import { NodeContext, NodeRuntime } from "@effect/platform-node"
-import { Cause, Effect, Option } from "effect"
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import * as NodePath from "@effect/platform-node/NodePath"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as NodeTerminal from "@effect/platform-node/NodeTerminal"
+import { Cause, Effect, Layer, Option } from "effect"
 import { packageVersion } from "../app/package-root.js"
 import { acpCommand } from "./commands/acp.js"
 import { mcpCommand } from "./commands/mcp.js"
@@ -52,8 +55,11 @@ const report = (cause: Cause.Cause<unknown>) =>
     process.exitCode = 70
   })
 
+/** What the CLI library needs, without the rest of NodeContext (workers, subprocesses). */
+const cliEnvironment = Layer.mergeAll(NodeFileSystem.layer, NodePath.layer, NodeTerminal.layer)
+
 export const main = (argv: ReadonlyArray<string>) =>
-  cli(argv).pipe(Effect.catchAllCause(report), Effect.provide(NodeContext.layer))
+  cli(argv).pipe(Effect.catchAllCause(report), Effect.provide(cliEnvironment))
 
 export const runMain = (argv: ReadonlyArray<string>) =>
   NodeRuntime.runMain(main(argv), { disableErrorReporting: true, disablePrettyLogger: true })

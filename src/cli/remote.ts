@@ -1,7 +1,6 @@
 import { Options } from "@effect/cli"
 import { Effect, Layer, Option } from "effect"
-import { RpcClientError } from "@effect/rpc"
-import { AgentClient, clientLayer, describeClientError } from "../rpc/client.js"
+import type { AgentClient } from "../rpc/client.js"
 import { CliError } from "./errors.js"
 
 export const server = Options.text("server").pipe(
@@ -14,7 +13,10 @@ export const token = Options.text("token").pipe(
   Options.optional
 )
 
-/** The typed API client for `--server`; a missing token is one clear error before any request. */
+/**
+ * The typed API client for `--server`, loaded only then (the RPC stack stays out of local
+ * runs); a missing token is one clear error before any request.
+ */
 export const remoteLayer = (url: string, flag: Option.Option<string>): Layer.Layer<AgentClient, CliError> =>
   Layer.unwrapEffect(
     Effect.gen(function* () {
@@ -26,10 +28,22 @@ export const remoteLayer = (url: string, flag: Option.Option<string>): Layer.Lay
         try: () => new URL(url),
         catch: () => new CliError({ message: `--server ${url} is not a URL (e.g. http://127.0.0.1:7420)` })
       })
-      return clientLayer({ url: parsed.toString(), token: chosen.value })
+      const client = yield* Effect.promise(() => import("../rpc/client.js"))
+      return client.clientLayer({ url: parsed.toString(), token: chosen.value })
     })
   )
 
+const isTransportError = (error: unknown): boolean =>
+  typeof error === "object" && error !== null && "_tag" in error && error._tag === "RpcClientError"
+
 /** An RPC transport failure (server down, refused token) as one line naming the server. */
-export const describeTransport = (url: string) => <E>(error: E): E | CliError =>
-  error instanceof RpcClientError.RpcClientError ? new CliError({ message: `server ${url}: ${describeClientError(error)}` }) : error
+export const describeTransport = (url: string) => <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | CliError, R> =>
+  Effect.catchIf(effect, isTransportError, (error) =>
+    Effect.flatMap(Effect.promise(() => import("../rpc/client.js")), (client) =>
+      Effect.fail(
+        new CliError({
+          message: `server ${url}: ${client.describeClientError(error)}`
+        })
+      )
+    )
+  )

@@ -1,5 +1,5 @@
 import { FetchHttpClient, HttpClient, HttpClientError, HttpClientRequest } from "@effect/platform"
-import { RpcClient, type RpcClientError, type RpcGroup, RpcSerialization } from "@effect/rpc"
+import { RpcClient, RpcClientError, type RpcGroup, RpcSerialization } from "@effect/rpc"
 import { Context, Effect, Layer } from "effect"
 import { AgentRpcs } from "./group.js"
 
@@ -64,7 +64,8 @@ export const clientLayer = (options: ClientOptions) =>
   )
 
 /** What went wrong with a request, as a person would want it said. */
-export const describeClientError = (error: RpcClientError.RpcClientError): string => {
+export const describeClientError = (error: unknown): string => {
+  if (!(error instanceof RpcClientError.RpcClientError)) return String(error)
   const cause: unknown = error.cause
   if (cause instanceof HttpClientError.ResponseError && cause.description !== undefined) return cause.description
   if (cause instanceof HttpClientError.RequestError) return `cannot reach the server (${cause.description ?? cause.reason})`

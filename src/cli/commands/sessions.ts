@@ -3,7 +3,6 @@ import { Effect, Option, Stream } from "effect"
 import { resolveDataDir, type StoreKind } from "../../app/locations.js"
 import { storeLayer } from "../../app/store.js"
 import type { AgentEvent } from "../../domain/events.js"
-import { AgentClient } from "../../rpc/client.js"
 import { EventStore } from "../../services/EventStore.js"
 import { CliError } from "../errors.js"
 import { readSessionFile } from "../import-file.js"
@@ -21,7 +20,7 @@ interface Where {
   readonly token: Option.Option<string>
 }
 
-interface Row {
+export interface Row {
   readonly sessionId: string
   readonly updatedAt: string
   readonly lastSequence: number
@@ -31,13 +30,13 @@ interface Row {
 }
 
 /** Where a session's events come from: the local store, or a server's API. */
-interface Source {
+export interface Source {
   readonly list: Effect.Effect<ReadonlyArray<Row>, unknown>
   readonly events: (sessionId: string) => Stream.Stream<AgentEvent, unknown>
   readonly importLog: (events: ReadonlyArray<AgentEvent>) => Effect.Effect<void, unknown>
 }
 
-const missing = (sessionId: string) => new CliError({ message: `no session ${sessionId} (see: custom-agent sessions list)` })
+export const missing = (sessionId: string) => new CliError({ message: `no session ${sessionId} (see: custom-agent sessions list)` })
 
 const localSource = Effect.gen(function* () {
   const store = yield* EventStore
@@ -63,22 +62,14 @@ const localSource = Effect.gen(function* () {
   return source
 })
 
-const remoteSource = Effect.gen(function* () {
-  const client = yield* AgentClient
-  const source: Source = {
-    list: client.ListSessions(),
-    events: (sessionId) =>
-      client.ExportSession({ sessionId }).pipe(Stream.catchTag("SessionNotFound", () => Stream.fail(missing(sessionId)))),
-    importLog: (events) => Effect.asVoid(client.ImportSession({ events }))
-  }
-  return source
-})
-
 /** Runs a command against the local store, or the server named by --server. */
 const withSource = <A>(args: Where, use: (source: Source) => Effect.Effect<A, unknown>) => {
   if (Option.isSome(args.server)) {
     const url = args.server.value
-    return Effect.flatMap(remoteSource, use).pipe(Effect.mapError(describeTransport(url)), Effect.provide(remoteLayer(url, args.token)))
+    return Effect.flatMap(Effect.promise(() => import("./sessions-remote.js")), (remote) => Effect.flatMap(remote.remoteSource, use)).pipe(
+      describeTransport(url),
+      Effect.provide(remoteLayer(url, args.token))
+    )
   }
   return Effect.flatMap(localSource, use).pipe(Effect.provide(storeLayer(args.store, resolveDataDir(Option.getOrUndefined(args.dataDir)))))
 }

@@ -1,7 +1,6 @@
 import * as Reactivity from "@effect/experimental/Reactivity"
-import { NodeContext } from "@effect/platform-node"
-import { SqlClient, SqlSchema } from "@effect/sql"
-import { SqliteClient, SqliteMigrator } from "@effect/sql-sqlite-node"
+import { Migrator, SqlClient, SqlSchema } from "@effect/sql"
+import { SqliteClient } from "@effect/sql-sqlite-node"
 import { Effect, Layer, Schema, type Scope } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -9,6 +8,8 @@ import { StoreFailure } from "../../domain/errors.js"
 import { EventStore, type EventStoreShape, type SessionSummary } from "../../services/EventStore.js"
 import { BUSY_TIMEOUT_MS, makeSqliteLog, openConnection, storeFailure } from "./sqlite-log.js"
 import { migrations } from "./sqlite-migrations.js"
+
+const runMigrations = Migrator.make({})
 
 export interface SqliteStoreOptions {
   /** A database file (not `:memory:`: two connections share it). Its directory is created if missing. */
@@ -73,10 +74,10 @@ export const make = (options: SqliteStoreOptions): Effect.Effect<EventStoreShape
     )
     const sql = yield* SqliteClient.make({ filename: options.filename }).pipe(Effect.provide(Reactivity.layer))
     yield* sql.unsafe(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`).pipe(Effect.mapError(open))
-    yield* SqliteMigrator.run({ loader: migrations }).pipe(
-      Effect.provideService(SqliteClient.SqliteClient, sql),
+    // @effect/sql's migrator on the SQLite client; SqliteMigrator adds only schema dumps via the
+    // sqlite3 binary, which we do not use (and whose subprocess support would slow start-up).
+    yield* runMigrations({ loader: migrations }).pipe(
       Effect.provideService(SqlClient.SqlClient, sql),
-      Effect.provide(NodeContext.layer),
       Effect.mapError(storeFailure("migrate"))
     )
     const log = makeSqliteLog(db)

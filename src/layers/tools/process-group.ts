@@ -1,5 +1,5 @@
 import { Clock, Deferred, Duration, Effect } from "effect"
-import { type ChildProcess, spawn } from "node:child_process"
+import type { ChildProcess } from "node:child_process"
 import { existsSync } from "node:fs"
 import * as fs from "node:fs/promises"
 import { errnoCode } from "./fs-errors.js"
@@ -56,6 +56,8 @@ const start = (options: CommandOptions): Effect.Effect<Running, string> =>
   Effect.gen(function* () {
     const exited = yield* Deferred.make<CommandOutcome>()
     const closed = yield* Deferred.make<void>()
+    // Loaded on the first command: most runs never spawn one, and the module is costly to load.
+    const { spawn } = yield* Effect.promise(() => import("node:child_process"))
     const child = yield* Effect.try({
       // detached: the shell leads a new process group, so one signal reaches everything it starts.
       try: () => spawn(shellPath(), ["-c", options.command], { cwd: options.cwd, detached: true, stdio: ["ignore", "pipe", "pipe"] }),

@@ -1,0 +1,73 @@
+import { Effect, Layer, Scope } from "effect"
+import { existsSync } from "node:fs"
+import { McpError, McpHub, type McpHubShape, type McpServerConfig } from "../../services/McpHub.js"
+import type { McpHubOptions } from "./mcp.js"
+import { projectConfigFile, userConfigFile } from "./mcp-config.js"
+
+interface Known {
+  cwd: string | undefined
+  extra: ReadonlyArray<McpServerConfig>
+}
+
+/**
+ * The MCP hub, loaded (with the MCP SDK) only once a session has servers to run: a
+ * configuration file for its workspace or the user, or servers a client gave it. Sessions
+ * without any, which is most runs, never pay for it. Once loaded, everything goes to it.
+ */
+export const make = (options: McpHubOptions): Effect.Effect<McpHubShape, never, Scope.Scope> =>
+  Effect.gen(function* () {
+    const scope = yield* Effect.scope
+    const real = yield* Effect.cached(
+      Effect.promise(() => import("./mcp.js")).pipe(Effect.flatMap((mcp) => mcp.make(options)), Scope.extend(scope))
+    )
+    let loaded: McpHubShape | undefined
+    const load = Effect.tap(real, (hub) => Effect.sync(() => (loaded = hub)))
+    const sessions = new Map<string, Known>()
+    const known = (sessionId: string): Known => {
+      const found = sessions.get(sessionId) ?? { cwd: undefined, extra: [] }
+      sessions.set(sessionId, found)
+      return found
+    }
+    const hasServers = (sessionId: string) => {
+      const session = known(sessionId)
+      return (
+        session.extra.length > 0 ||
+        existsSync(userConfigFile(options.userConfigDir)) ||
+        (session.cwd !== undefined && existsSync(projectConfigFile(session.cwd)))
+      )
+    }
+    /** The real hub when this session needs it (or it runs already), else the answer for "no servers". */
+    const whenServers = <A, E>(sessionId: string, none: Effect.Effect<A, E>, use: (hub: McpHubShape) => Effect.Effect<A, E>) =>
+      Effect.suspend(() => (loaded !== undefined ? use(loaded) : hasServers(sessionId) ? Effect.flatMap(load, use) : none))
+
+    return McpHub.of({
+      source: {
+        name: "mcp",
+        tools: (scope) =>
+          Effect.suspend(() => {
+            const session = known(scope.sessionId)
+            session.cwd ??= scope.workspaceRoot
+            return whenServers(scope.sessionId, Effect.succeed([]), (hub) => hub.source.tools(scope))
+          })
+      },
+      configureSession: (sessionId, cwd, extra) =>
+        Effect.suspend(() => {
+          sessions.set(sessionId, { cwd, extra })
+          return whenServers(sessionId, Effect.void, (hub) => hub.configureSession(sessionId, cwd, extra))
+        }),
+      status: (sessionId) => whenServers(sessionId, Effect.succeed([]), (hub) => hub.status(sessionId)),
+      drainNotices: (sessionId) => Effect.suspend(() => (loaded === undefined ? Effect.succeed([]) : loaded.drainNotices(sessionId))),
+      instructions: (sessionId) => whenServers(sessionId, Effect.succeed([]), (hub) => hub.instructions(sessionId)),
+      readResource: (sessionId, uri) =>
+        whenServers(sessionId, Effect.fail(new McpError({ server: "", message: `no MCP server of this session serves ${uri}` })), (hub) =>
+          hub.readResource(sessionId, uri)
+        ),
+      release: (sessionId) =>
+        Effect.suspend(() => {
+          sessions.delete(sessionId)
+          return loaded === undefined ? Effect.void : loaded.release(sessionId)
+        })
+    })
+  })
+
+export const layer = (options: McpHubOptions) => Layer.scoped(McpHub, make(options))
