@@ -1,11 +1,32 @@
+import * as AgentLoop from "./agent-loop.js"
+import * as EndToEnd from "./end-to-end.js"
 import * as EventStore from "./event-store.js"
 
-/** Every benchmark, run one after another in this process; add new ones here. */
-const benches: ReadonlyArray<{ readonly name: string; readonly run: () => Promise<void> }> = [
-  { name: "event store", run: EventStore.run }
+/**
+ * Every benchmark, run one after another in this process; add new ones here. Name some to
+ * run only those: `tsx scripts/bench/index.ts agent-loop end-to-end`.
+ */
+const benches: ReadonlyArray<{ readonly id: string; readonly name: string; readonly run: () => Promise<void> }> = [
+  { id: "event-store", name: "event store", run: EventStore.run },
+  { id: "agent-loop", name: "agent loop (issue 8)", run: AgentLoop.run },
+  { id: "end-to-end", name: "end to end over RPC (issue 5)", run: EndToEnd.run }
 ]
 
+const asked = process.argv.slice(2)
+const unknown = asked.filter((id) => !benches.some((bench) => bench.id === id))
+if (unknown.length > 0) {
+  console.error(`unknown bench: ${unknown.join(", ")}; choose from ${benches.map((bench) => bench.id).join(", ")}`)
+  process.exit(2)
+}
+
 for (const bench of benches) {
+  if (asked.length > 0 && !asked.includes(bench.id)) continue
   console.log(`\n=== ${bench.name} ===`)
-  await bench.run()
+  try {
+    await bench.run()
+  } catch (error) {
+    // One bench failing its own checks must not hide the others' figures.
+    console.log(`FAIL  ${bench.id}: ${error instanceof Error ? error.message : String(error)}`)
+    process.exitCode = 1
+  }
 }

@@ -3,7 +3,7 @@ import type { EventStoreError, ModelError } from "../domain/errors.js"
 import type { AgentEvent, TurnStopReason } from "../domain/events.js"
 import type { ModelRequest, ModelStopReason, ModelStreamEvent } from "../domain/model.js"
 import type { ToolCall } from "../domain/tools.js"
-import type { ContextBuilderShape } from "../services/ContextBuilder.js"
+import type { ContextBuilderShape, ContextSourceText } from "../services/ContextBuilder.js"
 import type { McpHubShape } from "../services/McpHub.js"
 import type { ModelGatewayShape } from "../services/ModelGateway.js"
 import { compactHistory } from "./compaction.js"
@@ -43,10 +43,13 @@ type StepResult =
  */
 export const runTurnBody = (ctx: TurnContext): Effect.Effect<TurnOutcome, EventStoreError> =>
   Effect.gen(function* () {
+    // The context sources are read once per turn, at its first request: files edited during
+    // a turn (AGENTS.md, a newly approved memory) count from the next one.
+    const sources = yield* Effect.cached(ctx.context.sources({ sessionId: ctx.state.sessionId, workspaceRoot: ctx.tools.workspaceRoot }))
     for (let step = 1; step <= ctx.maxSteps; step++) {
       if (step > 1) yield* admitSteering(ctx)
       yield* recordMcpNotices(ctx)
-      const result = yield* modelStep(ctx)
+      const result = yield* modelStep(ctx, sources)
       if (result._tag === "Failed") return result.outcome
       if (result.toolCalls.length > 0) {
         yield* runToolCalls(ctx.tools, result.toolCalls)
@@ -102,17 +105,18 @@ const recordMcpNotices = (ctx: TurnContext) =>
  * first time it is used or when it changed), the tools, and the conversation, compacted when
  * it would not fit the budget. What it was built from is recorded as `context.built`.
  */
-const buildRequest = (ctx: TurnContext): Effect.Effect<ModelRequest, EventStoreError> =>
+const buildRequest = (ctx: TurnContext, gather: Effect.Effect<ReadonlyArray<ContextSourceText>>): Effect.Effect<ModelRequest, EventStoreError> =>
   Effect.gen(function* () {
     const scope = { sessionId: ctx.state.sessionId, workspaceRoot: ctx.tools.workspaceRoot }
-    const sources = yield* ctx.context.sources(scope)
+    // Tools first: listing them starts the session's MCP servers, whose instructions are a source.
+    const tools = yield* ctx.tools.router.definitions(scope)
+    const sources = yield* gather
     const hashes = sources.map((source) => hashText(source.text))
     for (const [i, source] of sources.entries()) {
       const hash = hashes[i] ?? ""
       if (ctx.state.recordedSources.get(sourceKey(source.kind, source.id)) === hash) continue
       yield* ctx.emit({ type: "context.source", turnId: ctx.turnId, payload: { kind: source.kind, id: source.id, hash, text: source.text } })
     }
-    const tools = yield* ctx.tools.router.definitions(scope)
     const budget = budgetOf(ctx.gateway.info, ctx.compactionThreshold)
     let size = measure(sources, ctx.state.conversation.snapshot(), tools)
     if (size.total > budget) {
@@ -136,9 +140,9 @@ const buildRequest = (ctx: TurnContext): Effect.Effect<ModelRequest, EventStoreE
     return { sessionId: ctx.state.sessionId, purpose: "turn", system: assembleSystem(sources), messages, tools }
   })
 
-const modelStep = (ctx: TurnContext): Effect.Effect<StepResult, EventStoreError> =>
+const modelStep = (ctx: TurnContext, sources: Effect.Effect<ReadonlyArray<ContextSourceText>>): Effect.Effect<StepResult, EventStoreError> =>
   Effect.gen(function* () {
-    const request = yield* buildRequest(ctx)
+    const request = yield* buildRequest(ctx, sources)
     let completed: ModelStopReason | undefined
     const toolCalls: Array<ToolCall> = []
     const onEvent = (event: ModelStreamEvent): Effect.Effect<unknown, EventStoreError> => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Chunk, Effect, Fiber, Layer, Option, Stream, TestClock } from "effect"
+import { Chunk, Effect, Fiber, Option, Stream } from "effect"
 import { SessionEngine } from "../../src/core/SessionEngine.js"
 import type { AgentEvent } from "../../src/domain/events.js"
 import type { Script } from "../../src/layers/model/scripted.js"

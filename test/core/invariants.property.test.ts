@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "@effect/vitest"
-import { Chunk, Effect, Exit, FastCheck, Stream } from "effect"
+import { Effect, Exit, FastCheck, Stream } from "effect"
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"

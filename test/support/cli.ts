@@ -7,7 +7,7 @@ export const cliPath = join(repoRoot, "bin", "custom-agent.js")
 
 /** The CLI tests run the built program, as a user would: make its absence a clear failure. */
 export const assertBuilt = () => {
-  if (!existsSync(join(repoRoot, "dist", "cli", "main.js"))) {
+  if (!existsSync(join(repoRoot, "dist", "bundle", "cli.js"))) {
     throw new Error("dist/ is missing: run `npm run build` first (npm test does)")
   }
 }

@@ -1,17 +1,15 @@
-import { afterEach, describe, expect, it } from "@effect/vitest"
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { describe, expect, it } from "@effect/vitest"
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { type Browser, chromium, type Page } from "playwright-core"
-import { assertBuilt, repoRoot, startServer, stop } from "../support/cli.js"
+import type { Page } from "playwright-core"
+import { startServer, stop } from "../support/cli.js"
+import { artifacts, assertWebBuilt, browserTestKit, openNewSession } from "./browser.js"
 
 /**
- * The web timeline in a real browser against the real, built server: Debian's chromium
- * driven by playwright-core (the CI installs it with apt), the scripted model, a real
- * workspace on disk. Every wait is for a condition, never for a time.
+ * The web timeline in a real browser against the real, built server: the scripted model, a
+ * real workspace on disk. Every wait is for a condition, never for a time.
  */
-const chromiumPath = "/usr/bin/chromium"
-const artifacts = join(repoRoot, "test-artifacts")
+const { defer, tempDir, launch } = browserTestKit()
 
 const streamed = ["Reading ", "your notes: ", "the status ", "line is ", "out of date, ", "so I will ", "update it."]
 const firstAnswer = streamed.join("")
@@ -29,45 +27,6 @@ const script = {
     },
     finalAnswer
   ]
-}
-
-const cleanups: Array<() => Promise<void> | void> = []
-afterEach(async () => {
-  // Last acquired, first released; every step runs even if one fails.
-  const errors: Array<unknown> = []
-  for (const cleanup of cleanups.splice(0).reverse()) {
-    try {
-      await cleanup()
-    } catch (error) {
-      errors.push(error)
-    }
-  }
-  if (errors.length > 0) throw new AggregateError(errors, "cleanup failed")
-})
-
-const tempDir = (prefix: string) => {
-  const dir = mkdtempSync(join(tmpdir(), prefix))
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }))
-  return dir
-}
-
-const launch = async (): Promise<Browser> => {
-  if (!existsSync(chromiumPath)) throw new Error(`${chromiumPath} is missing: install Debian's chromium (apt-get install chromium)`)
-  const browser = await chromium.launch({
-    executablePath: chromiumPath,
-    args: [
-      "--headless=new",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync"
-    ]
-  })
-  cleanups.push(() => browser.close())
-  return browser
 }
 
 /** The afterSequence of every Subscribe the page sends, in order. */
@@ -91,10 +50,7 @@ const answers = (page: Page) => page.locator(".block.answer .content").allTextCo
 
 describe("the web timeline in a real browser", () => {
   it("streams a turn, resumes it after a reload, answers a permission and shows the diff", { timeout: 120_000 }, async () => {
-    assertBuilt()
-    if (!existsSync(join(repoRoot, "dist", "web", "index.html"))) {
-      throw new Error("dist/web is missing: run `npm run build` first (npm test does)")
-    }
+    assertWebBuilt()
     const dataDir = tempDir("web-data-")
     const configDir = tempDir("web-config-")
     const workspace = tempDir("web-workspace-")
@@ -107,7 +63,7 @@ describe("the web timeline in a real browser", () => {
       env: { CUSTOM_AGENT_CONFIG_HOME: configDir },
       timeoutMs: 60_000
     })
-    cleanups.push(() => stop(server.child))
+    defer(() => stop(server.child))
 
     const browser = await launch()
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
@@ -116,15 +72,7 @@ describe("the web timeline in a real browser", () => {
     page.on("pageerror", (error) => pageErrors.push(error.message))
     const subscribes = watchSubscribes(page)
 
-    await page.goto(`${server.url}/#token=${server.token}`)
-    // The token leaves the address bar as soon as the page has it.
-    await page.waitForFunction(() => !location.hash.includes("token="))
-
-    await page.getByRole("button", { name: "New session" }).click()
-    await page.locator("input[name=cwd]").fill(workspace)
-    await page.getByRole("button", { name: "Create session" }).click()
-    await page.waitForURL(/\?session=/)
-    await page.locator(".session-header", { hasText: workspace }).waitFor()
+    await openNewSession(page, server, workspace)
 
     await page.locator("textarea[name=prompt]").fill("Please update the status in my notes")
     await page.getByRole("button", { name: "Send" }).click()

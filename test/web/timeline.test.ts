@@ -7,7 +7,9 @@ import {
   applyFrame,
   applyFrames,
   type Block,
+  blocksInRange,
   emptyTimeline,
+  lastMemoryNote,
   openAsks,
   TimelineState
 } from "../../web/src/timeline.js"
@@ -233,5 +235,109 @@ describe("the timeline reducer", () => {
       const state = replay(fullSession().slice(0, cut))
       expect(Schema.decodeUnknownSync(codec)(Schema.encodeSync(codec)(state))).toEqual(state)
     }
+  })
+
+  it("keeps a proposed memory reviewable until its approval or rejection is in the log", () => {
+    const e = recorder()
+    const evidence = { sessionId: "ses_1", fromSequence: 1, toSequence: 3 }
+    const events = [
+      e("user.message", { content: "we release on fridays", mode: "queue" }),
+      e("memory.candidate_proposed", { candidateId: "mem_a", text: "Releases are cut on Fridays.", scope: "project", evidence }),
+      e("memory.candidate_proposed", { candidateId: "mem_b", text: "Use tabs.", scope: "user", evidence }),
+      e("memory.approved", { candidateId: "mem_a", memoryId: "mem_1", text: "Releases are cut on Fridays.", scope: "project", by: "web" }),
+      e("memory.rejected", { candidateId: "mem_b", by: "cli", reason: "not true" }),
+      e("memory.deleted", { memoryId: "mem_1", by: "web" })
+    ]
+    const proposed = replay(events.slice(0, 3))
+    expect(proposed.blocks.slice(1)).toEqual([
+      {
+        _tag: "note",
+        sequence: 2,
+        turnId: "turn_1",
+        topic: "memory",
+        tone: "info",
+        text: "Memory proposed (project): Releases are cut on Fridays.",
+        candidate: { id: "mem_a", text: "Releases are cut on Fridays.", status: "pending" }
+      },
+      {
+        _tag: "note",
+        sequence: 3,
+        turnId: "turn_1",
+        topic: "memory",
+        tone: "info",
+        text: "Memory proposed (user): Use tabs.",
+        candidate: { id: "mem_b", text: "Use tabs.", status: "pending" }
+      }
+    ])
+    const approved = replay(events.slice(0, 4))
+    expect(approved.blocks.map((b) => (b._tag === "note" ? b.candidate?.status : undefined))).toEqual([undefined, "approved", "pending", undefined])
+    const state = replay(events)
+    expect(state.blocks.map((b) => (b._tag === "note" ? b.candidate?.status : undefined))).toEqual([
+      undefined,
+      "approved",
+      "rejected",
+      undefined,
+      undefined,
+      undefined
+    ])
+    expect(state.blocks.slice(3).map((b) => (b._tag === "note" ? b.text : b._tag))).toEqual([
+      "Memory approved by web: Releases are cut on Fridays.",
+      "Memory candidate rejected by cli: Use tabs. (not true)",
+      "Memory deleted by web"
+    ])
+    const codec = Schema.parseJson(TimelineState)
+    expect(Schema.decodeUnknownSync(codec)(Schema.encodeSync(codec)(state))).toEqual(state)
+    expect(lastMemoryNote(proposed)).toBe(3)
+    expect(lastMemoryNote(state)).toBe(6)
+    expect(lastMemoryNote(replay(fullSession()))).toBe(0)
+  })
+
+  it("says a rejection happened even when its proposal is not in view, and never settles another candidate", () => {
+    const e = recorder()
+    const evidence = { sessionId: "ses_1", fromSequence: 1, toSequence: 1 }
+    const state = replay([
+      e("memory.candidate_proposed", { candidateId: "mem_a", text: "A", scope: "project", evidence }),
+      e("memory.rejected", { candidateId: "mem_gone", by: "web" })
+    ])
+    expect(state.blocks).toMatchObject([{ candidate: { id: "mem_a", status: "pending" } }, { text: "Memory candidate rejected by web" }])
+  })
+
+  it("keeps a compaction's summary with its note", () => {
+    const e = recorder()
+    const state = replay([
+      e("context.compacted", {
+        summary: "Earlier: the notes were fixed.",
+        throughSequence: 17,
+        tokensBefore: 900,
+        tokensAfter: 40,
+        turns: ["turn_1", "turn_2"],
+        trigger: "request"
+      })
+    ])
+    expect(state.blocks).toEqual([
+      {
+        _tag: "note",
+        sequence: 1,
+        turnId: "turn_1",
+        topic: "compaction",
+        tone: "info",
+        text: "Compacted 2 earlier turn(s) into a summary: 900 → 40 tokens",
+        detail: "Earlier: the notes were fixed."
+      }
+    ])
+  })
+
+  it("marks the blocks that show a range of events, counting each block up to the next one", () => {
+    // Blocks start at 3 (user), 4 (thinking 4-5), 6 (text 6-8), 9 (tool 9-14), 15 (text 15-16), 17 (turn end).
+    const state = replay(fullSession())
+    expect(state.blocks.map((b) => b.sequence)).toEqual([3, 4, 6, 9, 15, 17])
+    expect([...blocksInRange(state, { from: 1, to: 3 })]).toEqual([3])
+    expect([...blocksInRange(state, { from: 5, to: 7 })]).toEqual([4, 6])
+    expect([...blocksInRange(state, { from: 12, to: 12 })]).toEqual([9])
+    expect([...blocksInRange(state, { from: 17, to: 40 })]).toEqual([17])
+    expect([...blocksInRange(state, { from: 18, to: 40 })]).toEqual([])
+    // Not replayed that far yet: the last block only stands for the events applied so far.
+    const partial = replay(fullSession().slice(0, 8))
+    expect([...blocksInRange(partial, { from: 9, to: 12 })]).toEqual([])
   })
 })

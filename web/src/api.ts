@@ -1,9 +1,13 @@
 import { HttpClientError } from "@effect/platform"
-import { RpcClientError } from "@effect/rpc"
+import { type Rpc, RpcClientError, type RpcGroup } from "@effect/rpc"
 import { Cause, type Context, Data, Effect, Either, Fiber, ManagedRuntime } from "effect"
 import { AgentClient, clientLayer, describeClientError } from "../../src/rpc/client.js"
+import type { AgentRpcs } from "../../src/rpc/group.js"
 
 export type Client = Context.Tag.Service<typeof AgentClient>
+
+/** What a call of the API answers, by its name: the page knows the server's types only through the API. */
+export type Answer<Tag extends string> = Rpc.Success<Rpc.ExtractTag<RpcGroup.Rpcs<typeof AgentRpcs>, Tag>>
 
 /** Anything that went wrong that the API does not declare: shown, never thrown at the page. */
 export class Unexpected extends Data.TaggedError("Unexpected")<{ readonly message: string }> {}

@@ -71,12 +71,25 @@ export const TurnEndBlock = Schema.TaggedStruct("turnEnd", {
   message: Schema.optional(Schema.String)
 })
 
+/** A proposed memory as the log tells it: pending until a memory.approved or memory.rejected names it. */
+export const CandidateNote = Schema.Struct({
+  id: Schema.String,
+  text: Schema.String,
+  status: Schema.Literal("pending", "approved", "rejected")
+})
+export type CandidateNote = typeof CandidateNote.Type
+
 /** A line about the session rather than the conversation: compaction, memory, skills, MCP servers. */
 export const NoteBlock = Schema.TaggedStruct("note", {
   ...position,
+  topic: Schema.Literal("compaction", "memory", "skill", "mcp"),
   tone: Schema.Literal("info", "warning"),
-  text: Schema.String
+  text: Schema.String,
+  /** Longer text shown on demand (a compaction's summary). */
+  detail: Schema.optional(Schema.String),
+  candidate: Schema.optional(CandidateNote)
 })
+export type NoteBlock = typeof NoteBlock.Type
 
 export const Block = Schema.Union(UserBlock, TextBlock, ThinkingBlock, ToolBlock, FailureBlock, TurnEndBlock, NoteBlock)
 export type Block = typeof Block.Type
@@ -153,6 +166,19 @@ const closeTurn = (blocks: ReadonlyArray<Block>, turnId: string | undefined): Ar
     return { ...b, abandoned: true, ...(b.ask === undefined ? {} : { ask: { ...b.ask, open: false } }) }
   })
 
+const isProposal = (block: Block, candidateId: string): block is NoteBlock =>
+  block._tag === "note" && block.candidate?.id === candidateId
+
+/** The decision on a candidate closes its proposal: nothing more to review there. */
+const settle = (blocks: ReadonlyArray<Block>, candidateId: string, status: CandidateNote["status"]): Array<Block> =>
+  blocks.map((b) => (isProposal(b, candidateId) && b.candidate !== undefined ? { ...b, candidate: { ...b.candidate, status } } : b))
+
+/** What a candidate proposed, for the note of its rejection (the event itself does not repeat it). */
+const proposalOf = (blocks: ReadonlyArray<Block>, candidateId: string): string | undefined => {
+  const found = blocks.find((b) => isProposal(b, candidateId))
+  return found?._tag === "note" ? found.candidate?.text : undefined
+}
+
 const blocksAfter = (blocks: ReadonlyArray<Block>, event: AgentEvent): ReadonlyArray<Block> => {
   const at = { sequence: event.sequence, ...turnOf(event) }
   switch (event.type) {
@@ -162,30 +188,40 @@ const blocksAfter = (blocks: ReadonlyArray<Block>, event: AgentEvent): ReadonlyA
     case "context.source":
     case "context.built":
       return blocks
-    case "context.compacted":
+    case "context.compacted": {
+      const { turns, tokensBefore, tokensAfter, summary } = event.payload
+      const text = `Compacted ${turns.length} earlier turn(s) into a summary: ${tokensBefore} → ${tokensAfter} tokens`
+      return [...seal(blocks), { _tag: "note", ...at, topic: "compaction", tone: "info", text, detail: summary }]
+    }
+    case "memory.candidate_proposed": {
+      const { candidateId, scope, text } = event.payload
+      const candidate: CandidateNote = { id: candidateId, text, status: "pending" }
+      return [...seal(blocks), { _tag: "note", ...at, topic: "memory", tone: "info", text: `Memory proposed (${scope}): ${text}`, candidate }]
+    }
+    case "memory.approved": {
+      const { candidateId, by, text } = event.payload
       return [
-        ...seal(blocks),
-        {
-          _tag: "note",
-          ...at,
-          tone: "info",
-          text: `Compacted ${event.payload.turns.length} earlier turn(s) into a summary: ${event.payload.tokensBefore} → ${event.payload.tokensAfter} tokens`
-        }
+        ...settle(seal(blocks), candidateId, "approved"),
+        { _tag: "note", ...at, topic: "memory", tone: "info", text: `Memory approved by ${by}: ${text}` }
       ]
-    case "memory.candidate_proposed":
-      return [...seal(blocks), { _tag: "note", ...at, tone: "info", text: `Memory proposed (${event.payload.scope}): ${event.payload.text}` }]
-    case "memory.approved":
-      return [...seal(blocks), { _tag: "note", ...at, tone: "info", text: `Memory approved by ${event.payload.by}: ${event.payload.text}` }]
-    case "memory.rejected":
-      return [...seal(blocks), { _tag: "note", ...at, tone: "info", text: `Memory candidate rejected by ${event.payload.by}` }]
+    }
+    case "memory.rejected": {
+      const { candidateId, by, reason } = event.payload
+      const proposed = proposalOf(blocks, candidateId)
+      const text = `Memory candidate rejected by ${by}${proposed === undefined ? "" : `: ${proposed}`}${reason === undefined ? "" : ` (${reason})`}`
+      return [...settle(seal(blocks), candidateId, "rejected"), { _tag: "note", ...at, topic: "memory", tone: "info", text }]
+    }
     case "memory.deleted":
-      return [...seal(blocks), { _tag: "note", ...at, tone: "info", text: `Memory deleted by ${event.payload.by}` }]
+      return [...seal(blocks), { _tag: "note", ...at, topic: "memory", tone: "info", text: `Memory deleted by ${event.payload.by}` }]
     case "skill.loaded":
-      return [...seal(blocks), { _tag: "note", ...at, tone: "info", text: `Skill loaded: ${event.payload.name}` }]
+      return [...seal(blocks), { _tag: "note", ...at, topic: "skill", tone: "info", text: `Skill loaded: ${event.payload.name}` }]
     case "mcp.notice": {
       const { server, state, message } = event.payload
       const tone = state === "failed" || state === "exited" ? "warning" : "info"
-      return [...seal(blocks), { _tag: "note", ...at, tone, text: `MCP server ${server}: ${state.replace("_", " ")}${message === undefined ? "" : ` (${message})`}` }]
+      return [
+        ...seal(blocks),
+        { _tag: "note", ...at, topic: "mcp", tone, text: `MCP server ${server}: ${state.replace("_", " ")}${message === undefined ? "" : ` (${message})`}` }
+      ]
     }
     case "user.message":
       return [...seal(blocks), { _tag: "user", ...at, content: event.payload.content, mode: event.payload.mode }]
@@ -306,3 +342,22 @@ export const applyFrames = (state: TimelineState, frames: Iterable<HostFrame>): 
 /** The permission questions that still wait for an answer. */
 export const openAsks = (state: TimelineState): ReadonlyArray<ToolBlock> =>
   state.blocks.flatMap((b) => (b._tag === "tool" && b.ask?.open === true ? [b] : []))
+
+/**
+ * The blocks that show events `from`..`to` (a memory's evidence): each block stands for the
+ * events from its own sequence up to the next block's (the last one up to the last applied
+ * event), so a range that starts inside a streamed answer still marks that answer.
+ */
+export const blocksInRange = (state: TimelineState, range: { readonly from: number; readonly to: number }): ReadonlySet<number> => {
+  const marked = new Set<number>()
+  state.blocks.forEach((block, index) => {
+    const next = state.blocks[index + 1]
+    const last = next === undefined ? state.lastSequence : next.sequence - 1
+    if (block.sequence <= range.to && last >= range.from) marked.add(block.sequence)
+  })
+  return marked
+}
+
+/** The sequence of the newest memory note: it changes whenever the session's memory story does. */
+export const lastMemoryNote = (state: TimelineState): number =>
+  state.blocks.findLast((b) => b._tag === "note" && b.topic === "memory")?.sequence ?? 0

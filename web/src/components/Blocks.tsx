@@ -1,5 +1,7 @@
 import type { Api } from "../api.js"
-import type { Block } from "../timeline.js"
+import type { MemoryReview } from "../memory.js"
+import type { Block, NoteBlock } from "../timeline.js"
+import { ReviewButtons } from "./MemoryActions.js"
 import { ToolCallView } from "./ToolCall.js"
 
 const stopLabels: Record<string, string> = {
@@ -15,9 +17,27 @@ interface Props {
   readonly api: Api
   readonly sessionId: string
   readonly block: Block
+  readonly review: MemoryReview["review"]
 }
 
-export const BlockView = ({ api, sessionId, block }: Props) => {
+/** A session note; a proposed memory can be reviewed right here while the log says it is pending. */
+const NoteView = ({ note, review }: { readonly note: NoteBlock; readonly review: Props["review"] }) => {
+  const pending = note.candidate?.status === "pending" ? note.candidate : undefined
+  return (
+    <div class={`block note ${note.tone} ${note.topic}`} data-candidate-id={note.candidate?.id}>
+      <span class="text">{note.text}</span>
+      {pending === undefined ? null : <ReviewButtons candidateId={pending.id} review={review} />}
+      {note.detail === undefined ? null : (
+        <details>
+          <summary>Summary</summary>
+          <pre>{note.detail}</pre>
+        </details>
+      )}
+    </div>
+  )
+}
+
+export const BlockView = ({ api, sessionId, block, review }: Props) => {
   switch (block._tag) {
     case "user":
       return (
@@ -50,7 +70,7 @@ export const BlockView = ({ api, sessionId, block }: Props) => {
         </div>
       )
     case "note":
-      return <div class={`block note ${block.tone}`}>{block.text}</div>
+      return <NoteView note={block} review={review} />
     case "turnEnd": {
       const failed = block.stopReason === "error"
       return (

@@ -1,21 +1,29 @@
 import { useState } from "preact/hooks"
 import type { SessionListItem } from "../../../src/domain/host.js"
 import { type Api, describe } from "../api.js"
+import { linkTo, type Route } from "../route.js"
 
 interface Props {
   readonly api: Api
   /** Newest first; undefined while loading. */
   readonly sessions: ReadonlyArray<SessionListItem> | undefined
   readonly error: string | undefined
-  readonly selected: string | undefined
-  readonly onOpen: (sessionId: string) => void
+  readonly route: Route
+  /** Memory candidates waiting for review; undefined while unknown. */
+  readonly pendingMemories: number | undefined
+  readonly onNavigate: (route: Route) => void
   readonly onCreated: () => void
+}
+
+type NewSessionProps = Pick<Props, "api" | "onCreated"> & {
+  readonly defaultCwd: string
+  readonly onOpen: (sessionId: string) => void
 }
 
 const when = (iso: string) => new Date(iso).toLocaleString()
 
 /** There is no API for the server's own directory: start from the latest session's, else "/". */
-const NewSession = ({ api, defaultCwd, onOpen, onCreated }: Pick<Props, "api" | "onOpen" | "onCreated"> & { readonly defaultCwd: string }) => {
+const NewSession = ({ api, defaultCwd, onOpen, onCreated }: NewSessionProps) => {
   const [cwd, setCwd] = useState(defaultCwd)
   const [title, setTitle] = useState("")
   const [busy, setBusy] = useState(false)
@@ -51,8 +59,10 @@ const NewSession = ({ api, defaultCwd, onOpen, onCreated }: Pick<Props, "api" | 
   )
 }
 
-export const SessionList = ({ api, sessions, error, selected, onOpen, onCreated }: Props) => {
+export const SessionList = ({ api, sessions, error, route, pendingMemories, onNavigate, onCreated }: Props) => {
   const [creating, setCreating] = useState(false)
+  const selected = route._tag === "session" ? route.sessionId : undefined
+  const pending = pendingMemories ?? 0
   return (
     <nav class="sessions">
       <header>
@@ -65,13 +75,22 @@ export const SessionList = ({ api, sessions, error, selected, onOpen, onCreated 
         <NewSession
           api={api}
           defaultCwd={sessions?.find((s) => s.cwd !== undefined)?.cwd ?? "/"}
-          onOpen={(id) => {
+          onOpen={(sessionId) => {
             setCreating(false)
-            onOpen(id)
+            onNavigate({ _tag: "session", sessionId })
           }}
           onCreated={onCreated}
         />
       ) : null}
+      <a class={route._tag === "memory" ? "nav memory selected" : "nav memory"} {...linkTo({ _tag: "memory" }, onNavigate)}>
+        Memory
+        {pending === 0 ? null : (
+          <span class="count" title={`${pending} memory candidate(s) waiting for review`}>
+            {pending}
+          </span>
+        )}
+      </a>
+      <h3>Sessions</h3>
       {error === undefined ? null : <p class="error">{error}</p>}
       {sessions === undefined ? <p class="muted">Loading sessions…</p> : null}
       {sessions?.length === 0 ? <p class="muted">No sessions yet.</p> : null}
@@ -79,13 +98,9 @@ export const SessionList = ({ api, sessions, error, selected, onOpen, onCreated 
         {sessions?.map((s) => (
           <li key={s.sessionId}>
             <a
-              href={`?session=${encodeURIComponent(s.sessionId)}`}
               class={s.sessionId === selected ? "session selected" : "session"}
               data-session-id={s.sessionId}
-              onClick={(e) => {
-                e.preventDefault()
-                onOpen(s.sessionId)
-              }}
+              {...linkTo({ _tag: "session", sessionId: s.sessionId }, onNavigate)}
             >
               <span class="title">
                 {s.running ? <span class="running-dot" title="running" /> : null}

@@ -1,18 +1,27 @@
 import { Option } from "effect"
-import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks"
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks"
 import { type Api, describe } from "../api.js"
 import { restore, save } from "../cache.js"
 import { type Connection, follow } from "../follow.js"
-import { emptyTimeline, type TimelineState } from "../timeline.js"
+import type { MemoryReview } from "../memory.js"
+import { type EventRange, linkTo, type Route } from "../route.js"
+import { blocksInRange, emptyTimeline, lastMemoryNote, type TimelineState } from "../timeline.js"
 import { BlockView } from "./Blocks.js"
+import { CompactResult, useCompaction } from "./Compact.js"
 import { Composer } from "./Composer.js"
 import { QueueView } from "./Queue.js"
 
 interface Props {
   readonly api: Api
   readonly sessionId: string
+  /** Events to show first and mark (a memory's evidence), from the link that opened the session. */
+  readonly events: EventRange | undefined
+  readonly onNavigate: (route: Route) => void
+  readonly review: MemoryReview["review"]
   /** The session started or stopped running: the list may want to know. */
   readonly onStatus: () => void
+  /** A memory was proposed, approved, rejected or deleted in this session: the memory lists may want to know. */
+  readonly onMemoryNote: () => void
 }
 
 const saveDelayMs = 250
@@ -56,14 +65,30 @@ const usePersisted = (state: TimelineState) => {
   }, [])
 }
 
-/** Keeps the newest content in sight while the reader is at the bottom. */
-const useStickToBottom = (dependency: unknown) => {
+const rangeKey = (events: EventRange | undefined) => (events === undefined ? undefined : `${events.from}-${events.to}`)
+
+/**
+ * Keeps the newest content in sight while the reader is at the bottom. Opened at some events
+ * instead, it scrolls to the first marked block once it has been replayed, and stays there.
+ */
+const useScrolling = (state: TimelineState, events: EventRange | undefined) => {
   const ref = useRef<HTMLDivElement>(null)
-  const atBottom = useRef(true)
+  const atBottom = useRef(events === undefined)
+  const shown = useRef<string | undefined>(undefined)
   useLayoutEffect(() => {
     const element = ref.current
-    if (element !== null && atBottom.current) element.scrollTop = element.scrollHeight
-  }, [dependency])
+    if (element === null) return
+    const wanted = rangeKey(events)
+    if (wanted !== undefined && shown.current !== wanted) {
+      const target = element.querySelector(".slot.marked > *")
+      if (target === null) return
+      shown.current = wanted
+      atBottom.current = false
+      target.scrollIntoView({ block: "center" })
+      return
+    }
+    if (atBottom.current) element.scrollTop = element.scrollHeight
+  }, [state, events])
   const onScroll = () => {
     const element = ref.current
     if (element !== null) atBottom.current = element.scrollHeight - element.scrollTop - element.clientHeight < 40
@@ -71,15 +96,21 @@ const useStickToBottom = (dependency: unknown) => {
   return { ref, onScroll }
 }
 
-export const SessionPane = ({ api, sessionId, onStatus }: Props) => {
+export const SessionPane = ({ api, sessionId, events, onNavigate, review, onStatus, onMemoryNote }: Props) => {
   const [state, setState] = useState(() => Option.getOrElse(restore(sessionId), () => emptyTimeline(sessionId)))
   const [connection, setConnection] = useState<Connection>({ _tag: "connecting" })
   const [cancelError, setCancelError] = useState<string | undefined>(undefined)
+  const compaction = useCompaction(api, sessionId)
   usePersisted(state)
-  const scroll = useStickToBottom(state)
+  const scroll = useScrolling(state, events)
+  const marked = useMemo(() => (events === undefined ? new Set<number>() : blocksInRange(state, events)), [state, events])
+  const memoryNote = lastMemoryNote(state)
 
   useEffect(() => api.fork(follow(state, { onState: setState, onConnection: setConnection })), [api, sessionId])
   useEffect(onStatus, [state.running])
+  useEffect(() => {
+    if (memoryNote > 0) onMemoryNote()
+  }, [memoryNote])
 
   const cancel = async () => {
     const result = await api.call((client) => client.Cancel({ sessionId }))
@@ -112,14 +143,35 @@ export const SessionPane = ({ api, sessionId, onStatus }: Props) => {
               idle
             </span>
           )}
+          <button
+            type="button"
+            class="compact"
+            disabled={state.running || compaction.compacting}
+            onClick={compaction.compact}
+            title="Summarize the completed turns for the model; the log keeps every event"
+          >
+            {compaction.compacting ? "Compacting…" : "Compact"}
+          </button>
         </div>
       </header>
       <ConnectionNote connection={connection} />
       {cancelError === undefined ? null : <p class="error">{cancelError}</p>}
+      {events === undefined ? null : (
+        <p class="connection marked-range">
+          <span>
+            Marked: events {events.from}–{events.to}, the conversation a memory came from.
+          </span>
+          <a {...linkTo({ _tag: "session", sessionId }, onNavigate)}>Clear</a>
+        </p>
+      )}
+      {compaction.outcome === undefined ? null : <CompactResult outcome={compaction.outcome} onDismiss={compaction.dismiss} />}
       <div class="timeline" ref={scroll.ref} onScroll={scroll.onScroll}>
         {state.blocks.length === 0 && connection._tag === "live" ? <p class="muted">Nothing yet: send a prompt below.</p> : null}
         {state.blocks.map((block) => (
-          <BlockView key={block.sequence} api={api} sessionId={sessionId} block={block} />
+          // `display: contents`: marks a block without changing the timeline's layout.
+          <div key={block.sequence} class={marked.has(block.sequence) ? "slot marked" : "slot"}>
+            <BlockView api={api} sessionId={sessionId} block={block} review={review} />
+          </div>
         ))}
       </div>
       <QueueView api={api} sessionId={sessionId} inbox={state.inbox} />

@@ -1,7 +1,9 @@
 import { useCallback, useEffect, useState } from "preact/hooks"
 import type { SessionListItem } from "../../../src/domain/host.js"
 import { type Api, describe } from "../api.js"
-import { openInUrl, sessionInUrl } from "../route.js"
+import { useMemoryReview } from "../memory.js"
+import { pushRoute, type Route, routeInUrl } from "../route.js"
+import { MemoryPanel } from "./MemoryPanel.js"
 import { SessionList } from "./SessionList.js"
 import { SessionPane } from "./SessionPane.js"
 
@@ -11,7 +13,8 @@ const listRefreshMs = 5_000
 export const Workspace = ({ api }: { readonly api: Api }) => {
   const [sessions, setSessions] = useState<ReadonlyArray<SessionListItem> | undefined>(undefined)
   const [listError, setListError] = useState<string | undefined>(undefined)
-  const [selected, setSelected] = useState(sessionInUrl)
+  const [route, setRoute] = useState(routeInUrl)
+  const memory = useMemoryReview(api)
 
   const refresh = useCallback(async () => {
     const result = await api.call((client) => client.ListSessions())
@@ -23,7 +26,7 @@ export const Workspace = ({ api }: { readonly api: Api }) => {
   useEffect(() => {
     void refresh()
     const timer = setInterval(() => void refresh(), listRefreshMs)
-    const onPop = () => setSelected(sessionInUrl())
+    const onPop = () => setRoute(routeInUrl())
     addEventListener("popstate", onPop)
     return () => {
       clearInterval(timer)
@@ -31,21 +34,49 @@ export const Workspace = ({ api }: { readonly api: Api }) => {
     }
   }, [refresh])
 
-  const open = (sessionId: string) => {
-    openInUrl(sessionId)
-    setSelected(sessionId)
+  const navigate = (next: Route) => {
+    pushRoute(next)
+    setRoute(next)
+  }
+
+  const main = () => {
+    switch (route._tag) {
+      case "home":
+        return (
+          <main class="pane empty">
+            <p>Pick a session on the left, or start a new one.</p>
+          </main>
+        )
+      case "memory":
+        return <MemoryPanel review={memory} sessions={sessions} onOpen={navigate} />
+      case "session":
+        return (
+          <SessionPane
+            key={route.sessionId}
+            api={api}
+            sessionId={route.sessionId}
+            events={route.events}
+            onNavigate={navigate}
+            review={memory.review}
+            onStatus={refresh}
+            onMemoryNote={memory.refresh}
+          />
+        )
+    }
   }
 
   return (
     <div class="workspace">
-      <SessionList api={api} sessions={sessions} error={listError} selected={selected} onOpen={open} onCreated={refresh} />
-      {selected === undefined ? (
-        <main class="pane empty">
-          <p>Pick a session on the left, or start a new one.</p>
-        </main>
-      ) : (
-        <SessionPane key={selected} api={api} sessionId={selected} onStatus={refresh} />
-      )}
+      <SessionList
+        api={api}
+        sessions={sessions}
+        error={listError}
+        route={route}
+        pendingMemories={memory.candidates?.length}
+        onNavigate={navigate}
+        onCreated={refresh}
+      />
+      {main()}
     </div>
   )
 }

@@ -1,0 +1,25 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Either } from "effect"
+import { TurnInProgress } from "../../src/domain/errors.js"
+import { MemoryNotFound, MemoryStoreFailure } from "../../src/services/MemoryStore.js"
+import { Unexpected } from "../../web/src/api.js"
+import { compactOutcomeOf } from "../../web/src/compaction.js"
+import { outcomeOf } from "../../web/src/memory.js"
+
+describe("what the page says after a memory action or a compaction", () => {
+  it("says quietly that someone else reviewed or deleted it first, and loudly when something broke", () => {
+    expect(outcomeOf(Either.right(undefined), "Already reviewed elsewhere.")).toEqual({ _tag: "done" })
+    const gone = new MemoryNotFound({ id: "mem_1", message: "memory candidate mem_1 was already approved" })
+    expect(outcomeOf(Either.left(gone), "Already reviewed elsewhere.")).toEqual({ _tag: "gone", message: "Already reviewed elsewhere." })
+    expect(outcomeOf(Either.left(new MemoryStoreFailure({ message: "disk full" })), "gone")).toEqual({ _tag: "failed", message: "disk full" })
+    expect(outcomeOf(Either.left(new Unexpected({ message: "boom" })), "gone")).toEqual({ _tag: "failed", message: "boom" })
+  })
+
+  it("tells a summary from nothing to compact, and a running turn from a failure", () => {
+    expect(compactOutcomeOf(Either.right({ compacted: true, summary: "Earlier: notes fixed." }))).toEqual({ _tag: "compacted", summary: "Earlier: notes fixed." })
+    expect(compactOutcomeOf(Either.right({ compacted: true }))).toEqual({ _tag: "compacted", summary: undefined })
+    expect(compactOutcomeOf(Either.right({ compacted: false }))).toEqual({ _tag: "nothing" })
+    expect(compactOutcomeOf(Either.left(new TurnInProgress({ sessionId: "ses_1" })))).toEqual({ _tag: "busy" })
+    expect(compactOutcomeOf(Either.left(new Unexpected({ message: "boom" })))).toEqual({ _tag: "failed", message: "boom" })
+  })
+})
