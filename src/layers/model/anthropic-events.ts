@@ -1,5 +1,5 @@
 import type { RawMessageStreamEvent, StopReason } from "@anthropic-ai/sdk/resources/messages"
-import { Effect } from "effect"
+import { Either } from "effect"
 import type { ModelStopReason, ModelStreamEvent, Usage } from "../../domain/model.js"
 import { invalidResponse, type ProviderLabel, truncatedStream } from "./provider-errors.js"
 import type { AttemptFailure } from "./retry.js"
@@ -74,78 +74,77 @@ export const makeAnthropicAssembler = () => {
     return sawToolCall ? "tool_calls" : "final"
   }
 
-  const onEvent = (event: RawMessageStreamEvent): Effect.Effect<ReadonlyArray<ModelStreamEvent>, AttemptFailure> => {
+  const onEvent = (event: RawMessageStreamEvent): Either.Either<ReadonlyArray<ModelStreamEvent>, AttemptFailure> => {
     switch (event.type) {
       case "message_start":
         applyUsage(event.message.usage)
-        return Effect.succeed([])
+        return Either.right([])
       case "content_block_start": {
         const block = event.content_block
         switch (block.type) {
           case "text":
-            return Effect.succeed(block.text === "" ? [] : [{ _tag: "TextDelta", text: block.text }])
+            return Either.right(block.text === "" ? [] : [{ _tag: "TextDelta", text: block.text }])
           case "thinking":
-            return Effect.succeed(block.thinking === "" ? [] : [{ _tag: "ThinkingDelta", text: block.thinking }])
+            return Either.right(block.thinking === "" ? [] : [{ _tag: "ThinkingDelta", text: block.thinking }])
           case "redacted_thinking":
-            return Effect.succeed([{ _tag: "ThinkingDelta", text: "", redacted: block.data }])
+            return Either.right([{ _tag: "ThinkingDelta", text: "", redacted: block.data }])
           case "tool_use":
             tools.set(event.index, { id: block.id, name: block.name, initialInput: block.input, fragments: [] })
-            return Effect.succeed([])
+            return Either.right([])
           default:
             // Server-side tools and other blocks this agent does not use.
-            return Effect.succeed([])
+            return Either.right([])
         }
       }
       case "content_block_delta": {
         const delta = event.delta
         switch (delta.type) {
           case "text_delta":
-            return Effect.succeed(delta.text === "" ? [] : [{ _tag: "TextDelta", text: delta.text }])
+            return Either.right(delta.text === "" ? [] : [{ _tag: "TextDelta", text: delta.text }])
           case "thinking_delta":
-            return Effect.succeed(delta.thinking === "" ? [] : [{ _tag: "ThinkingDelta", text: delta.thinking }])
+            return Either.right(delta.thinking === "" ? [] : [{ _tag: "ThinkingDelta", text: delta.thinking }])
           case "signature_delta":
-            return Effect.succeed([{ _tag: "ThinkingDelta", text: "", signature: delta.signature }])
+            return Either.right([{ _tag: "ThinkingDelta", text: "", signature: delta.signature }])
           case "input_json_delta": {
             const tool = tools.get(event.index)
             if (tool === undefined) {
-              return Effect.fail(invalidResponse(anthropicLabel, `input_json_delta for block ${event.index}, which is not a tool_use block`))
+              return Either.left(invalidResponse(anthropicLabel, `input_json_delta for block ${event.index}, which is not a tool_use block`))
             }
             tool.fragments.push(delta.partial_json)
-            return Effect.succeed([])
+            return Either.right([])
           }
           default:
-            return Effect.succeed([])
+            return Either.right([])
         }
       }
       case "content_block_stop": {
         const tool = tools.get(event.index)
-        if (tool === undefined) return Effect.succeed([])
+        if (tool === undefined) return Either.right([])
         tools.delete(event.index)
         const parsed = parseToolInput(tool)
         if (!parsed.ok) {
-          return Effect.fail(
+          return Either.left(
             invalidResponse(anthropicLabel, `the input of tool call ${tool.id} (${tool.name}) is not valid JSON: ${parsed.error}`)
           )
         }
         sawToolCall = true
-        return Effect.succeed([{ _tag: "ToolCall", toolCallId: tool.id, name: tool.name, input: parsed.input }])
+        return Either.right([{ _tag: "ToolCall", toolCallId: tool.id, name: tool.name, input: parsed.input }])
       }
       case "message_delta":
         applyUsage(event.usage)
         stopReason = event.delta.stop_reason ?? stopReason
-        return Effect.succeed([])
+        return Either.right([])
       case "message_stop":
         completed = true
-        return Effect.succeed([{ _tag: "Completed", stopReason: mappedStop(), usage: finalUsage() }])
+        return Either.right([{ _tag: "Completed", stopReason: mappedStop(), usage: finalUsage() }])
       default:
-        return Effect.succeed([])
+        return Either.right([])
     }
   }
 
   /** At the end of the stream: nothing more if the message completed, else the stream was cut. */
-  const end: Effect.Effect<ReadonlyArray<ModelStreamEvent>, AttemptFailure> = Effect.suspend(() =>
-    completed ? Effect.succeed([]) : Effect.fail(truncatedStream(anthropicLabel))
-  )
+  const end = (): Either.Either<ReadonlyArray<ModelStreamEvent>, AttemptFailure> =>
+    completed ? Either.right([]) : Either.left(truncatedStream(anthropicLabel))
 
   return { onEvent, end }
 }

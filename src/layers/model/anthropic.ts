@@ -1,6 +1,6 @@
 import Anthropic from "@anthropic-ai/sdk"
 import type { MessageCreateParamsStreaming, ThinkingConfigParam } from "@anthropic-ai/sdk/resources/messages"
-import { Effect, Layer, Option, Redacted, Stream } from "effect"
+import { Effect, Either, Layer, Option, Redacted, Stream } from "effect"
 import type { ModelError } from "../../domain/errors.js"
 import type { ModelInfo, ModelRequest, ModelStreamEvent } from "../../domain/model.js"
 import { ModelGateway, type ModelGatewayShape } from "../../services/ModelGateway.js"
@@ -33,21 +33,11 @@ const thinkingConfig = (profile: ModelProfile, budget: number | undefined, maxTo
   }
 }
 
-/** Pulls an async iterator one item at a time, without ever calling `return()` on it (see below). */
-const pull = <A>(iterator: AsyncIterator<A>): Stream.Stream<A, AttemptFailure> =>
-  Stream.repeatEffectOption(
-    Effect.tryPromise({ try: () => iterator.next(), catch: (error) => Option.some(fromAnthropicError(error, "streaming")) }).pipe(
-      Effect.flatMap((result) => (result.done === true ? Effect.fail(Option.none()) : Effect.succeed(result.value)))
-    )
-  )
-
 /**
  * The Anthropic Messages API behind the ModelGateway, on the official SDK with its own
  * retries off (`maxRetries: 0`), so attempts are counted once, by the adapter, which
  * retries only before anything was emitted. Each attempt owns an AbortController released
  * with its scope, so interrupting the stream aborts the HTTP request at once.
- * (Stream.fromAsyncIterable would call the SDK iterator's `return()` on interruption, which
- * waits for the pending read: with a silent server that never comes. Aborting first ends it.)
  */
 export const make = (config: AnthropicConfig): Effect.Effect<ModelGatewayShape> =>
   Effect.sync(() => {
@@ -70,6 +60,11 @@ export const make = (config: AnthropicConfig): Effect.Effect<ModelGatewayShape> 
       openTelemetry: false
     })
 
+    /**
+     * One request. Each pull reads the SDK's events in a plain loop until the assembler has
+     * something to emit, so only normalized events (a few per answer) pass through the
+     * stream, not every SSE event: per step, stream stages cost more than the SDK itself.
+     */
     const attempt = (params: MessageCreateParamsStreaming): Stream.Stream<ModelStreamEvent, AttemptFailure> =>
       Stream.unwrapScoped(
         Effect.gen(function* () {
@@ -82,9 +77,22 @@ export const make = (config: AnthropicConfig): Effect.Effect<ModelGatewayShape> 
             catch: (error) => fromAnthropicError(error, "connecting")
           })
           const assembler = makeAnthropicAssembler()
-          return pull(response[Symbol.asyncIterator]()).pipe(
-            Stream.mapConcatEffect(assembler.onEvent),
-            Stream.concat(Stream.fromIterableEffect(assembler.end))
+          // Read with next(), never for-await: its return() would wait on a pending read.
+          const events = response[Symbol.asyncIterator]()
+          let finished = false
+          const nextBatch = Effect.tryPromise({
+            try: async (): Promise<Either.Either<ReadonlyArray<ModelStreamEvent>, AttemptFailure>> => {
+              for (;;) {
+                const next = await events.next()
+                const out = next.done === true ? assembler.end() : assembler.onEvent(next.value)
+                if (next.done === true) finished = true
+                if (Either.isLeft(out) || out.right.length > 0 || finished) return out
+              }
+            },
+            catch: (error) => Option.some(fromAnthropicError(error, "streaming"))
+          }).pipe(Effect.flatMap(Either.match({ onLeft: (failure) => Effect.fail(Option.some(failure)), onRight: Effect.succeed })))
+          return Stream.repeatEffectOption(Effect.suspend(() => (finished ? Effect.fail(Option.none()) : nextBatch))).pipe(
+            Stream.mapConcat((batch) => batch)
           )
         })
       )
