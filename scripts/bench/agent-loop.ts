@@ -2,7 +2,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { packageVersion } from "../../src/app/package-root.js"
-import { checkServer, checkStore } from "./chain-checks.js"
+import { checkServer, checkStore, serverSeconds } from "./chain-checks.js"
 import { cleanEnv, repoRoot, snapshotCli, startService, type TimedRun, timedRun } from "./processes.js"
 import { median, mib, ms, printMachine, printResults, type Result, underBudget } from "./report.js"
 
@@ -62,6 +62,7 @@ const chainRun = async (steps: number) => {
     ready: replayUrl
   })
   let result: TimedRun
+  let inServer: number
   try {
     result = await timedRun(
       [cliPath, "run", PROMPT, "--model", MODEL, "--data-dir", run.data, "--approve", "allow-reads", "--max-steps", String(steps + 1)],
@@ -69,14 +70,14 @@ const chainRun = async (steps: number) => {
     )
     if (result.code !== 0) throw failed(`the ${steps}-step chain`, result)
     const response = await fetch(`${server.ready}/__requests`)
-    checkServer(await response.json(), steps, MARKER)
+    inServer = serverSeconds(checkServer(await response.json(), steps, MARKER))
   } finally {
     await server.stop()
   }
   const sessionId = /^session (ses_\S+)$/m.exec(result.stderr)?.[1]
   if (sessionId === undefined) throw new Error(`no session id in the CLI's stderr:\n${result.stderr}`)
   const stored = checkStore(path.join(run.data, "custom-agent.db"), sessionId, steps, FINAL_TEXT)
-  return { result, events: stored.events }
+  return { result, events: stored.events, inServer }
 }
 
 /** Runs `measure` once untimed (file cache, first-run costs), then `runs` times. */
@@ -121,16 +122,21 @@ const chains = async () => {
   console.log(" each run checked: exit 0, the server answered N + 1 requests and got N good tool results, the SQLite file holds the session)")
   const runs = new Map<number, Array<TimedRun>>(CHAINS.map((n) => [n, []]))
   const storedEvents = new Map<number, number>()
+  const inServer = new Map<number, Array<number>>(CHAINS.map((n) => [n, []]))
   for (const n of CHAINS) await chainRun(n)
   for (let i = 0; i < CHAIN_RUNS; i++) {
     for (const n of CHAINS) {
-      const { result, events } = await chainRun(n)
+      const { result, events, inServer: seconds } = await chainRun(n)
       runs.get(n)?.push(result)
+      inServer.get(n)?.push(seconds)
       storedEvents.set(n, events)
     }
   }
-  const figures = new Map<number, { readonly wall: number; readonly rss: number }>()
-  for (const n of CHAINS) figures.set(n, summarize(`N = ${n}`, runs.get(n) ?? []))
+  const figures = new Map<number, { readonly wall: number; readonly rss: number; readonly inServer: number }>()
+  for (const n of CHAINS) figures.set(n, { ...summarize(`N = ${n}`, runs.get(n) ?? []), inServer: median(inServer.get(n) ?? []) })
+  for (const n of CHAINS) {
+    console.log(`  N = ${n}: of the wall, ${ms(figures.get(n)?.inServer ?? 0)} (median) in the replay server, from each request's arrival to its answer's end`)
+  }
   for (const n of CHAINS) console.log(`  N = ${n}: ${storedEvents.get(n)} events in SQLite after the run, gap-free, every call, decision, start and result`)
   return figures
 }
@@ -147,7 +153,9 @@ export const run = async () => {
     const long = figures.get(100)
     if (short === undefined || long === undefined) throw new Error("a chain size was not measured")
     const marginal = (long.wall - short.wall) / 80
+    const ownMarginal = (long.wall - long.inServer - (short.wall - short.inServer)) / 80
     console.log(`\nper-step marginal cost (t100 - t20) / 80: ${(marginal * 1000).toFixed(2)} ms`)
+    console.log(`  of which the CLI's own (the replay server's time taken out): ${(ownMarginal * 1000).toFixed(2)} ms`)
     console.log(`floor of a Node process on this machine (node -e 0): ${ms(start.floor.wall)}, ${mib(start.floor.rss)}`)
     results.push(
       underBudget("100-step chain wall", long.wall, 0.7, (s) => `${s.toFixed(2)} s`),

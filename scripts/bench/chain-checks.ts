@@ -11,7 +11,8 @@ import type { AgentEvent } from "../../src/domain/events.js"
 
 const RecordedRequest = Schema.Struct({
   response: Schema.optional(Schema.Number),
-  body: Schema.Unknown
+  body: Schema.Unknown,
+  timing: Schema.Struct({ receivedAt: Schema.Number, closedAt: Schema.optional(Schema.Number) })
 })
 
 export const ReplaySummary = Schema.Struct({
@@ -53,6 +54,10 @@ export const checkServer = (summaryJson: unknown, steps: number, marker: string)
   if (problems.length > 0) throw new Error(`replay server: ${problems.join("; ")}`)
   return summary
 }
+
+/** Seconds the replay server spent on the requests, from each one's arrival to its connection's close. */
+export const serverSeconds = (summary: typeof ReplaySummary.Type): number =>
+  summary.requests.reduce((total, r) => total + ((r.timing.closedAt ?? r.timing.receivedAt) - r.timing.receivedAt), 0) / 1000
 
 const Row = Schema.Struct({ sequence: Schema.Number, event: Schema.String })
 

@@ -190,6 +190,8 @@ export const runToolCalls = (ctx: ToolStepContext, calls: ReadonlyArray<ToolCall
     const flushReads = Effect.suspend(() => {
       const batch = reads
       reads = []
+      // A lone read runs on this fiber: forking one per call costs more than most reads.
+      if (batch.length === 1 && batch[0] !== undefined) return execute(ctx, batch[0])
       return Effect.forEach(batch, (allowed) => execute(ctx, allowed), { concurrency: "unbounded", discard: true })
     })
     for (const call of calls) {

@@ -33,6 +33,8 @@ export interface RecordedRequest {
   readonly response: number | undefined
   /** The client went away before the response ended (an aborted request). */
   readonly closedByClient: boolean
+  /** Milliseconds on the server's clock (performance.now): request handed over, body read, connection closed. */
+  readonly timing: { readonly receivedAt: number; readonly bodyReadAt: number; readonly closedAt: number | undefined }
 }
 
 export interface ReplaySummary {
@@ -67,6 +69,7 @@ interface MutableRecord {
   closedByClient: boolean
   closed: boolean
   droppedByServer: boolean
+  timing: { receivedAt: number; bodyReadAt: number; closedAt: number | undefined }
 }
 
 const paths: Readonly<Record<WireFormat, ReadonlyArray<string>>> = {
@@ -133,7 +136,8 @@ const makeHandler = (fixture: Fixture, state: { shuttingDown: boolean }) => {
     body: record.body,
     toolResultIds: record.toolResultIds,
     response: record.response,
-    closedByClient: record.closedByClient
+    closedByClient: record.closedByClient,
+    timing: { ...record.timing }
   })
 
   const summary = (): ReplaySummary => ({
@@ -144,6 +148,7 @@ const makeHandler = (fixture: Fixture, state: { shuttingDown: boolean }) => {
 
   const onClosed = (record: MutableRecord) => {
     record.closed = true
+    record.timing.closedAt = performance.now()
     for (const waiter of closeWaiters.get(record.index) ?? []) waiter(snapshot(record))
     closeWaiters.delete(record.index)
   }
@@ -181,6 +186,7 @@ const makeHandler = (fixture: Fixture, state: { shuttingDown: boolean }) => {
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const path = (req.url ?? "/").split("?")[0] ?? "/"
     if (req.method === "GET" && path === "/__requests") return sendJson(res, 200, summary())
+    const receivedAt = performance.now()
     const text = await readBody(req)
     const parsed = parseJson(text)
     const record: MutableRecord = {
@@ -193,7 +199,8 @@ const makeHandler = (fixture: Fixture, state: { shuttingDown: boolean }) => {
       response: undefined,
       closedByClient: false,
       closed: false,
-      droppedByServer: false
+      droppedByServer: false,
+      timing: { receivedAt, bodyReadAt: performance.now(), closedAt: undefined }
     }
     records.push(record)
     for (const id of record.toolResultIds) seenToolResults.add(id)

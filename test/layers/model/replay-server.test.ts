@@ -52,6 +52,15 @@ describe("replay server", () => {
       expect(summary.served).toBe(4)
       expect(summary.toolResultsSeen).toBe(3)
       expect(summary.requests.map((request) => request.toolResultIds.length)).toEqual([0, 1, 2, 3])
+      // Timing for benchmarks: each request closes after its body was read, and before the next arrives.
+      yield* server.awaitClosed(3)
+      const timings = (yield* server.summary).requests.map((request) => request.timing)
+      timings.forEach((timing, i) => {
+        expect(timing.bodyReadAt).toBeGreaterThanOrEqual(timing.receivedAt)
+        expect(timing.closedAt).toBeGreaterThanOrEqual(timing.bodyReadAt)
+        const next = timings[i + 1]
+        if (next !== undefined) expect(next.receivedAt).toBeGreaterThanOrEqual(timing.closedAt ?? Infinity)
+      })
     }))
 
   it.scopedLive("serves an OpenAI tool chain the same way", () =>

@@ -15,6 +15,17 @@ describe("LocalFileAccess", () => {
       expect(yield* LocalFileAccess.readText(target)).toBe("héllo\n")
     }))
 
+  it.scoped("small files (read synchronously) and large ones (read through the thread pool) come back whole", () =>
+    Effect.gen(function* () {
+      const root = yield* tempWorkspace
+      const small = "é".repeat(1000)
+      // Above the synchronous-read limit, with multi-byte characters across every chunk boundary.
+      const large = "aé€😀\n".repeat(40_000)
+      yield* writeFiles(root, { "small.txt": small, "large.txt": large })
+      expect(yield* LocalFileAccess.readText(path.join(root, "small.txt"))).toBe(small)
+      expect(yield* LocalFileAccess.readText(path.join(root, "large.txt"))).toBe(large)
+    }))
+
   it.scoped("a missing file is a FileAccessError naming the path", () =>
     Effect.gen(function* () {
       const root = yield* tempWorkspace
