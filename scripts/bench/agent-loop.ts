@@ -2,8 +2,8 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { packageVersion } from "../../src/app/package-root.js"
-import { checkServer, checkStore, serverSeconds } from "./chain-checks.js"
-import { cleanEnv, repoRoot, snapshotCli, startService, type TimedRun, timedRun } from "./processes.js"
+import { type ChainRunner, chainRunner, failed, MODEL } from "./chain-run.js"
+import { cleanEnv, snapshotCli, type TimedRun, timedRun } from "./processes.js"
 import { median, mib, ms, printMachine, printResults, type Result, underBudget } from "./report.js"
 
 /**
@@ -18,67 +18,8 @@ const CHAINS = [20, 100] as const
 const CHAIN_RUNS = 5
 const STARTUP_RUNS = 7
 const FLOOR_RUNS = 10
-const MODEL = "anthropic/claude-sonnet-5-5"
-const MARKER = "bench marker: the file the chain reads"
-const FINAL_TEXT = "Read it every time; the chain is done."
-const PROMPT = "Read notes.txt, once per step, until you are told to stop."
 
 const mark = (r: TimedRun) => `${ms(r.wallSeconds)}/${mib(r.peakRssBytes)}`
-
-/** Set by `run`: every measured run gets a fresh directory in it; the CLI is a snapshot of the build. */
-let tempDir: string | undefined
-let dirCount = 0
-let cliPath = ""
-
-/** A fresh run directory: `ws` (the CLI's cwd, holding notes.txt), `data`, and `home` with an empty config. */
-const freshRunDir = (label: string) => {
-  if (tempDir === undefined) throw new Error("freshRunDir called outside run()")
-  const dir = path.join(tempDir, `${label}-${++dirCount}`)
-  for (const sub of ["ws", "data", path.join("home", "config")]) fs.mkdirSync(path.join(dir, sub), { recursive: true })
-  fs.writeFileSync(path.join(dir, "ws", "notes.txt"), `${MARKER}\nline two\nline three\n`)
-  return { dir, ws: path.join(dir, "ws"), data: path.join(dir, "data"), home: path.join(dir, "home") }
-}
-
-const failed = (what: string, r: TimedRun) =>
-  new Error(`${what} exited with ${r.code}\nstdout: ${r.stdout.slice(-2000)}\nstderr: ${r.stderr.slice(-2000)}`)
-
-const replayUrl = (output: string): string | undefined => {
-  const line = /^\{"url":"(http:\/\/[^"]+)"\}$/m.exec(output)
-  return line?.[1]
-}
-
-/** One chain of `steps` tool calls: its own replay server, data dir and workspace. */
-const chainRun = async (steps: number) => {
-  const run = freshRunDir(`chain-${steps}`)
-  const fixture = path.join(run.dir, "fixture.json")
-  fs.writeFileSync(
-    fixture,
-    JSON.stringify({ format: "anthropic", chain: { steps, tool: "read_file", input: { path: "notes.txt" }, finalText: FINAL_TEXT } })
-  )
-  // `node --import tsx` is `npx tsx` without npx's and tsx's extra processes: one pid to stop.
-  const server = await startService(["--import", "tsx", "test/support/replay-server-main.ts", "--fixture", fixture, "--port", "0"], {
-    cwd: repoRoot,
-    env: cleanEnv(run.home),
-    ready: replayUrl
-  })
-  let result: TimedRun
-  let inServer: number
-  try {
-    result = await timedRun(
-      [cliPath, "run", PROMPT, "--model", MODEL, "--data-dir", run.data, "--approve", "allow-reads", "--max-steps", String(steps + 1)],
-      { cwd: run.ws, env: cleanEnv(run.home, { ANTHROPIC_API_KEY: "anything", ANTHROPIC_BASE_URL: server.ready }) }
-    )
-    if (result.code !== 0) throw failed(`the ${steps}-step chain`, result)
-    const response = await fetch(`${server.ready}/__requests`)
-    inServer = serverSeconds(checkServer(await response.json(), steps, MARKER))
-  } finally {
-    await server.stop()
-  }
-  const sessionId = /^session (ses_\S+)$/m.exec(result.stderr)?.[1]
-  if (sessionId === undefined) throw new Error(`no session id in the CLI's stderr:\n${result.stderr}`)
-  const stored = checkStore(path.join(run.data, "custom-agent.db"), sessionId, steps, FINAL_TEXT)
-  return { result, events: stored.events, inServer }
-}
 
 /** Runs `measure` once untimed (file cache, first-run costs), then `runs` times. */
 const repeat = async (runs: number, measure: () => Promise<TimedRun>) => {
@@ -95,7 +36,7 @@ const summarize = (label: string, results: ReadonlyArray<TimedRun>) => {
   return { wall, rss }
 }
 
-const startup = async () => {
+const startup = async ({ freshRunDir }: ChainRunner, cliPath: string) => {
   const version = packageVersion()
   console.log(`start-up (median of ${STARTUP_RUNS} runs after one untimed, ${FLOOR_RUNS} for node -e 0):`)
   const floorDir = freshRunDir("floor")
@@ -116,7 +57,7 @@ const startup = async () => {
   return { floor, version: versionFigures, scripted }
 }
 
-const chains = async () => {
+const chains = async ({ chainRun }: ChainRunner) => {
   console.log(`\nchains of N read_file calls then a final answer, ${MODEL} against the replay server`)
   console.log(`(${CHAIN_RUNS} runs per N after one untimed, N interleaved; fresh replay server, data dir and workspace per run;`)
   console.log(" each run checked: exit 0, the server answered N + 1 requests and got N good tool results, the SQLite file holds the session)")
@@ -143,12 +84,13 @@ const chains = async () => {
 
 export const run = async () => {
   printMachine("start")
-  tempDir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-agent-loop-"))
+  const tempDir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-agent-loop-"))
   const results: Array<Result> = []
   try {
-    cliPath = await snapshotCli(tempDir)
-    const start = await startup()
-    const figures = await chains()
+    const cliPath = await snapshotCli(tempDir)
+    const runner = chainRunner(tempDir, cliPath)
+    const start = await startup(runner, cliPath)
+    const figures = await chains(runner)
     const short = figures.get(20)
     const long = figures.get(100)
     if (short === undefined || long === undefined) throw new Error("a chain size was not measured")

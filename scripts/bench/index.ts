@@ -1,15 +1,18 @@
 import * as AgentLoop from "./agent-loop.js"
 import * as EndToEnd from "./end-to-end.js"
 import * as EventStore from "./event-store.js"
+import * as Profile from "./profile.js"
 
 /**
  * Every benchmark, run one after another in this process; add new ones here. Name some to
- * run only those: `tsx scripts/bench/index.ts agent-loop end-to-end`.
+ * run only those: `tsx scripts/bench/index.ts agent-loop end-to-end`. Those marked
+ * `onlyWhenNamed` (diagnostics, not figures) run only when named.
  */
-const benches: ReadonlyArray<{ readonly id: string; readonly name: string; readonly run: () => Promise<void> }> = [
+const benches: ReadonlyArray<{ readonly id: string; readonly name: string; readonly run: () => Promise<void>; readonly onlyWhenNamed?: true }> = [
   { id: "event-store", name: "event store", run: EventStore.run },
   { id: "agent-loop", name: "agent loop (issue 8)", run: AgentLoop.run },
-  { id: "end-to-end", name: "end to end over RPC (issue 5)", run: EndToEnd.run }
+  { id: "end-to-end", name: "end to end over RPC (issue 5)", run: EndToEnd.run },
+  { id: "profile", name: "profile of a 100-step chain", run: Profile.run, onlyWhenNamed: true }
 ]
 
 const asked = process.argv.slice(2)
@@ -20,7 +23,7 @@ if (unknown.length > 0) {
 }
 
 for (const bench of benches) {
-  if (asked.length > 0 && !asked.includes(bench.id)) continue
+  if (asked.length > 0 ? !asked.includes(bench.id) : bench.onlyWhenNamed === true) continue
   console.log(`\n=== ${bench.name} ===`)
   try {
     await bench.run()

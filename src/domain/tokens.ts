@@ -17,8 +17,28 @@ export const TOOL_OVERHEAD = 16
 
 const jsonLength = (value: unknown): number => JSON.stringify(value ?? null).length
 
+interface MessageSize {
+  readonly chars: number
+  readonly overhead: number
+}
+
+/**
+ * Messages already measured. A session's messages are immutable and shared by every request
+ * built from it, so each is measured once, not once per step (the engine's budget and the
+ * adapters' preflight would otherwise re-walk the whole history at every request).
+ */
+const measured = new WeakMap<ConversationMessage, MessageSize>()
+
 /** Characters a message contributes, and its framing overhead in tokens. */
-export const messageSize = (message: ConversationMessage): { readonly chars: number; readonly overhead: number } => {
+export const messageSize = (message: ConversationMessage): MessageSize => {
+  const known = measured.get(message)
+  if (known !== undefined) return known
+  const size = measureMessage(message)
+  measured.set(message, size)
+  return size
+}
+
+const measureMessage = (message: ConversationMessage): MessageSize => {
   let chars = 0
   let overhead = MESSAGE_OVERHEAD
   for (const part of message.content) {
@@ -41,8 +61,16 @@ export const messageSize = (message: ConversationMessage): { readonly chars: num
   return { chars, overhead }
 }
 
-export const toolChars = (tool: ToolDefinition): number =>
-  tool.name.length + tool.description.length + jsonLength(tool.inputSchema)
+/** Tool definitions already measured: a router hands out the same definitions at every step. */
+const measuredTools = new WeakMap<ToolDefinition, number>()
+
+export const toolChars = (tool: ToolDefinition): number => {
+  const known = measuredTools.get(tool)
+  if (known !== undefined) return known
+  const chars = tool.name.length + tool.description.length + jsonLength(tool.inputSchema)
+  measuredTools.set(tool, chars)
+  return chars
+}
 
 export const textTokens = (text: string, charsPerToken: number = CHARS_PER_TOKEN): number =>
   Math.ceil(text.length / charsPerToken)
