@@ -1,6 +1,7 @@
 import * as AgentLoop from "./agent-loop.js"
 import * as EndToEnd from "./end-to-end.js"
 import * as EventStore from "./event-store.js"
+import * as Floors from "./floors.js"
 import * as Profile from "./profile.js"
 
 /**
@@ -12,7 +13,8 @@ const benches: ReadonlyArray<{ readonly id: string; readonly name: string; reado
   { id: "event-store", name: "event store", run: EventStore.run },
   { id: "agent-loop", name: "agent loop (issue 8)", run: AgentLoop.run },
   { id: "end-to-end", name: "end to end over RPC (issue 5)", run: EndToEnd.run },
-  { id: "profile", name: "profile of a 100-step chain", run: Profile.run, onlyWhenNamed: true }
+  { id: "profile", name: "profile of a 100-step chain", run: Profile.run, onlyWhenNamed: true },
+  { id: "floors", name: "floors: the engine alone, one HTTP round trip", run: Floors.run, onlyWhenNamed: true }
 ]
 
 const asked = process.argv.slice(2)
