@@ -1,5 +1,4 @@
 import * as Reactivity from "@effect/experimental/Reactivity"
-import { SqlClient } from "@effect/sql"
 import { SqliteClient } from "@effect/sql-sqlite-node"
 import type Database from "better-sqlite3"
 import { type Chunk, Effect, Stream } from "effect"
