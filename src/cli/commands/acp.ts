@@ -1,7 +1,6 @@
 import { Command } from "@effect/cli"
-import { Effect, Option } from "effect"
-import { resolveConfigDir, resolveDataDir } from "../../app/locations.js"
-import { packageVersion } from "../../app/package-root.js"
+import { Effect } from "effect"
+import { agentSetup } from "../agent-setup.js"
 import * as shared from "../options.js"
 
 /** The protocol code and its SDK load only when this command runs, keeping the other commands' start-up short. */
@@ -19,16 +18,7 @@ export const acpCommand = Command.make(
     Effect.gen(function* () {
       const acp = yield* Effect.promise(() => import("../../acp/run.js"))
       return yield* acp.runAcp({
-        dataDir: resolveDataDir(Option.getOrUndefined(args.dataDir)),
-        configDir: resolveConfigDir(),
-        version: packageVersion(),
-        store: args.store,
-        model: {
-          spec: args.model,
-          ...(Option.isSome(args.script) ? { scriptPath: args.script.value } : {}),
-          ...(Option.isSome(args.maxOutputTokens) ? { maxOutputTokens: args.maxOutputTokens.value } : {}),
-          ...(Option.isSome(args.thinkingBudget) ? { thinkingBudget: args.thinkingBudget.value } : {})
-        }
+        ...agentSetup(args)
       })
     })
 ).pipe(Command.withDescription("Run as an Agent Client Protocol agent on stdin/stdout, for Zed and other editors"))

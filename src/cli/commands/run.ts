@@ -1,14 +1,13 @@
 import { Args, Command, Options } from "@effect/cli"
 import { Effect, Option, Stream } from "effect"
 import { agentLayer } from "../../app/agent.js"
-import { resolveConfigDir, resolveDataDir } from "../../app/locations.js"
-import { packageVersion } from "../../app/package-root.js"
 import { withAttachments } from "../../core/attachments.js"
 import { SessionEngine } from "../../core/SessionEngine.js"
 import * as InteractiveApprovals from "../../layers/approvals/interactive.js"
 import * as PolicyApprovals from "../../layers/approvals/policy.js"
 import { EventStore } from "../../services/EventStore.js"
 import { McpHub } from "../../services/McpHub.js"
+import { agentSetup } from "../agent-setup.js"
 import { useColor } from "../io.js"
 import * as shared from "../options.js"
 import { describeTransport, remoteLayer, server, token } from "../remote.js"
@@ -111,16 +110,7 @@ export const runCommand = Command.make(
     return runEmbedded(args).pipe(
       Effect.provide(
         agentLayer({
-          dataDir: resolveDataDir(Option.getOrUndefined(args.dataDir)),
-          configDir: resolveConfigDir(),
-          version: packageVersion(),
-          store: args.store,
-          model: {
-            spec: args.model,
-            ...(Option.isSome(args.script) ? { scriptPath: args.script.value } : {}),
-            ...(Option.isSome(args.maxOutputTokens) ? { maxOutputTokens: args.maxOutputTokens.value } : {}),
-            ...(Option.isSome(args.thinkingBudget) ? { thinkingBudget: args.thinkingBudget.value } : {})
-          },
+          ...agentSetup(args),
           approvals,
           workspaceRoots: [process.cwd()]
         })

@@ -4,22 +4,16 @@ import { Effect, Layer, Option } from "effect"
 import { randomBytes } from "node:crypto"
 import { createServer } from "node:http"
 import { hostLayer } from "../../app/host.js"
-import { resolveConfigDir, resolveDataDir, type StoreKind } from "../../app/locations.js"
-import { packageVersion, webRoot } from "../../app/package-root.js"
+import { webRoot } from "../../app/package-root.js"
 import { serverLayer } from "../../rpc/server.js"
+import { type AgentArgs, agentSetup } from "../agent-setup.js"
 import { CliError } from "../errors.js"
 import { stdout } from "../io.js"
 
-export interface ServeArgs {
+export interface ServeArgs extends AgentArgs {
   readonly port: number
   readonly host: string
   readonly token: Option.Option<string>
-  readonly model: string
-  readonly script: Option.Option<string>
-  readonly maxOutputTokens: Option.Option<number>
-  readonly thinkingBudget: Option.Option<number>
-  readonly dataDir: Option.Option<string>
-  readonly store: StoreKind
 }
 
 const loopback = new Set(["127.0.0.1", "localhost", "::1", "[::1]"])
@@ -49,16 +43,7 @@ export const serve = (args: ServeArgs) =>
       const app = Layer.mergeAll(serverLayer({ token: bearer, webRoot: webRoot(), boundHost: args.host }), announce).pipe(
         Layer.provide(
           hostLayer({
-            dataDir: resolveDataDir(Option.getOrUndefined(args.dataDir)),
-            configDir: resolveConfigDir(),
-            version: packageVersion(),
-            store: args.store,
-            model: {
-              spec: args.model,
-              ...(Option.isSome(args.script) ? { scriptPath: args.script.value } : {}),
-              ...(Option.isSome(args.maxOutputTokens) ? { maxOutputTokens: args.maxOutputTokens.value } : {}),
-              ...(Option.isSome(args.thinkingBudget) ? { thinkingBudget: args.thinkingBudget.value } : {})
-            }
+            ...agentSetup(args)
           })
         ),
         Layer.provide(NodeHttpServer.layer(createServer, { port: args.port, host: args.host }))
