@@ -1,7 +1,8 @@
-import { Effect, Schema } from "effect"
-import { mkdir, readFile, rename, writeFile } from "node:fs/promises"
+import { Effect, Option, Schema } from "effect"
+import { mkdir, rename, writeFile } from "node:fs/promises"
 import { dirname } from "node:path"
 import { PermissionStoreError } from "../../services/PermissionEngine.js"
+import { readOptionalJson } from "../optional-json-file.js"
 import type { PreparedCall } from "../../services/ToolRouter.js"
 import { normalize } from "./shell-words.js"
 
@@ -47,19 +48,17 @@ export const rememberedMatches = (entry: RememberedApproval, workspaceRoot: stri
 const describe = (error: unknown) => (error instanceof Error ? error.message : String(error))
 
 export const loadApprovalsFile = (file: string): Effect.Effect<Array<RememberedApproval>, PermissionStoreError> =>
-  Effect.tryPromise({ try: () => readFile(file, "utf8"), catch: (error) => error }).pipe(
-    Effect.catchAll((error) =>
-      typeof error === "object" && error !== null && "code" in error && error.code === "ENOENT"
-        ? Effect.succeed(undefined)
-        : Effect.fail(new PermissionStoreError({ message: `${file}: cannot be read (${describe(error)})` }))
-    ),
-    Effect.flatMap((text) =>
-      text === undefined
-        ? Effect.succeed([])
-        : Schema.decodeUnknown(Schema.parseJson(ApprovalsFile))(text).pipe(
+  readOptionalJson(file).pipe(
+    Effect.mapError(({ problem }) => new PermissionStoreError({ message: `${file}: ${problem}` })),
+    Effect.flatMap(
+      Option.match({
+        onNone: () => Effect.succeed([]),
+        onSome: (json) =>
+          Schema.decodeUnknown(ApprovalsFile)(json).pipe(
             Effect.map((parsed) => [...parsed.approvals]),
             Effect.mapError((error) => new PermissionStoreError({ message: `${file}: malformed approvals file (${error.message})` }))
           )
+      })
     )
   )
 

@@ -1,7 +1,7 @@
-import { Effect, Either, ParseResult, Schema } from "effect"
-import { readFile } from "node:fs/promises"
+import { Effect, Either, Option, ParseResult, Schema } from "effect"
 import { join } from "node:path"
 import type { McpServerConfig } from "../../services/McpHub.js"
+import { readOptionalJson } from "../optional-json-file.js"
 
 /**
  * MCP server configuration files, in the `mcpServers` shape other agents use:
@@ -186,7 +186,6 @@ export const parseConfig = (
   return problems.length === 0 ? Either.right(servers) : Either.left(new McpConfigError({ file, problem: problems.join("; ") }))
 }
 
-const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error))
 
 /** Reads one configuration file; a missing file has no servers, a malformed one is an error naming it. */
 export const readConfigFile = (
@@ -194,22 +193,9 @@ export const readConfigFile = (
   origin: ServerOrigin,
   env: NodeJS.ProcessEnv = process.env
 ): Effect.Effect<ReadonlyArray<ConfiguredServer>, McpConfigError> =>
-  Effect.tryPromise<string | undefined, unknown>({ try: () => readFile(file, "utf8"), catch: (error) => error }).pipe(
-    Effect.catchAll((error) =>
-      isRecord(error) && error["code"] === "ENOENT"
-        ? Effect.succeed(undefined)
-        : Effect.fail(new McpConfigError({ file, problem: `cannot be read (${errorText(error)})` }))
-    ),
-    Effect.flatMap((text) => {
-      if (text === undefined) return Effect.succeed([])
-      let json: unknown
-      try {
-        json = JSON.parse(text)
-      } catch (error) {
-        return Effect.fail(new McpConfigError({ file, problem: `not valid JSON (${errorText(error)})` }))
-      }
-      return parseConfig(file, json, origin, env)
-    })
+  readOptionalJson(file).pipe(
+    Effect.mapError(({ problem }) => new McpConfigError({ file, problem })),
+    Effect.flatMap(Option.match({ onNone: () => Effect.succeed([]), onSome: (json) => parseConfig(file, json, origin, env) }))
   )
 
 /** Servers by name: later groups override earlier entries of the same name. */

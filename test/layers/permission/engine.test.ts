@@ -166,6 +166,10 @@ describe("PermissionEngine", () => {
       writeFileSync(s.approvals, JSON.stringify({ approvals: [{ tool: "shell" }] }))
       const approvals = yield* Permissions.make({ approvalsFile: s.approvals }).pipe(Effect.flip)
       expect(approvals.message).toContain(s.approvals)
+      expect(approvals.message).toContain("malformed approvals file")
+      writeFileSync(s.approvals, "{ nope")
+      const notJson = yield* Permissions.make({ approvalsFile: s.approvals }).pipe(Effect.flip)
+      expect(notJson.message).toMatch(new RegExp(`^${s.approvals}: not valid JSON \\(`))
     })
   })
 

@@ -1,0 +1,33 @@
+import { Data, Effect, Option } from "effect"
+import { readFile } from "node:fs/promises"
+
+/** Why a configuration file could not be used, in words, for a message that names the file. */
+export class JsonFileProblem extends Data.TaggedError("JsonFileProblem")<{ readonly problem: string }> {}
+
+const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error))
+
+const isMissing = (error: unknown) => typeof error === "object" && error !== null && "code" in error && error.code === "ENOENT"
+
+/**
+ * Reads and parses a JSON file that may not exist: `Option.none()` when it is missing; a
+ * file that cannot be read, or is not JSON, is a problem the caller reports with its name.
+ */
+export const readOptionalJson = (file: string): Effect.Effect<Option.Option<unknown>, JsonFileProblem> =>
+  Effect.tryPromise({ try: () => readFile(file, "utf8"), catch: (error) => error }).pipe(
+    Effect.map((text): Option.Option<string> => Option.some(text)),
+    Effect.catchAll((error) =>
+      isMissing(error)
+        ? Effect.succeed(Option.none<string>())
+        : Effect.fail(new JsonFileProblem({ problem: `cannot be read (${errorText(error)})` }))
+    ),
+    Effect.flatMap(
+      Option.match({
+        onNone: () => Effect.succeedNone,
+        onSome: (text) =>
+          Effect.try({
+            try: (): Option.Option<unknown> => Option.some(JSON.parse(text)),
+            catch: (error) => new JsonFileProblem({ problem: `not valid JSON (${errorText(error)})` })
+          })
+      })
+    )
+  )
