@@ -1,9 +1,9 @@
 import { afterEach } from "@effect/vitest"
-import { existsSync, mkdtempSync, rmSync } from "node:fs"
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { type Browser, chromium, type Page } from "playwright-core"
-import { assertBuilt, repoRoot } from "../support/cli.js"
+import { assertBuilt, repoRoot, startServer, stop } from "../support/cli.js"
 
 /**
  * What the real-browser tests share: Debian's chromium driven by playwright-core (the CI
@@ -65,7 +65,32 @@ export const browserTestKit = () => {
     return browser
   }
 
-  return { defer, tempDir, launch }
+  /** The built server on the scripted model playing `script`, with data and config directories of its own. */
+  const startScriptedServer = async (script: unknown) => {
+    const scriptFile = join(tempDir("web-script-"), "script.json")
+    writeFileSync(scriptFile, JSON.stringify(script))
+    const server = await startServer(["--model", "scripted", "--script", scriptFile, "--data-dir", tempDir("web-data-")], {
+      env: { CUSTOM_AGENT_CONFIG_HOME: tempDir("web-config-") },
+      timeoutMs: 60_000
+    })
+    defer(() => stop(server.child))
+    return server
+  }
+
+  /** A page in a fresh browser, and how to open more; `pageErrors` collects their uncaught errors. */
+  const openPage = async () => {
+    const browser = await launch()
+    const pageErrors: Array<string> = []
+    const newPage = async () => {
+      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
+      page.setDefaultTimeout(45_000)
+      page.on("pageerror", (error) => pageErrors.push(error.message))
+      return page
+    }
+    return { page: await newPage(), pageErrors, newPage }
+  }
+
+  return { defer, tempDir, launch, startScriptedServer, openPage }
 }
 
 /** Opens the page with the server's token and creates a session in `cwd` through the UI. */

@@ -1,8 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
-import { mkdirSync, writeFileSync } from "node:fs"
+import { mkdirSync } from "node:fs"
 import { join } from "node:path"
 import type { Page } from "playwright-core"
-import { startServer, stop } from "../support/cli.js"
 import { artifacts, assertWebBuilt, browserTestKit, openNewSession } from "./browser.js"
 
 /**
@@ -10,7 +9,7 @@ import { artifacts, assertWebBuilt, browserTestKit, openNewSession } from "./bro
  * scripted model proposes two memories with the `remember` tool; one is rejected in the
  * timeline, the other approved (then deleted) in the memory view; the session is compacted.
  */
-const { defer, tempDir, launch } = browserTestKit()
+const { tempDir, startScriptedServer, openPage } = browserTestKit()
 
 const release = "Releases are cut on Fridays."
 const tabs = "The user prefers tabs."
@@ -37,23 +36,9 @@ const badge = (page: Page) => page.locator(".nav.memory .count")
 describe("memory review and compaction in the web page", () => {
   it("reviews the memories a session proposed (a late decision is refused quietly), links back to their evidence and compacts on request", { timeout: 120_000 }, async () => {
     assertWebBuilt()
-    const dataDir = tempDir("web-memory-data-")
-    const configDir = tempDir("web-memory-config-")
     const workspace = tempDir("web-memory-workspace-")
-    const scriptFile = join(tempDir("web-memory-script-"), "script.json")
-    writeFileSync(scriptFile, JSON.stringify(script))
-
-    const server = await startServer(["--model", "scripted", "--script", scriptFile, "--data-dir", dataDir], {
-      env: { CUSTOM_AGENT_CONFIG_HOME: configDir },
-      timeoutMs: 60_000
-    })
-    defer(() => stop(server.child))
-
-    const browser = await launch()
-    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
-    page.setDefaultTimeout(45_000)
-    const pageErrors: Array<string> = []
-    page.on("pageerror", (error) => pageErrors.push(error.message))
+    const server = await startScriptedServer(script)
+    const { page, pageErrors, newPage } = await openPage()
     mkdirSync(artifacts, { recursive: true })
 
     await openNewSession(page, server, workspace)
@@ -87,9 +72,7 @@ describe("memory review and compaction in the web page", () => {
 
     // Another tab approves it while this one's list is held stale (its refreshes fail): this
     // tab's late rejection is refused, and it says so quietly.
-    const other = await browser.newPage({ viewport: { width: 1280, height: 900 } })
-    other.setDefaultTimeout(45_000)
-    other.on("pageerror", (error) => pageErrors.push(error.message))
+    const other = await newPage()
     await other.goto(`${server.url}/?view=memory#token=${server.token}`)
     await page.route("**/rpc", (route) => (route.request().postData() ?? "").includes('"ListMemoryCandidates"') ? route.abort() : route.continue())
     await other.locator("li.memory-item.candidate", { hasText: release }).getByRole("button", { name: "Approve" }).click()

@@ -2,14 +2,13 @@ import { describe, expect, it } from "@effect/vitest"
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import type { Page } from "playwright-core"
-import { startServer, stop } from "../support/cli.js"
 import { artifacts, assertWebBuilt, browserTestKit, openNewSession } from "./browser.js"
 
 /**
  * The web timeline in a real browser against the real, built server: the scripted model, a
  * real workspace on disk. Every wait is for a condition, never for a time.
  */
-const { defer, tempDir, launch } = browserTestKit()
+const { tempDir, startScriptedServer, openPage } = browserTestKit()
 
 const streamed = ["Reading ", "your notes: ", "the status ", "line is ", "out of date, ", "so I will ", "update it."]
 const firstAnswer = streamed.join("")
@@ -51,25 +50,11 @@ const answers = (page: Page) => page.locator(".block.answer .content").allTextCo
 describe("the web timeline in a real browser", () => {
   it("streams a turn, resumes it after a reload, answers a permission and shows the diff", { timeout: 120_000 }, async () => {
     assertWebBuilt()
-    const dataDir = tempDir("web-data-")
-    const configDir = tempDir("web-config-")
     const workspace = tempDir("web-workspace-")
     const notes = join(workspace, "notes.txt")
     writeFileSync(notes, "# notes\nstatus: draft\nowner: sam\n")
-    const scriptFile = join(tempDir("web-script-"), "script.json")
-    writeFileSync(scriptFile, JSON.stringify(script))
-
-    const server = await startServer(["--model", "scripted", "--script", scriptFile, "--data-dir", dataDir], {
-      env: { CUSTOM_AGENT_CONFIG_HOME: configDir },
-      timeoutMs: 60_000
-    })
-    defer(() => stop(server.child))
-
-    const browser = await launch()
-    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
-    page.setDefaultTimeout(45_000)
-    const pageErrors: Array<string> = []
-    page.on("pageerror", (error) => pageErrors.push(error.message))
+    const server = await startScriptedServer(script)
+    const { page, pageErrors } = await openPage()
     const subscribes = watchSubscribes(page)
 
     await openNewSession(page, server, workspace)
