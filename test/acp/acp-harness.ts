@@ -13,29 +13,15 @@ import {
   type WriteTextFileRequest
 } from "@agentclientprotocol/sdk"
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { decodeEventJson } from "../../src/domain/decode.js"
 import type { AgentEvent } from "../../src/domain/events.js"
 import type { Script } from "../../src/layers/model/scripted.js"
 import { assertBuilt, cliPath, repoRoot, runCli } from "../support/cli.js"
+import { parseEventLines } from "../support/events.js"
+import type { makeTemp } from "../support/temp-dirs.js"
 
 /** Temporary folders of one test file, removed by `cleanup`. */
-export const makeTemp = () => {
-  const dirs: Array<string> = []
-  return {
-    dir: (prefix: string) => {
-      const dir = realpathSync(mkdtempSync(join(tmpdir(), prefix)))
-      dirs.push(dir)
-      return dir
-    },
-    cleanup: () => {
-      for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
-    }
-  }
-}
-
 export interface Workspace {
   /** Where the agent works (absolute, symlinks resolved). */
   readonly cwd: string
@@ -224,14 +210,7 @@ export const exportEvents = async (workspace: Workspace, sessionId: string): Pro
     env: { CUSTOM_AGENT_CONFIG_HOME: workspace.configDir }
   })
   if (result.code !== 0) throw new Error(`export failed: ${result.stderr}`)
-  return result.stdout
-    .trim()
-    .split("\n")
-    .map((line, i) => {
-      const decoded = decodeEventJson(line, i + 1)
-      if (decoded._tag === "Left") throw new Error(decoded.left.message)
-      return decoded.right
-    })
+  return parseEventLines(result.stdout)
 }
 
 /** Resolves once `predicate` holds for the updates received so far (checked as they arrive). */

@@ -2,7 +2,8 @@ import { afterAll, describe, expect, it } from "@effect/vitest"
 import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import type { RequestPermissionResponse, SessionUpdate } from "@agentclientprotocol/sdk"
-import { exportEvents, jsonRpcProblems, makeTemp, makeWorkspace, startAcp, waitFor } from "./acp-harness.js"
+import { exportEvents, jsonRpcProblems, makeWorkspace, startAcp, waitFor } from "./acp-harness.js"
+import { makeTemp } from "../support/temp-dirs.js"
 
 const temp = makeTemp()
 afterAll(() => temp.cleanup())

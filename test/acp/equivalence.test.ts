@@ -5,7 +5,8 @@ import { join } from "node:path"
 import type { AgentEvent } from "../../src/domain/events.js"
 import { AgentClient, clientLayer } from "../../src/rpc/client.js"
 import { startServer, stop } from "../support/cli.js"
-import { exportEvents, makeTemp, makeWorkspace, startAcp, type Workspace } from "./acp-harness.js"
+import { exportEvents, makeWorkspace, startAcp, type Workspace } from "./acp-harness.js"
+import { makeTemp } from "../support/temp-dirs.js"
 
 const temp = makeTemp()
 afterAll(() => temp.cleanup())

@@ -2,7 +2,8 @@ import { methods } from "@agentclientprotocol/sdk"
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { exportEvents, makeTemp, makeWorkspace, startAcp } from "./acp-harness.js"
+import { exportEvents, makeWorkspace, startAcp } from "./acp-harness.js"
+import { makeTemp } from "../support/temp-dirs.js"
 
 const temp = makeTemp()
 afterAll(() => temp.cleanup())

@@ -2,7 +2,8 @@ import { methods } from "@agentclientprotocol/sdk"
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { jsonRpcProblems, makeTemp, makeWorkspace, startAcp, updatesBeforeResponse } from "./acp-harness.js"
+import { jsonRpcProblems, makeWorkspace, startAcp, updatesBeforeResponse } from "./acp-harness.js"
+import { makeTemp } from "../support/temp-dirs.js"
 
 const temp = makeTemp()
 afterAll(() => temp.cleanup())

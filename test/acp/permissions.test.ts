@@ -3,7 +3,8 @@ import { afterAll, describe, expect, it } from "@effect/vitest"
 import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import type { Script } from "../../src/layers/model/scripted.js"
-import { exportEvents, jsonRpcProblems, makeTemp, makeWorkspace, startAcp } from "./acp-harness.js"
+import { exportEvents, jsonRpcProblems, makeWorkspace, startAcp } from "./acp-harness.js"
+import { makeTemp } from "../support/temp-dirs.js"
 
 const temp = makeTemp()
 afterAll(() => temp.cleanup())

@@ -1,7 +1,8 @@
 import { methods } from "@agentclientprotocol/sdk"
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { testServer } from "../support/mcp-fixtures.js"
-import { exportEvents, jsonRpcProblems, makeTemp, makeWorkspace, rawMessages, startAcp, waitFor } from "./acp-harness.js"
+import { exportEvents, jsonRpcProblems, makeWorkspace, rawMessages, startAcp, waitFor } from "./acp-harness.js"
+import { makeTemp } from "../support/temp-dirs.js"
 
 const temp = makeTemp()
 afterAll(() => temp.cleanup())

@@ -1,32 +1,17 @@
 import { afterAll, describe, expect, it } from "@effect/vitest"
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { readFileSync, writeFileSync } from "node:fs"
 import { join, resolve } from "node:path"
 import { Effect } from "effect"
-import { decodeEventJson } from "../../src/domain/decode.js"
 import type { AgentEvent } from "../../src/domain/events.js"
 import { repoRoot, runCli, startServer, stop } from "../support/cli.js"
 import * as Replay from "../support/replay-server.js"
+import { parseEventLines } from "../support/events.js"
+import { makeTemp } from "../support/temp-dirs.js"
 
-const dirs: Array<string> = []
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
-})
-const temp = (prefix: string) => {
-  const dir = mkdtempSync(join(tmpdir(), prefix))
-  dirs.push(dir)
-  return dir
-}
+const temps = makeTemp()
+afterAll(temps.cleanup)
+const temp = temps.dir
 
-const parseEvents = (ndjson: string): Array<AgentEvent> =>
-  ndjson
-    .trim()
-    .split("\n")
-    .map((line, i) => {
-      const decoded = decodeEventJson(line, i + 1)
-      if (decoded._tag === "Left") throw new Error(decoded.left.message)
-      return decoded.right
-    })
 
 const answerOf = (events: ReadonlyArray<AgentEvent>) => events.map((e) => (e.type === "model.delta" ? e.payload.text : "")).join("")
 
@@ -42,7 +27,7 @@ describe("custom-agent (the built CLI)", () => {
     const home = temp("cli-home-")
     const run = await runCli(["run", "hello", "--json"], { env: { CUSTOM_AGENT_HOME: home } })
     expect(run.code).toBe(0)
-    const events = parseEvents(run.stdout)
+    const events = parseEventLines(run.stdout)
     expect(events.map((e) => e.sequence)).toEqual(events.map((_, i) => i + 1))
     expect(events[0]?.type).toBe("session.created")
     expect(events.at(-1)).toMatchObject({ type: "turn.completed", payload: { stopReason: "final" } })
@@ -71,9 +56,9 @@ describe("custom-agent (the built CLI)", () => {
     const sessionId = /session (ses_\S+)/.exec(first.stderr)?.[1] ?? ""
     expect(sessionId).not.toBe("")
     const second = await runCli(["run", "two", "--session", sessionId, "--json"], { env: { CUSTOM_AGENT_HOME: home } })
-    const events = parseEvents(second.stdout)
+    const events = parseEventLines(second.stdout)
     expect(events[0]?.type).toBe("turn.started")
-    const exported = parseEvents((await runCli(["sessions", "export", sessionId], { env: { CUSTOM_AGENT_HOME: home } })).stdout)
+    const exported = parseEventLines((await runCli(["sessions", "export", sessionId], { env: { CUSTOM_AGENT_HOME: home } })).stdout)
     expect(exported.map((e) => e.sequence)).toEqual(exported.map((_, i) => i + 1))
     expect(exported.filter((e) => e.type === "turn.completed")).toHaveLength(2)
   })
@@ -81,7 +66,7 @@ describe("custom-agent (the built CLI)", () => {
   it("works the same on the JSONL store", async () => {
     const home = temp("cli-home-")
     const run = await runCli(["run", "hello", "--json", "--store", "jsonl"], { env: { CUSTOM_AGENT_HOME: home } })
-    const events = parseEvents(run.stdout)
+    const events = parseEventLines(run.stdout)
     const sessionId = events[0]?.sessionId ?? ""
     const file = readFileSync(join(home, "sessions", `${sessionId}.jsonl`), "utf8")
     expect(file).toBe(run.stdout)
@@ -97,7 +82,7 @@ describe("custom-agent (the built CLI)", () => {
     writeFileSync(file, run.stdout)
     const ok = await runCli(["sessions", "import", file], { env: { CUSTOM_AGENT_HOME: to } })
     expect(ok.code).toBe(0)
-    const sessionId = parseEvents(run.stdout)[0]?.sessionId ?? ""
+    const sessionId = parseEventLines(run.stdout)[0]?.sessionId ?? ""
     expect((await runCli(["sessions", "export", sessionId], { env: { CUSTOM_AGENT_HOME: to } })).stdout).toBe(run.stdout)
     const again = await runCli(["sessions", "import", file], { env: { CUSTOM_AGENT_HOME: to } })
     expect(again.code).not.toBe(0)
@@ -153,7 +138,7 @@ describe("custom-agent (the built CLI)", () => {
       const env = { CUSTOM_AGENT_TOKEN: server.token, CUSTOM_AGENT_HOME: temp("cli-unused-") }
       const remote = await runCli(["run", "hello", "--json", "--server", server.url], { env })
       expect(remote.code).toBe(0)
-      const events = parseEvents(remote.stdout)
+      const events = parseEventLines(remote.stdout)
       expect(events.map((e) => e.sequence)).toEqual(events.map((_, i) => i + 1))
       expect(answerOf(events)).toContain('You said: "hello"')
       const sessionId = events[0]?.sessionId ?? ""
@@ -211,7 +196,7 @@ describe("custom-agent (the built CLI)", () => {
     )
     const first = await runCli(["run", "remember our release day", "--script", script, "--json"], { env })
     expect(first.code).toBe(0)
-    const events = parseEvents(first.stdout)
+    const events = parseEventLines(first.stdout)
     const sessionId = events[0]?.sessionId ?? ""
     const candidate = events.find((e) => e.type === "memory.candidate_proposed")
     const candidateId = candidate?.type === "memory.candidate_proposed" ? candidate.payload.candidateId : ""
@@ -228,7 +213,7 @@ describe("custom-agent (the built CLI)", () => {
     expect(again.code).toBe(1)
     expect(again.stderr).toContain("already approved")
 
-    const second = parseEvents((await runCli(["run", "hello", "--session", sessionId, "--script", script, "--json"], { env })).stdout)
+    const second = parseEventLines((await runCli(["run", "hello", "--session", sessionId, "--script", script, "--json"], { env })).stdout)
     const memorySource = second.find((e) => e.type === "context.source" && e.payload.kind === "memory")
     expect(memorySource?.type === "context.source" && memorySource.payload.text).toContain("Releases are cut on Fridays.")
 

@@ -4,13 +4,13 @@ import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileS
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { SessionEngine } from "../../src/core/SessionEngine.js"
-import type { AgentEvent, EventOf, EventType } from "../../src/domain/events.js"
 import type { PermissionMode } from "../../src/domain/permissions.js"
 import * as MemoryStore from "../../src/layers/event-store/memory.js"
 import type { Script } from "../../src/layers/model/scripted.js"
 import { localTools } from "../../src/layers/tools/local.js"
 import { isRunning } from "../support/process-check.js"
 import { awaitEvent, engineLayer, type HarnessOptions, replayAll, turnTypes, types } from "../support/engine-harness.js"
+import { eventsOf } from "../support/events.js"
 
 const workspaces: Array<string> = []
 afterAll(() => {
@@ -40,8 +40,6 @@ const turn = (cwd: string, prompt: string, permissionMode: PermissionMode = "def
 const run = (script: Script, options: HarnessOptions = {}) =>
   Effect.provide(engineLayer(MemoryStore.layer, script, { tools: localTools, ...options }))
 
-const eventsOf = <T extends EventType>(events: ReadonlyArray<AgentEvent>, type: T): ReadonlyArray<EventOf<T>> =>
-  events.filter((e): e is EventOf<T> => e.type === type)
 
 describe("the agent loop", () => {
   it.effect("a read needs no question: tool result goes back to the model, which answers", () => {

@@ -1,11 +1,9 @@
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { Chunk, Effect, Either, Layer, Option, Ref, Stream } from "effect"
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { rebuildRequests } from "../../src/core/replay-requests.js"
 import { SessionEngine } from "../../src/core/SessionEngine.js"
-import type { AgentEvent, EventOf, EventType } from "../../src/domain/events.js"
 import type { AssistantPart, UserPart } from "../../src/domain/model.js"
 import * as ContextSources from "../../src/layers/context/builder.js"
 import * as MemoryStore from "../../src/layers/event-store/memory.js"
@@ -15,19 +13,12 @@ import * as SkillFolders from "../../src/layers/skills/folders.js"
 import { localTools } from "../../src/layers/tools/local.js"
 import { engineLayer, type HarnessOptions, replayAll } from "../support/engine-harness.js"
 import { RecordedRequests, recordingScripted } from "../support/recording-model.js"
+import { eventsOf } from "../support/events.js"
+import { makeTemp } from "../support/temp-dirs.js"
 
-const dirs: Array<string> = []
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
-})
-const temp = (prefix: string) => {
-  const dir = realpathSync(mkdtempSync(join(tmpdir(), prefix)))
-  dirs.push(dir)
-  return dir
-}
-
-const eventsOf = <T extends EventType>(events: ReadonlyArray<AgentEvent>, type: T): ReadonlyArray<EventOf<T>> =>
-  events.filter((e): e is EventOf<T> => e.type === type)
+const temps = makeTemp()
+afterAll(temps.cleanup)
+const temp = temps.dir
 
 /** An engine whose context comes from the real builder (instruction files, memories, skills). */
 const setup = (script: Script, options: { readonly configDir: string; readonly engine?: HarnessOptions["engine"]; readonly tools?: boolean }) => {

@@ -5,13 +5,13 @@ import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { makeRenderer } from "../../src/cli/render.js"
 import { SessionEngine } from "../../src/core/SessionEngine.js"
-import { decodeEventJson } from "../../src/domain/decode.js"
 import type { AgentEvent } from "../../src/domain/events.js"
 import * as MemoryStore from "../../src/layers/event-store/memory.js"
 import type { Script } from "../../src/layers/model/scripted.js"
 import { localTools } from "../../src/layers/tools/local.js"
 import { EventStore } from "../../src/services/EventStore.js"
 import { engineLayer, replayAll } from "../support/engine-harness.js"
+import { parseEventLines } from "../support/events.js"
 
 const golden = resolve(import.meta.dirname, "../fixtures/golden/edit-and-check")
 const update = process.env["UPDATE_GOLDEN"] === "1"
@@ -41,15 +41,6 @@ const timeline = (events: ReadonlyArray<AgentEvent>, workspace = "<workspace>") 
     .replace(/ \d+ ms/g, " N ms")
 }
 
-const parse = (jsonl: string) =>
-  jsonl
-    .trim()
-    .split("\n")
-    .map((line, i) => {
-      const decoded = decodeEventJson(line, i + 1)
-      if (decoded._tag === "Left") throw new Error(decoded.left.message)
-      return decoded.right
-    })
 
 describe("the golden transcript: list, read, edit, check, answer", () => {
   it.live("a scripted session matches the golden log, replays to the golden timeline, and the file on disk is what the log says", () => {
@@ -89,7 +80,7 @@ describe("the golden transcript: list, read, edit, check, answer", () => {
 
   it.effect("the golden log itself imports into a store and replays to the same timeline", () =>
     Effect.gen(function* () {
-      const events = parse(readFileSync(join(golden, "transcript.jsonl"), "utf8"))
+      const events = parseEventLines(readFileSync(join(golden, "transcript.jsonl"), "utf8"))
       const store = yield* EventStore
       yield* store.appendAll(events)
       const replayed = Chunk.toArray(yield* Stream.runCollect(store.replay(events[0]?.sessionId ?? "")))

@@ -1,11 +1,8 @@
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { Chunk, Effect, Layer, Ref, Stream } from "effect"
-import { mkdtempSync, realpathSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { approveMemory, deleteMemory, rejectMemory } from "../../src/core/memory-review.js"
 import { SessionEngine } from "../../src/core/SessionEngine.js"
-import type { AgentEvent, EventOf, EventType } from "../../src/domain/events.js"
 import * as ContextSources from "../../src/layers/context/builder.js"
 import * as MemoryStoreLayer from "../../src/layers/event-store/memory.js"
 import * as MemoryFile from "../../src/layers/memory/file-store.js"
@@ -14,19 +11,12 @@ import * as SkillFolders from "../../src/layers/skills/folders.js"
 import { MemoryStore } from "../../src/services/MemoryStore.js"
 import { engineLayer, replayAll } from "../support/engine-harness.js"
 import { RecordedRequests, recordingScripted } from "../support/recording-model.js"
+import { eventsOf } from "../support/events.js"
+import { makeTemp } from "../support/temp-dirs.js"
 
-const dirs: Array<string> = []
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
-})
-const temp = (prefix: string) => {
-  const dir = realpathSync(mkdtempSync(join(tmpdir(), prefix)))
-  dirs.push(dir)
-  return dir
-}
-
-const eventsOf = <T extends EventType>(events: ReadonlyArray<AgentEvent>, type: T): ReadonlyArray<EventOf<T>> =>
-  events.filter((e): e is EventOf<T> => e.type === type)
+const temps = makeTemp()
+afterAll(temps.cleanup)
+const temp = temps.dir
 
 const remember = (text: string, scope: "project" | "user") => ({ chunks: [{ toolCall: { name: "remember", input: { text, scope } } }] })
 

@@ -3,12 +3,12 @@ import { Chunk, Effect, Either, Stream } from "effect"
 import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { SessionEngine } from "../../../src/core/SessionEngine.js"
-import type { AgentEvent, EventOf, EventType } from "../../../src/domain/events.js"
 import { LocalFileAccess } from "../../../src/layers/tools/local-file-access.js"
 import { McpHub } from "../../../src/services/McpHub.js"
 import type { Tool, ToolContext } from "../../../src/services/ToolRouter.js"
 import { awaitNoProcessMentioning, filesystemServer, makeHub, processesMentioning, tempDir } from "../../support/mcp-fixtures.js"
 import { mcpEngineLayer } from "../../support/mcp-engine.js"
+import { eventsOf } from "../../support/events.js"
 
 const context = (sessionId: string, workspaceRoot: string): ToolContext => ({
   sessionId,
@@ -23,8 +23,6 @@ const find = (tools: ReadonlyArray<Tool>, name: string): Tool => {
   return tool
 }
 
-const eventsOf = <T extends EventType>(events: ReadonlyArray<AgentEvent>, type: T): ReadonlyArray<EventOf<T>> =>
-  events.filter((e): e is EventOf<T> => e.type === type)
 
 describe("MCP: the reference filesystem server over stdio", () => {
   it.live("its tools are listed as mcp__<server>__<tool> and a read tool returns the file's content", () =>
