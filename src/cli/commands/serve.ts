@@ -2,7 +2,7 @@ import { Command, Options } from "@effect/cli"
 import { Effect } from "effect"
 import * as shared from "../options.js"
 
-const port = Options.integer("port").pipe(Options.withDescription("Port to listen on (0: any free port)"), Options.withDefault(7420))
+const port = Options.integer("port").pipe(Options.withDescription("Port to listen on (0: a free port the system picks)"), Options.withDefault(7420))
 const host = Options.text("host").pipe(
   Options.withDescription("Address to bind; anything but loopback requires a configured token"),
   Options.withDefault("127.0.0.1")
