@@ -1,13 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Chunk, Effect, Exit, Fiber, Option, Stream } from "effect"
+import { Effect, Exit, Fiber, Option, Stream } from "effect"
 import type { EventStoreError } from "../../../src/domain/errors.js"
 import type { AgentEvent } from "../../../src/domain/events.js"
-import type { EventStoreShape } from "../../../src/services/EventStore.js"
-import { created, delta, range } from "./fixtures.js"
+import { created, delta, range, replayAll } from "./fixtures.js"
 import type { StoreSubject } from "./stores.js"
 
-const replayAll = (store: EventStoreShape, sessionId: string, after?: number) =>
-  Stream.runCollect(store.replay(sessionId, after)).pipe(Effect.map(Chunk.toArray))
 
 const expectConflict = (effect: Effect.Effect<void, EventStoreError>, expected: number, actual: number) =>
   Effect.gen(function* () {

@@ -1,8 +1,9 @@
-import { Effect } from "effect"
+import { Chunk, Effect, Stream } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import type { AgentEvent } from "../../../src/domain/events.js"
+import type { EventStoreShape } from "../../../src/services/EventStore.js"
 
 const BASE = Date.UTC(2026, 0, 1)
 
@@ -54,3 +55,18 @@ export const tempDir = Effect.acquireRelease(
   Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "event-store-test-"))),
   (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
 )
+
+/** Everything a replay gives, after `after` when set. */
+export const replayAll = (store: EventStoreShape, sessionId: string, after?: number) =>
+  Stream.runCollect(store.replay(sessionId, after)).pipe(Effect.map(Chunk.toArray))
+
+/** What a replay emitted before it failed, and the failure. */
+export const replayUntilFailure = (store: EventStoreShape, sessionId: string) =>
+  Effect.gen(function* () {
+    const seen: Array<number> = []
+    const error = yield* store.replay(sessionId).pipe(
+      Stream.runForEach((event) => Effect.sync(() => seen.push(event.sequence))),
+      Effect.flip
+    )
+    return { seen, error }
+  })

@@ -1,12 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Chunk, Effect, Logger, Option, Stream } from "effect"
+import { Effect, Logger, Option, Stream } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import type { EventDecodeError } from "../../../src/domain/errors.js"
 import type { AgentEvent } from "../../../src/domain/events.js"
 import * as JsonlStore from "../../../src/layers/event-store/jsonl.js"
-import type { EventStoreShape } from "../../../src/services/EventStore.js"
-import { created, delta, range, tempDir } from "./fixtures.js"
+import { created, delta, range, replayAll, replayUntilFailure, tempDir } from "./fixtures.js"
 
 const lineOf = (event: AgentEvent) => `${JSON.stringify(event)}\n`
 
@@ -20,23 +19,11 @@ const storeWith = (content: string, truncatedLastLine: "skip" | "fail") =>
     return { store, file, directory }
   })
 
-/** What a replay emitted before it failed, and the failure. */
-const replayUntilFailure = (store: EventStoreShape, sessionId: string) =>
-  Effect.gen(function* () {
-    const seen: Array<number> = []
-    const error = yield* store.replay(sessionId).pipe(
-      Stream.runForEach((event) => Effect.sync(() => seen.push(event.sequence))),
-      Effect.flip
-    )
-    return { seen, error }
-  })
 
 const expectDecodeError = (error: unknown, problem: EventDecodeError["problem"], line: number) => {
   expect(error).toMatchObject({ _tag: "EventDecodeError", problem, line, message: expect.stringContaining(`line ${line}`) })
 }
 
-const replayAll = (store: EventStoreShape, sessionId: string) =>
-  Stream.runCollect(store.replay(sessionId)).pipe(Effect.map(Chunk.toArray))
 
 /** Runs `effect` and returns the warnings it logged (instead of printing them). */
 const withWarnings = <A, E>(effect: Effect.Effect<A, E>) =>

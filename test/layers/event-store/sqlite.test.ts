@@ -1,11 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import Database from "better-sqlite3"
-import { Chunk, Effect, Option, Stream } from "effect"
+import { Effect, Option } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as SqliteStore from "../../../src/layers/event-store/sqlite.js"
-import type { EventStoreShape } from "../../../src/services/EventStore.js"
-import { delta, range, tempDir } from "./fixtures.js"
+import { delta, range, replayAll, replayUntilFailure, tempDir } from "./fixtures.js"
 
 const dbFile = Effect.map(tempDir, (dir) => path.join(dir, "events.db"))
 
@@ -16,18 +15,7 @@ const rawConnection = (filename: string) =>
     (db) => Effect.sync(() => db.close())
   )
 
-const replayAll = (store: EventStoreShape, sessionId: string) =>
-  Stream.runCollect(store.replay(sessionId)).pipe(Effect.map(Chunk.toArray))
 
-const replayUntilFailure = (store: EventStoreShape, sessionId: string) =>
-  Effect.gen(function* () {
-    const seen: Array<number> = []
-    const error = yield* store.replay(sessionId).pipe(
-      Stream.runForEach((event) => Effect.sync(() => seen.push(event.sequence))),
-      Effect.flip
-    )
-    return { seen, error }
-  })
 
 describe("SQLite store", () => {
   it.scopedLive("uses a WAL file, creating its directory, with the configured page size", () =>
