@@ -1,5 +1,5 @@
 import * as fs from "node:fs"
-import { SourceMap } from "node:module"
+import { SourceMap, type SourceMapPayload } from "node:module"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
@@ -32,12 +32,29 @@ interface CpuProfile {
 const isCpuProfile = (value: unknown): value is CpuProfile =>
   typeof value === "object" && value !== null && "nodes" in value && "samples" in value && "timeDeltas" in value
 
+/** An esbuild source map as JSON; the sources' contents are not needed, fields a map may omit get empty values. */
+const toPayload = (value: unknown): SourceMapPayload | undefined => {
+  if (typeof value !== "object" || value === null) return undefined
+  const map: Record<string, unknown> = { ...value }
+  const strings = (field: unknown) => (Array.isArray(field) ? field.filter((item): item is string => typeof item === "string") : [])
+  if (typeof map["version"] !== "number" || typeof map["mappings"] !== "string") return undefined
+  return {
+    version: map["version"],
+    mappings: map["mappings"],
+    sources: strings(map["sources"]),
+    sourcesContent: [],
+    names: strings(map["names"]),
+    file: typeof map["file"] === "string" ? map["file"] : "",
+    sourceRoot: typeof map["sourceRoot"] === "string" ? map["sourceRoot"] : ""
+  }
+}
+
 const loadMap = (url: string): SourceMap | undefined => {
   if (!url.startsWith("file://")) return undefined
   const file = `${fileURLToPath(url)}.map`
   if (!fs.existsSync(file)) return undefined
-  const payload: unknown = JSON.parse(fs.readFileSync(file, "utf8"))
-  return typeof payload === "object" && payload !== null ? new SourceMap(payload as ConstructorParameters<typeof SourceMap>[0]) : undefined
+  const payload = toPayload(JSON.parse(fs.readFileSync(file, "utf8")))
+  return payload === undefined ? undefined : new SourceMap(payload)
 }
 
 /** The original source of a frame: a repository-relative path, `node:<module>`, or a V8 pseudo-frame. */
