@@ -1,4 +1,4 @@
-import { Effect, Option, Stream } from "effect"
+import { Effect, Option } from "effect"
 import type { EventStoreError, ModelError } from "../domain/errors.js"
 import type { AgentEvent, TurnStopReason } from "../domain/events.js"
 import type { ModelRequest, ModelStopReason, ModelStreamEvent } from "../domain/model.js"
@@ -7,6 +7,7 @@ import type { ContextBuilderShape, ContextSourceText } from "../services/Context
 import type { McpHubShape } from "../services/McpHub.js"
 import type { ModelGatewayShape } from "../services/ModelGateway.js"
 import { compactHistory } from "./compaction.js"
+import { forEachPulled } from "./for-each-pulled.js"
 import { assembleSystem, budgetOf, hashText, measure } from "./context.js"
 import type { Draft } from "./SessionEngine.js"
 import { type SessionState, sourceKey } from "./session-state.js"
@@ -175,8 +176,7 @@ const modelStep = (ctx: TurnContext, sources: Effect.Effect<ReadonlyArray<Contex
           })
       }
     }
-    const failure = yield* ctx.gateway.stream(request).pipe(
-      Stream.runForEach(onEvent),
+    const failure = yield* forEachPulled(ctx.gateway.stream(request), onEvent).pipe(
       Effect.as(Option.none<ModelError>()),
       Effect.catchTag("ModelError", (error) => Effect.succeed(Option.some(error)))
     )

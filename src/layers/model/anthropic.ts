@@ -1,6 +1,6 @@
 import Anthropic from "@anthropic-ai/sdk"
 import type { MessageCreateParamsStreaming, ThinkingConfigParam } from "@anthropic-ai/sdk/resources/messages"
-import { Effect, Either, Layer, Option, Redacted, Stream } from "effect"
+import { Effect, Either, Layer, Redacted, type Scope, type Stream } from "effect"
 import type { ModelError } from "../../domain/errors.js"
 import type { ModelInfo, ModelRequest, ModelStreamEvent } from "../../domain/model.js"
 import { ModelGateway, type ModelGatewayShape } from "../../services/ModelGateway.js"
@@ -11,7 +11,7 @@ import { toAnthropicParams } from "./anthropic-request.js"
 import { anthropicProfile, type ModelProfile } from "./model-catalog.js"
 import type { ModelConfigError } from "./model-config.js"
 import { checkContextWindow } from "./preflight.js"
-import { type AttemptFailure, resolveRetryPolicy, withRetry } from "./retry.js"
+import { type AttemptBatch, type AttemptFailure, type AttemptPull, modelAnswer, resolveRetryPolicy } from "./retry.js"
 
 export { type AnthropicConfig, type AnthropicOptions, configFromEnv, DEFAULT_ANTHROPIC_BASE_URL } from "./anthropic-config.js"
 
@@ -61,62 +61,56 @@ export const make = (config: AnthropicConfig): Effect.Effect<ModelGatewayShape> 
     })
 
     /**
-     * One request. Each pull reads the SDK's events in a plain loop until the assembler has
+     * One attempt. Each pull reads the SDK's events in a plain loop until the assembler has
      * something to emit, so only normalized events (a few per answer) pass through the
-     * stream, not every SSE event: per step, stream stages cost more than the SDK itself.
+     * stream, not every SSE event. The request is aborted when its scope closes before the
+     * answer was read to its end (interruption, a failure, a consumer that stopped early).
      */
-    const attempt = (params: MessageCreateParamsStreaming): Stream.Stream<ModelStreamEvent, AttemptFailure> =>
-      Stream.unwrapScoped(
-        Effect.gen(function* () {
-          const controller = yield* Effect.acquireRelease(
-            Effect.sync(() => new AbortController()),
-            (controller) => Effect.sync(() => controller.abort())
-          )
-          const response = yield* Effect.tryPromise({
-            try: () => client.messages.create(params, { signal: controller.signal }),
-            catch: (error) => fromAnthropicError(error, "connecting")
-          })
-          const assembler = makeAnthropicAssembler()
-          // Read with next(), never for-await: its return() would wait on a pending read.
-          const events = response[Symbol.asyncIterator]()
-          let finished = false
-          const nextBatch = Effect.tryPromise({
-            try: async (): Promise<Either.Either<ReadonlyArray<ModelStreamEvent>, AttemptFailure>> => {
-              for (;;) {
-                const next = await events.next()
-                const out = next.done === true ? assembler.end() : assembler.onEvent(next.value)
-                if (next.done === true) finished = true
-                if (Either.isLeft(out) || out.right.length > 0 || finished) return out
-              }
-            },
-            catch: (error) => Option.some(fromAnthropicError(error, "streaming"))
-          }).pipe(Effect.flatMap(Either.match({ onLeft: (failure) => Effect.fail(Option.some(failure)), onRight: Effect.succeed })))
-          return Stream.repeatEffectOption(Effect.suspend(() => (finished ? Effect.fail(Option.none()) : nextBatch))).pipe(
-            Stream.mapConcat((batch) => batch)
-          )
+    const open = (params: MessageCreateParamsStreaming): Effect.Effect<AttemptPull, AttemptFailure, Scope.Scope> =>
+      Effect.gen(function* () {
+        let finished = false
+        const controller = yield* Effect.acquireRelease(
+          Effect.sync(() => new AbortController()),
+          (controller) => (finished ? Effect.void : Effect.sync(() => controller.abort()))
+        )
+        const response = yield* Effect.tryPromise({
+          try: () => client.messages.create(params, { signal: controller.signal }),
+          catch: (error) => fromAnthropicError(error, "connecting")
         })
-      )
+        const assembler = makeAnthropicAssembler()
+        // Read with next(), never for-await: its return() would wait on a pending read.
+        const events = response[Symbol.asyncIterator]()
+        return Effect.tryPromise({
+          try: async (): Promise<Either.Either<AttemptBatch, AttemptFailure>> => {
+            for (;;) {
+              const next = await events.next()
+              if (next.done === true) {
+                finished = true
+                return Either.map(assembler.end(), (out) => ({ events: out, done: true }))
+              }
+              const out = assembler.onEvent(next.value)
+              if (Either.isLeft(out) || out.right.length > 0) return Either.map(out, (batch) => ({ events: batch, done: false }))
+            }
+          },
+          catch: (error) => fromAnthropicError(error, "streaming")
+        }).pipe(Effect.flatMap(Either.match({ onLeft: Effect.fail, onRight: Effect.succeed })))
+      })
 
     const stream = (request: ModelRequest): Stream.Stream<ModelStreamEvent, ModelError> =>
-      Stream.unwrap(
-        checkContextWindow({ request, info, reservedOutputTokens: maxTokens, charsPerToken: profile.charsPerToken }).pipe(
-          Effect.as(
-            withRetry(
-              policy,
-              Stream.suspend(() =>
-                attempt(
-                  toAnthropicParams(request, {
-                    model: config.model,
-                    maxTokens,
-                    promptCaching: config.promptCaching ?? true,
-                    ...(thinking === undefined ? {} : { thinking })
-                  })
-                )
-              )
-            )
+      modelAnswer({
+        policy,
+        preflight: checkContextWindow({ request, info, reservedOutputTokens: maxTokens, charsPerToken: profile.charsPerToken }),
+        open: Effect.suspend(() =>
+          open(
+            toAnthropicParams(request, {
+              model: config.model,
+              maxTokens,
+              promptCaching: config.promptCaching ?? true,
+              ...(thinking === undefined ? {} : { thinking })
+            })
           )
         )
-      )
+      })
 
     return { info, stream }
   })

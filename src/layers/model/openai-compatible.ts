@@ -1,5 +1,5 @@
 import { FetchHttpClient, HttpClient, HttpClientRequest } from "@effect/platform"
-import { Effect, Layer, Redacted, Stream } from "effect"
+import { Effect, Either, Layer, Option, Redacted, type Scope, Stream } from "effect"
 import type { ModelError } from "../../domain/errors.js"
 import type { ModelInfo, ModelRequest, ModelStreamEvent } from "../../domain/model.js"
 import { ModelGateway, type ModelGatewayShape } from "../../services/ModelGateway.js"
@@ -11,8 +11,8 @@ import { makeOpenAIAssembler, openaiLabel } from "./openai-events.js"
 import { toChatRequest } from "./openai-request.js"
 import { checkContextWindow } from "./preflight.js"
 import { invalidResponse } from "./provider-errors.js"
-import { type AttemptFailure, resolveRetryPolicy, withRetry } from "./retry.js"
-import { decodeSse } from "./sse.js"
+import { type AttemptBatch, type AttemptFailure, type AttemptPull, modelAnswer, resolveRetryPolicy } from "./retry.js"
+import { makeSseDecoder } from "./sse.js"
 
 export { configFromEnv, DEFAULT_OPENAI_BASE_URL, type OpenAIConfig, type OpenAIOptions } from "./openai-config.js"
 
@@ -38,50 +38,79 @@ export const make = (config: OpenAIConfig): Effect.Effect<ModelGatewayShape, nev
     const endpoint = `${config.baseUrl.replace(/\/+$/, "")}/chat/completions`
     const newId = () => `call_${crypto.randomUUID().replaceAll("-", "")}`
 
-    const attempt = (body: string): Stream.Stream<ModelStreamEvent, AttemptFailure> =>
-      Stream.unwrapScoped(
-        Effect.gen(function* () {
-          const request = HttpClientRequest.post(endpoint).pipe(
-            HttpClientRequest.setHeaders({ accept: "text/event-stream" }),
-            HttpClientRequest.bodyText(body, "application/json"),
-            config.apiKey === undefined ? (request) => request : HttpClientRequest.bearerToken(Redacted.value(config.apiKey))
-          )
-          const response = yield* http.execute(request).pipe(Effect.mapError(fromTransportError))
-          if (response.status >= 400) {
-            const text = yield* response.text.pipe(Effect.orElseSucceed(() => "(the error body could not be read)"))
-            return yield* Effect.fail(fromHttpError(response.status, text, response.headers))
+    const open = (body: string): Effect.Effect<AttemptPull, AttemptFailure, Scope.Scope> =>
+      Effect.gen(function* () {
+        const request = HttpClientRequest.post(endpoint).pipe(
+          HttpClientRequest.setHeaders({ accept: "text/event-stream" }),
+          HttpClientRequest.bodyText(body, "application/json"),
+          config.apiKey === undefined ? (request) => request : HttpClientRequest.bearerToken(Redacted.value(config.apiKey))
+        )
+        const response = yield* http.execute(request).pipe(Effect.mapError(fromTransportError))
+        if (response.status >= 400) {
+          const text = yield* response.text.pipe(Effect.orElseSucceed(() => "(the error body could not be read)"))
+          return yield* Effect.fail(fromHttpError(response.status, text, response.headers))
+        }
+        // A server that ignores `stream: true` answers with one JSON document: say so instead of finding no events.
+        if ((response.headers["content-type"] ?? "").includes("application/json")) {
+          const text = yield* response.text.pipe(Effect.orElseSucceed(() => ""))
+          return yield* Effect.fail(invalidResponse(openaiLabel, `expected a text/event-stream answer, got JSON: ${text.slice(0, 200)}`))
+        }
+        const assembler = makeOpenAIAssembler(newId)
+        const sse = makeSseDecoder()
+        const bytes = yield* Stream.toPull(response.stream)
+        const nextBytes = bytes.pipe(
+          Effect.map(Option.some),
+          Effect.catchAll(Option.match({ onNone: () => Effect.succeed(Option.none()), onSome: (error) => Effect.fail(fromTransportError(error)) }))
+        )
+        // A failure after events of the same read is held back one pull, so those events are
+        // emitted first (and the failure is then not retried, as it must not be).
+        let held: AttemptFailure | undefined
+        const read = Effect.gen(function* () {
+          if (held !== undefined) return yield* Effect.fail(held)
+          const events: Array<ModelStreamEvent> = []
+          const take = (outcome: Either.Either<ReadonlyArray<ModelStreamEvent>, AttemptFailure>) => {
+            if (Either.isRight(outcome)) {
+              events.push(...outcome.right)
+              return true
+            }
+            held = outcome.left
+            return false
           }
-          // A server that ignores `stream: true` answers with one JSON document: say so instead of finding no events.
-          if ((response.headers["content-type"] ?? "").includes("application/json")) {
-            const text = yield* response.text.pipe(Effect.orElseSucceed(() => ""))
-            return yield* Effect.fail(invalidResponse(openaiLabel, `expected a text/event-stream answer, got JSON: ${text.slice(0, 200)}`))
+          for (;;) {
+            const chunk = yield* nextBytes
+            for (const piece of Option.isSome(chunk) ? chunk.value : []) {
+              for (const event of sse.feed(piece)) {
+                if (!take(yield* Effect.either(assembler.onEvent(event)))) return yield* flush(events)
+                // Stop reading at [DONE]: some servers keep the connection open after it.
+                if (event.data.trim() === "[DONE]") return { events, done: true }
+              }
+            }
+            if (Option.isNone(chunk)) {
+              for (const event of sse.end()) {
+                if (!take(yield* Effect.either(assembler.onEvent(event)))) return yield* flush(events)
+              }
+              if (!take(yield* Effect.either(assembler.end))) return yield* flush(events)
+              return { events, done: true }
+            }
+            if (events.length > 0) return { events, done: false }
           }
-          const assembler = makeOpenAIAssembler(newId)
-          return decodeSse(response.stream.pipe(Stream.mapError(fromTransportError))).pipe(
-            // Stop reading at [DONE]: some servers keep the connection open after it.
-            Stream.takeUntil((event) => event.data.trim() === "[DONE]"),
-            Stream.mapConcatEffect(assembler.onEvent),
-            Stream.concat(Stream.fromIterableEffect(assembler.end))
-          )
         })
-      )
+        const flush = (events: ReadonlyArray<ModelStreamEvent>): Effect.Effect<AttemptBatch, AttemptFailure> =>
+          events.length > 0 || held === undefined ? Effect.succeed({ events, done: false }) : Effect.fail(held)
+        return read
+      })
 
     const stream = (request: ModelRequest): Stream.Stream<ModelStreamEvent, ModelError> =>
-      Stream.unwrap(
-        checkContextWindow({ request, info, reservedOutputTokens: reserved, charsPerToken: profile.charsPerToken }).pipe(
-          Effect.as(
-            withRetry(
-              policy,
-              Stream.suspend(() =>
-                attempt(JSON.stringify(toChatRequest(request, {
-                  model: config.model,
-                  ...(config.maxOutputTokens === undefined ? {} : { maxTokens: config.maxOutputTokens })
-                })))
-              )
-            )
-          )
+      modelAnswer({
+        policy,
+        preflight: checkContextWindow({ request, info, reservedOutputTokens: reserved, charsPerToken: profile.charsPerToken }),
+        open: Effect.suspend(() =>
+          open(JSON.stringify(toChatRequest(request, {
+            model: config.model,
+            ...(config.maxOutputTokens === undefined ? {} : { maxTokens: config.maxOutputTokens })
+          })))
         )
-      )
+      })
 
     return { info, stream }
   })

@@ -1,4 +1,4 @@
-import { Data, Duration, Effect, Schedule, Stream } from "effect"
+import { Chunk, Data, Duration, Effect, ExecutionStrategy, Exit, Option, Schedule, Scope, Stream } from "effect"
 import { ModelError } from "../../domain/errors.js"
 import type { ModelStreamEvent } from "../../domain/model.js"
 
@@ -29,7 +29,7 @@ export class AttemptFailure extends Data.TaggedError("AttemptFailure")<{
   readonly retryAfter?: Duration.Duration
 }> {}
 
-const retrySchedule = (policy: RetryPolicy, mayRetry: () => boolean) => {
+const retrySchedule = (policy: RetryPolicy) => {
   const cap = Duration.decode(policy.maxDelay)
   const backoff = Schedule.exponential(policy.baseDelay).pipe(
     Schedule.jittered,
@@ -42,36 +42,77 @@ const retrySchedule = (policy: RetryPolicy, mayRetry: () => boolean) => {
   return backoff.pipe(
     Schedule.intersect(askedFor),
     Schedule.intersect(Schedule.recurs(Math.max(0, policy.maxAttempts - 1))),
-    Schedule.whileInput((failure: AttemptFailure) => failure.retryable && mayRetry()),
+    Schedule.whileInput((failure: AttemptFailure) => failure.retryable),
     Schedule.tapInput((failure: AttemptFailure) =>
       Effect.logDebug(`model request attempt failed (${failure.error.code}, retryable: ${failure.retryable}): ${failure.error.message}`)
     )
   )
 }
 
+/** What one read of an attempt's answer gave: events (maybe none), and whether the answer ended. */
+export interface AttemptBatch {
+  readonly events: ReadonlyArray<ModelStreamEvent>
+  readonly done: boolean
+}
+
+/** Reads the next batch of an attempt's answer. */
+export type AttemptPull = Effect.Effect<AttemptBatch, AttemptFailure>
+
+export interface ModelAnswer<R> {
+  readonly policy: RetryPolicy
+  /** Checked once, before the first attempt (e.g. that the prompt fits the window). */
+  readonly preflight: Effect.Effect<void, ModelError>
+  /** Starts an attempt, its resources in the given scope (closed if the attempt fails), and returns its pull. */
+  readonly open: Effect.Effect<AttemptPull, AttemptFailure, R>
+}
+
 /**
- * Runs `attempt` and retries it by `policy` while it fails with a retryable error and has
- * not emitted anything yet: once an event reached the consumer, replaying the request
- * would duplicate it, so a later failure just ends the stream.
+ * A model answer as one stream stage. An attempt is read until it has something to emit; a
+ * retryable failure before then starts another attempt by `policy`. Once an event was
+ * emitted, replaying the request would duplicate it, so a later failure just ends the stream.
+ * Batches are read in a plain pull rather than through stream operators: every stream stage
+ * costs hundreds of microseconds per request on effect 3 (docs/performance.md).
  */
-export const withRetry = <R>(
-  policy: RetryPolicy,
-  attempt: Stream.Stream<ModelStreamEvent, AttemptFailure, R>
-): Stream.Stream<ModelStreamEvent, ModelError, R> =>
-  Stream.suspend(() => {
-    let emitted = false
-    let attempts = 0
-    return attempt.pipe(
-      Stream.tap(() => Effect.sync(() => {
-        emitted = true
-      })),
-      Stream.tapError(() => Effect.sync(() => {
+export const modelAnswer = <R>(answer: ModelAnswer<R>): Stream.Stream<ModelStreamEvent, ModelError, Exclude<R, Scope.Scope>> =>
+  Stream.unwrapScoped(
+    Effect.gen(function* () {
+      yield* answer.preflight
+      const outer = yield* Effect.scope
+      let attempts = 0
+      const attempt = Effect.gen(function* () {
         attempts++
-      })),
-      Stream.retry(retrySchedule(policy, () => !emitted)),
-      Stream.mapError((failure) => (attempts > 1 ? withAttempts(failure.error, attempts) : failure.error))
-    )
-  })
+        const scope = yield* Scope.fork(outer, ExecutionStrategy.sequential)
+        return yield* Effect.gen(function* () {
+          const pull = yield* Scope.extend(answer.open, scope)
+          for (;;) {
+            const first = yield* pull
+            if (first.events.length > 0 || first.done) return { pull, first }
+          }
+        }).pipe(Effect.onError((cause) => Scope.close(scope, Exit.failCause(cause))))
+      })
+      const opened = yield* attempt.pipe(
+        Effect.retry(retrySchedule(answer.policy)),
+        Effect.mapError((failure) => (attempts > 1 ? withAttempts(failure.error, attempts) : failure.error))
+      )
+      let pending: AttemptBatch | undefined = opened.first
+      let done = false
+      const emit = (batch: AttemptBatch) => {
+        done = batch.done
+        return Chunk.unsafeFromArray(batch.events)
+      }
+      const next = Effect.mapBoth(opened.pull, { onFailure: (failure) => Option.some(failure.error), onSuccess: emit })
+      return Stream.repeatEffectChunkOption(
+        Effect.suspend(() => {
+          if (pending !== undefined) {
+            const batch = pending
+            pending = undefined
+            return Effect.succeed(emit(batch))
+          }
+          return done ? Effect.fail(Option.none()) : next
+        })
+      )
+    })
+  )
 
 const withAttempts = (error: ModelError, attempts: number): ModelError =>
   new ModelError({

@@ -1,5 +1,3 @@
-import { Stream } from "effect"
-
 /** One server-sent event: its `event:` name (if any) and its `data:` lines joined by newlines. */
 export interface SseEvent {
   readonly event: string | undefined
@@ -62,13 +60,12 @@ export const makeSseParser = () => {
   return { feed, end }
 }
 
-/** Decodes a byte stream of server-sent events. */
-export const decodeSse = <E, R>(bytes: Stream.Stream<Uint8Array, E, R>): Stream.Stream<SseEvent, E, R> =>
-  Stream.suspend(() => {
-    const parser = makeSseParser()
-    return bytes.pipe(
-      Stream.decodeText(),
-      Stream.mapConcat(parser.feed),
-      Stream.concat(Stream.suspend(() => Stream.fromIterable(parser.end())))
-    )
-  })
+/** The parser on bytes: multi-byte characters split between chunks are kept whole. */
+export const makeSseDecoder = () => {
+  const parser = makeSseParser()
+  const decoder = new TextDecoder()
+  return {
+    feed: (bytes: Uint8Array): ReadonlyArray<SseEvent> => parser.feed(decoder.decode(bytes, { stream: true })),
+    end: (): ReadonlyArray<SseEvent> => [...parser.feed(decoder.decode()), ...parser.end()]
+  }
+}

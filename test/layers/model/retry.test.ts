@@ -1,8 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Duration, Effect, Fiber, Stream, TestClock } from "effect"
+import { Deferred, Duration, Effect, Fiber, Stream, TestClock } from "effect"
 import { ModelError } from "../../../src/domain/errors.js"
 import type { ModelStreamEvent } from "../../../src/domain/model.js"
-import { AttemptFailure, withRetry } from "../../../src/layers/model/retry.js"
+import { type AttemptBatch, AttemptFailure, type AttemptPull, modelAnswer } from "../../../src/layers/model/retry.js"
 import { run } from "./helpers.js"
 
 const failure = (retryable: boolean, retryAfter?: Duration.Duration) =>
@@ -14,23 +14,36 @@ const failure = (retryable: boolean, retryAfter?: Duration.Duration) =>
 
 const completed: ModelStreamEvent = { _tag: "Completed", stopReason: "final", usage: { inputTokens: 1, outputTokens: 1 } }
 
-/** An attempt that fails with `failures[n]` on its n-th run, and succeeds once they are used up. */
+/**
+ * Attempts whose n-th run fails with `failures[n]` (after a first batch of `before`, when
+ * given) and that succeed once the failures are used up. Each attempt holds a resource in
+ * its scope; `open()` counts those not yet released.
+ */
 const flaky = (failures: ReadonlyArray<AttemptFailure>, before: ReadonlyArray<ModelStreamEvent> = []) => {
   let attempts = 0
-  const stream = Stream.suspend(() => {
+  let held = 0
+  const open = Effect.gen(function* () {
+    yield* Effect.acquireRelease(Effect.sync(() => held++), () => Effect.sync(() => held--))
     const failed = failures[attempts++]
-    return failed === undefined ? Stream.make(completed) : Stream.concat(Stream.fromIterable(before), Stream.fail(failed))
+    let reads = 0
+    const pull: AttemptPull = Effect.suspend(() => {
+      reads++
+      if (failed === undefined) return Effect.succeed<AttemptBatch>({ events: [completed], done: true })
+      if (reads === 1) return Effect.succeed<AttemptBatch>({ events: before, done: false })
+      return Effect.fail(failed)
+    })
+    return pull
   })
-  return { stream, attempts: () => attempts }
+  return { stream: modelAnswer({ policy, preflight: Effect.void, open }), open, attempts: () => attempts, held: () => held }
 }
 
 const policy = { maxAttempts: 4, baseDelay: "1 second", maxDelay: "30 seconds" } as const
 
-describe("withRetry", () => {
+describe("modelAnswer", () => {
   it.effect("retries with growing delays, and succeeds within the budget", () =>
     Effect.gen(function* () {
       const attempt = flaky([failure(true), failure(true), failure(true)])
-      const fiber = yield* Effect.fork(run(withRetry(policy, attempt.stream)))
+      const fiber = yield* Effect.fork(run(attempt.stream))
       yield* TestClock.adjust("100 millis")
       expect(attempt.attempts()).toBe(1)
       // Jitter keeps each delay within 80%..120% of 1s, 2s, 4s.
@@ -47,7 +60,7 @@ describe("withRetry", () => {
   it.effect("gives up after maxAttempts with the last error, saying how many attempts it made", () =>
     Effect.gen(function* () {
       const attempt = flaky([failure(true), failure(true), failure(true), failure(true), failure(true)])
-      const fiber = yield* Effect.fork(run(withRetry(policy, attempt.stream)))
+      const fiber = yield* Effect.fork(run(attempt.stream))
       yield* TestClock.adjust("1 minute")
       const outcome = yield* Fiber.join(fiber)
       expect(attempt.attempts()).toBe(4)
@@ -59,7 +72,7 @@ describe("withRetry", () => {
   it.effect("does not retry a failure that is not retryable", () =>
     Effect.gen(function* () {
       const attempt = flaky([failure(false)])
-      const outcome = yield* run(withRetry(policy, attempt.stream))
+      const outcome = yield* run(attempt.stream)
       expect(attempt.attempts()).toBe(1)
       expect(outcome.error?.message).toBe("nope")
     }))
@@ -67,7 +80,7 @@ describe("withRetry", () => {
   it.effect("does not retry once an event was emitted", () =>
     Effect.gen(function* () {
       const attempt = flaky([failure(true)], [{ _tag: "TextDelta", text: "partial" }])
-      const outcome = yield* run(withRetry(policy, attempt.stream))
+      const outcome = yield* run(attempt.stream)
       expect(attempt.attempts()).toBe(1)
       expect(outcome.events).toEqual([{ _tag: "TextDelta", text: "partial" }])
       expect(outcome.error?.code).toBe("rate_limited")
@@ -76,7 +89,7 @@ describe("withRetry", () => {
   it.effect("waits as long as the provider's retry-after when that is longer than the backoff", () =>
     Effect.gen(function* () {
       const attempt = flaky([failure(true, Duration.seconds(10))])
-      const fiber = yield* Effect.fork(run(withRetry(policy, attempt.stream)))
+      const fiber = yield* Effect.fork(run(attempt.stream))
       yield* TestClock.adjust("9 seconds")
       expect(attempt.attempts()).toBe(1)
       yield* TestClock.adjust("1 second")
@@ -87,9 +100,62 @@ describe("withRetry", () => {
   it.effect("caps a long retry-after at maxDelay", () =>
     Effect.gen(function* () {
       const attempt = flaky([failure(true, Duration.hours(1))])
-      const fiber = yield* Effect.fork(run(withRetry(policy, attempt.stream)))
+      const fiber = yield* Effect.fork(run(attempt.stream))
       yield* TestClock.adjust("30 seconds")
       yield* Fiber.join(fiber)
       expect(attempt.attempts()).toBe(2)
+    }))
+
+  it.effect("retries a failure that comes after reads that gave nothing to emit", () =>
+    Effect.gen(function* () {
+      const attempt = flaky([failure(true)])
+      const fiber = yield* Effect.fork(run(attempt.stream))
+      yield* TestClock.adjust("2 seconds")
+      const outcome = yield* Fiber.join(fiber)
+      expect(attempt.attempts()).toBe(2)
+      expect(outcome).toEqual({ events: [completed], error: undefined })
+    }))
+
+  it.effect("releases a failed attempt's resources before the next one, and the last one's at the end", () =>
+    Effect.gen(function* () {
+      const attempt = flaky([failure(true)])
+      const fiber = yield* Effect.fork(run(attempt.stream))
+      yield* TestClock.adjust("100 millis")
+      expect(attempt.attempts()).toBe(1)
+      expect(attempt.held()).toBe(0)
+      yield* TestClock.adjust("2 seconds")
+      yield* Fiber.join(fiber)
+      expect(attempt.held()).toBe(0)
+    }))
+
+  it.effect("releases the attempt when the consumer is interrupted midway", () =>
+    Effect.gen(function* () {
+      const gate = yield* Deferred.make<void>()
+      let held = 0
+      const open = Effect.gen(function* () {
+        yield* Effect.acquireRelease(Effect.sync(() => held++), () => Effect.sync(() => held--))
+        let reads = 0
+        const pull: AttemptPull = Effect.suspend(() =>
+          ++reads === 1 ? Effect.succeed({ events: [{ _tag: "TextDelta", text: "a" }], done: false }) : Effect.never
+        )
+        return pull
+      })
+      const fiber = yield* modelAnswer({ policy, preflight: Effect.void, open }).pipe(
+        Stream.runForEach(() => Deferred.succeed(gate, undefined)),
+        Effect.fork
+      )
+      yield* Deferred.await(gate)
+      expect(held).toBe(1)
+      yield* Fiber.interrupt(fiber)
+      expect(held).toBe(0)
+    }))
+
+  it.effect("fails with the preflight's error without opening an attempt", () =>
+    Effect.gen(function* () {
+      const attempt = flaky([])
+      const tooBig = new ModelError({ code: "context_overflow", message: "does not fit" })
+      const outcome = yield* run(modelAnswer({ policy, preflight: Effect.fail(tooBig), open: attempt.open }))
+      expect(attempt.attempts()).toBe(0)
+      expect(outcome).toEqual({ events: [], error: tooBig })
     }))
 })

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Chunk, Effect, Stream } from "effect"
-import { decodeSse, makeSseParser } from "../../../src/layers/model/sse.js"
+import { makeSseDecoder, makeSseParser } from "../../../src/layers/model/sse.js"
 
 const encode = (text: string) => new TextEncoder().encode(text)
 
@@ -35,14 +34,14 @@ describe("SSE parser", () => {
     expect(parser.feed("data:x\ndata\n\n")).toEqual([{ event: undefined, data: "x\n" }])
   })
 
-  it.effect("decodes a byte stream split at arbitrary points, multi-byte characters included", () =>
-    Effect.gen(function* () {
-      const bytes = encode("data: café ☕\n\ndata: [DONE]\n\n")
-      const pieces = [bytes.slice(0, 9), bytes.slice(9, 10), bytes.slice(10, 14), bytes.slice(14)]
-      const events = yield* Stream.runCollect(decodeSse(Stream.fromIterable(pieces)))
-      expect(Chunk.toReadonlyArray(events)).toEqual([
-        { event: undefined, data: "café ☕" },
-        { event: undefined, data: "[DONE]" }
-      ])
-    }))
+  it("decodes bytes split at arbitrary points, multi-byte characters included", () => {
+    const bytes = encode("data: café ☕\n\ndata: [DONE]\n\ndata: tail")
+    const decoder = makeSseDecoder()
+    const events = [bytes.slice(0, 9), bytes.slice(9, 10), bytes.slice(10, 14), bytes.slice(14)].flatMap((piece) => decoder.feed(piece))
+    expect([...events, ...decoder.end()]).toEqual([
+      { event: undefined, data: "café ☕" },
+      { event: undefined, data: "[DONE]" },
+      { event: undefined, data: "tail" }
+    ])
+  })
 })
