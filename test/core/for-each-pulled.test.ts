@@ -1,0 +1,40 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Deferred, Effect, Exit, Fiber, Stream } from "effect"
+import { forEachPulled } from "../../src/core/for-each-pulled.js"
+
+describe("forEachPulled", () => {
+  it.effect("runs the function on every element in order, across chunks", () =>
+    Effect.gen(function* () {
+      const seen: Array<number> = []
+      const stream = Stream.concat(Stream.fromIterable([1, 2, 3]), Stream.fromIterable([4, 5])).pipe(Stream.rechunk(2))
+      yield* forEachPulled(stream, (n) => Effect.sync(() => seen.push(n)))
+      expect(seen).toEqual([1, 2, 3, 4, 5])
+    }))
+
+  it.effect("fails with the stream's error after the elements before it, and with the function's error", () =>
+    Effect.gen(function* () {
+      const seen: Array<number> = []
+      const streamFailure = yield* Effect.exit(
+        forEachPulled(Stream.concat(Stream.make(1), Stream.fail("broken")), (n) => Effect.sync(() => seen.push(n)))
+      )
+      expect(seen).toEqual([1])
+      expect(streamFailure).toEqual(Exit.fail("broken"))
+      const functionFailure = yield* Effect.exit(forEachPulled(Stream.make(1, 2), (n) => (n === 2 ? Effect.fail("no") : Effect.void)))
+      expect(functionFailure).toEqual(Exit.fail("no"))
+    }))
+
+  it.effect("releases the stream's resources when it ends and when it is interrupted midway", () =>
+    Effect.gen(function* () {
+      let open = 0
+      const resource = Stream.acquireRelease(Effect.sync(() => open++), () => Effect.sync(() => open--))
+      yield* forEachPulled(Stream.flatMap(resource, () => Stream.make(1, 2)), () => Effect.void)
+      expect(open).toBe(0)
+      const started = yield* Deferred.make<void>()
+      const endless = Stream.flatMap(resource, () => Stream.concat(Stream.make(1), Stream.never))
+      const fiber = yield* Effect.fork(forEachPulled(endless, () => Deferred.succeed(started, undefined)))
+      yield* Deferred.await(started)
+      expect(open).toBe(1)
+      yield* Fiber.interrupt(fiber)
+      expect(open).toBe(0)
+    }))
+})
