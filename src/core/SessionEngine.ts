@@ -18,6 +18,7 @@ import { Files, ToolRouter } from "../services/ToolRouter.js"
 import { ContextBuilder } from "../services/ContextBuilder.js"
 import { McpHub } from "../services/McpHub.js"
 import { MemoryStore } from "../services/MemoryStore.js"
+import { type CommitLock, makeCommitLock } from "./commit-lock.js"
 import { compactHistory } from "./compaction.js"
 import { applyEvent, emptySessionState, type SessionHeader, type SessionState } from "./session-state.js"
 import { runTurnBody, type TurnOutcome } from "./turn.js"
@@ -110,7 +111,7 @@ interface RunningTurn {
 interface SessionHandle {
   readonly state: SessionState
   /** Serializes commits so sequences are reserved and advanced one at a time. */
-  readonly lock: Effect.Semaphore
+  readonly lock: CommitLock
   readonly running: Ref.Ref<Option.Option<RunningTurn>>
 }
 
@@ -134,9 +135,7 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
     const handles = yield* Ref.make(new Map<string, Deferred.Deferred<SessionHandle, EngineError>>())
 
     const newHandle = (state: SessionState) =>
-      Effect.all({ lock: Effect.makeSemaphore(1), running: Ref.make(Option.none<RunningTurn>()) }).pipe(
-        Effect.map(({ lock, running }): SessionHandle => ({ state, lock, running }))
-      )
+      Effect.map(Ref.make(Option.none<RunningTurn>()), (running): SessionHandle => ({ state, lock: makeCommitLock(), running }))
 
     /**
      * Reserve the next sequence, append, and advance the state only when the append
@@ -166,9 +165,9 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
         return event
       })
 
-    /** Uninterruptible, so a cancel never leaves an event appended but unapplied or unpublished. */
+    /** Under the lock, uninterruptible: a cancel never leaves an event appended but unapplied or unpublished. */
     const commit = (handle: SessionHandle, draft: Draft): Effect.Effect<AgentEvent, EventStoreError> =>
-      handle.lock.withPermits(1)(commitLocked(handle, draft)).pipe(Effect.uninterruptible)
+      handle.lock.withLock(commitLocked(handle, draft))
 
     const interrupted = (turnId: string): Draft => ({
       type: "turn.completed",
@@ -181,14 +180,14 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
      * the holder of the running claim, or anyone while no turn runs, may close it.
      */
     const closeLeftOpen = (handle: SessionHandle, holdsClaim: boolean): Effect.Effect<Option.Option<AgentEvent>, EventStoreError> =>
-      handle.lock.withPermits(1)(
+      handle.lock.withLock(
         Effect.gen(function* () {
           const leftOpen = handle.state.openTurnId
           if (leftOpen === undefined) return Option.none()
           if (!holdsClaim && Option.isSome(yield* Ref.get(handle.running))) return Option.none()
           return Option.some(yield* commitLocked(handle, interrupted(leftOpen)))
         })
-      ).pipe(Effect.uninterruptible)
+      )
 
     /** Cold recovery: rebuild a session's state from its log, once, however many ask at once. */
     const loadHandle = (sessionId: string): Effect.Effect<SessionHandle, EngineError> =>
