@@ -70,49 +70,52 @@ export interface ModelAnswer<R> {
  * A model answer as one stream stage. An attempt is read until it has something to emit; a
  * retryable failure before then starts another attempt by `policy`. Once an event was
  * emitted, replaying the request would duplicate it, so a later failure just ends the stream.
- * Batches are read in a plain pull rather than through stream operators: every stream stage
- * costs hundreds of microseconds per request on effect 3 (docs/performance.md).
+ * Batches are read in a plain pull rather than through stream operators, and the attempts'
+ * resources live in a scope the stream closes when it ends, fails or is interrupted (instead
+ * of `Stream.unwrapScoped`): every stream stage costs hundreds of effect operations per
+ * request on effect 3, and this runs once per model step (docs/performance.md).
  */
 export const modelAnswer = <R>(answer: ModelAnswer<R>): Stream.Stream<ModelStreamEvent, ModelError, Exclude<R, Scope.Scope>> =>
-  Stream.unwrapScoped(
-    Effect.gen(function* () {
-      yield* answer.preflight
-      const outer = yield* Effect.scope
-      let attempts = 0
-      const attempt = Effect.gen(function* () {
+  Stream.suspend(() => {
+    let resources: Scope.CloseableScope | undefined
+    let pull: AttemptPull | undefined
+    let done = false
+    let attempts = 0
+    const emit = (batch: AttemptBatch) => {
+      done = batch.done
+      return Chunk.unsafeFromArray(batch.events)
+    }
+    const attempt = (outer: Scope.Scope) =>
+      Effect.gen(function* () {
         attempts++
         const scope = yield* Scope.fork(outer, ExecutionStrategy.sequential)
         return yield* Effect.gen(function* () {
-          const pull = yield* Scope.extend(answer.open, scope)
+          const opened = yield* Scope.extend(answer.open, scope)
           for (;;) {
-            const first = yield* pull
-            if (first.events.length > 0 || first.done) return { pull, first }
+            const first = yield* opened
+            if (first.events.length > 0 || first.done) return { opened, first }
           }
         }).pipe(Effect.onError((cause) => Scope.close(scope, Exit.failCause(cause))))
       })
-      const opened = yield* attempt.pipe(
+    const start = Effect.gen(function* () {
+      yield* answer.preflight
+      resources = yield* Scope.make()
+      const { opened, first } = yield* attempt(resources).pipe(
         Effect.retry(retrySchedule(answer.policy)),
         Effect.mapError((failure) => (attempts > 1 ? withAttempts(failure.error, attempts) : failure.error))
       )
-      let pending: AttemptBatch | undefined = opened.first
-      let done = false
-      const emit = (batch: AttemptBatch) => {
-        done = batch.done
-        return Chunk.unsafeFromArray(batch.events)
-      }
-      const next = Effect.mapBoth(opened.pull, { onFailure: (failure) => Option.some(failure.error), onSuccess: emit })
-      return Stream.repeatEffectChunkOption(
-        Effect.suspend(() => {
-          if (pending !== undefined) {
-            const batch = pending
-            pending = undefined
-            return Effect.succeed(emit(batch))
-          }
-          return done ? Effect.fail(Option.none()) : next
-        })
-      )
+      pull = opened
+      return emit(first)
     })
-  )
+    const read = Effect.suspend(() => {
+      if (pull === undefined) return Effect.mapError(start, Option.some)
+      if (done) return Effect.fail(Option.none())
+      return Effect.mapBoth(pull, { onFailure: (failure) => Option.some(failure.error), onSuccess: emit })
+    })
+    return Stream.repeatEffectChunkOption(read).pipe(
+      Stream.ensuring(Effect.suspend(() => (resources === undefined ? Effect.void : Scope.close(resources, Exit.void))))
+    )
+  })
 
 const withAttempts = (error: ModelError, attempts: number): ModelError =>
   new ModelError({

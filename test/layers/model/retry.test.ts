@@ -150,6 +150,19 @@ describe("modelAnswer", () => {
       expect(held).toBe(0)
     }))
 
+  it.effect("releases the attempt when the consumer stops early", () =>
+    Effect.gen(function* () {
+      let held = 0
+      const open = Effect.gen(function* () {
+        yield* Effect.acquireRelease(Effect.sync(() => held++), () => Effect.sync(() => held--))
+        const pull: AttemptPull = Effect.succeed({ events: [{ _tag: "TextDelta", text: "more" }], done: false })
+        return pull
+      })
+      const taken = yield* modelAnswer({ policy, preflight: Effect.void, open }).pipe(Stream.take(2), Stream.runCollect)
+      expect(taken.length).toBe(2)
+      expect(held).toBe(0)
+    }))
+
   it.effect("fails with the preflight's error without opening an attempt", () =>
     Effect.gen(function* () {
       const attempt = flaky([])
