@@ -1,4 +1,4 @@
-import { Clock, Context, Deferred, Effect, Layer, Option, Queue, Ref, Stream, Take } from "effect"
+import { Clock, Context, Deferred, Effect, Layer, Mailbox, Option, Ref, Stream } from "effect"
 import {
   type EngineError,
   type EventStoreError,
@@ -257,8 +257,9 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
           )
           if (!claimed) return yield* new TurnInProgress({ sessionId: input.sessionId })
 
-          const out = yield* Queue.unbounded<Take.Take<AgentEvent, EngineError>>()
-          const emit = (draft: Draft) => commit(handle, draft).pipe(Effect.tap((event) => Queue.offer(out, Take.of(event))))
+          // A Mailbox costs about half the effect operations per event of a Queue of Takes.
+          const out = yield* Mailbox.make<AgentEvent, EngineError>()
+          const emit = (draft: Draft) => commit(handle, draft).pipe(Effect.tap((event) => out.offer(event)))
 
           /** Closes the turn left open, if any: on external interruption or a store failure. */
           const closeOpenTurn = (outcome: TurnOutcome) =>
@@ -275,7 +276,7 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
 
           const program = Effect.gen(function* () {
             const closed = yield* closeLeftOpen(handle, true)
-            if (Option.isSome(closed)) yield* Queue.offer(out, Take.of(closed.value))
+            if (Option.isSome(closed)) yield* out.offer(closed.value)
             const turnId = yield* ids.make("turn")
             const permissionMode = input.permissionMode ?? "default"
             const started = yield* emit({ type: "turn.started", turnId, payload: { promptPreview: preview(input.content), permissionMode } })
@@ -317,13 +318,13 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
 
           yield* program.pipe(
             Effect.matchCauseEffect({
-              onSuccess: () => Queue.offer(out, Take.end),
-              onFailure: (cause) => Queue.offer(out, Take.failCause(cause))
+              onSuccess: () => out.end,
+              onFailure: (cause) => out.failCause(cause)
             }),
             Effect.ensuring(Ref.set(handle.running, Option.none()).pipe(Effect.zipRight(Deferred.succeed(running.done, undefined)))),
             Effect.forkScoped
           )
-          return Stream.fromQueue(out).pipe(Stream.flattenTake)
+          return Mailbox.toStream(out)
         })
       )
 

@@ -41,9 +41,10 @@ for (const store of storeCases) {
         const { header } = yield* engine.createSession({ cwd: "/work", client: "test" })
         const sessionId = header.sessionId
         const emitted = yield* Ref.make<Array<AgentEvent>>([])
+        // turn.started and user.message are stored, the next append fails; closing the turn
+        // then succeeds at that number.
+        yield* control.failAppendsAfter(2, 1)
         const error = yield* engine.runTurn({ sessionId, content: "x" }).pipe(
-          // The first delta's append fails; closing the turn then succeeds at that number.
-          Stream.tap((e) => (e.type === "user.message" ? control.failNextAppends(1) : Effect.void)),
           Stream.runForEach((e) => Ref.update(emitted, (all) => [...all, e])),
           Effect.flip
         )
@@ -60,8 +61,8 @@ for (const store of storeCases) {
         const control = yield* FailingStore.FailingStoreControl
         const { header } = yield* engine.createSession({ cwd: "/work", client: "test" })
         const sessionId = header.sessionId
+        yield* control.failAppendsAfter(2, 2)
         yield* engine.runTurn({ sessionId, content: "x" }).pipe(
-          Stream.tap((e) => (e.type === "user.message" ? control.failNextAppends(2) : Effect.void)),
           Stream.runDrain,
           Effect.flip
         )
