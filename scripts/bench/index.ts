@@ -1,4 +1,5 @@
 import * as AgentLoop from "./agent-loop.js"
+import * as EffectOps from "./effect-ops.js"
 import * as EndToEnd from "./end-to-end.js"
 import * as EventStore from "./event-store.js"
 import * as Floors from "./floors.js"
@@ -14,7 +15,8 @@ const benches: ReadonlyArray<{ readonly id: string; readonly name: string; reado
   { id: "agent-loop", name: "agent loop (issue 8)", run: AgentLoop.run },
   { id: "end-to-end", name: "end to end over RPC (issue 5)", run: EndToEnd.run },
   { id: "profile", name: "profile of a 100-step chain", run: Profile.run, onlyWhenNamed: true },
-  { id: "floors", name: "floors: the engine alone, one HTTP round trip", run: Floors.run, onlyWhenNamed: true }
+  { id: "floors", name: "floors: the engine alone, one HTTP round trip", run: Floors.run, onlyWhenNamed: true },
+  { id: "effect-ops", name: "effect operations per chain step", run: EffectOps.run, onlyWhenNamed: true }
 ]
 
 const asked = process.argv.slice(2)
