@@ -5,7 +5,7 @@ import type {
   ThinkingConfigParam,
   Tool
 } from "@anthropic-ai/sdk/resources/messages"
-import type { AssistantMessage, ModelRequest, UserMessage } from "../../domain/model.js"
+import type { AssistantMessage, ConversationMessage, ModelRequest, ToolDefinition, UserMessage } from "../../domain/model.js"
 import { toolParameters } from "./tool-schema.js"
 
 export interface AnthropicRequestOptions {
@@ -66,18 +66,18 @@ const assistantBlocks = (message: AssistantMessage): Array<ContentBlockParam> =>
   return blocks
 }
 
-export const toAnthropicMessages = (request: ModelRequest): Array<MessageParam> => {
-  const messages: Array<MessageParam> = []
-  for (const message of request.messages) {
-    const content = message.role === "user" ? userBlocks(message) : assistantBlocks(message)
-    // An empty message would be rejected; dropping it loses nothing the model could read.
-    if (content.length > 0) messages.push({ role: message.role, content })
-  }
-  return messages
+/** A message as the API takes it; undefined when nothing in it can be sent (it would be rejected). */
+const toMessageParam = (message: ConversationMessage): MessageParam | undefined => {
+  const content = message.role === "user" ? userBlocks(message) : assistantBlocks(message)
+  return content.length > 0 ? { role: message.role, content } : undefined
 }
 
-export const toAnthropicTools = (request: ModelRequest): Array<Tool> =>
-  request.tools.map((tool) => ({ name: tool.name, description: tool.description, input_schema: toolParameters(tool) }))
+const toToolParam = (tool: ToolDefinition): Tool => ({ name: tool.name, description: tool.description, input_schema: toolParameters(tool) })
+
+export const toAnthropicMessages = (request: ModelRequest): Array<MessageParam> =>
+  request.messages.flatMap((message) => toMessageParam(message) ?? [])
+
+export const toAnthropicTools = (request: ModelRequest): Array<Tool> => request.tools.map(toToolParam)
 
 export const toAnthropicParams = (request: ModelRequest, options: AnthropicRequestOptions): MessageCreateParamsStreaming => {
   const tools = toAnthropicTools(request)
@@ -90,5 +90,56 @@ export const toAnthropicParams = (request: ModelRequest, options: AnthropicReque
     ...(tools.length === 0 ? {} : { tools }),
     ...(options.thinking === undefined ? {} : { thinking: options.thinking }),
     ...(options.promptCaching ? { cache_control: { type: "ephemeral" } } : {})
+  }
+}
+
+/**
+ * The request body as JSON, the same as `JSON.stringify(toAnthropicParams(...))` apart from
+ * key order, with each message and tool definition encoded once. A session's messages are
+ * immutable and shared from one request to the next (see `makeConversation`), so a request
+ * encodes what is new instead of converting and encoding the whole history again. The
+ * caches are weak: they hold nothing the conversation dropped. One encoder per gateway.
+ */
+export const makeAnthropicBodyEncoder = () => {
+  // "" for a message that sends nothing.
+  const messages = new WeakMap<ConversationMessage, string>()
+  const tools = new WeakMap<ToolDefinition, string>()
+
+  const messageJson = (message: ConversationMessage): string => {
+    let json = messages.get(message)
+    if (json === undefined) {
+      const param = toMessageParam(message)
+      json = param === undefined ? "" : JSON.stringify(param)
+      messages.set(message, json)
+    }
+    return json
+  }
+
+  const toolJson = (tool: ToolDefinition): string => {
+    let json = tools.get(tool)
+    if (json === undefined) {
+      json = JSON.stringify(toToolParam(tool))
+      tools.set(tool, json)
+    }
+    return json
+  }
+
+  return (request: ModelRequest, options: AnthropicRequestOptions): string => {
+    const encoded: Array<string> = []
+    for (const message of request.messages) {
+      const json = messageJson(message)
+      if (json !== "") encoded.push(json)
+    }
+    const fields = [
+      `"model":${JSON.stringify(options.model)}`,
+      `"max_tokens":${JSON.stringify(options.maxTokens)}`,
+      `"stream":true`,
+      `"messages":[${encoded.join(",")}]`
+    ]
+    if (request.system.trim() !== "") fields.push(`"system":${JSON.stringify(request.system)}`)
+    if (request.tools.length > 0) fields.push(`"tools":[${request.tools.map(toolJson).join(",")}]`)
+    if (options.thinking !== undefined) fields.push(`"thinking":${JSON.stringify(options.thinking)}`)
+    if (options.promptCaching) fields.push(`"cache_control":{"type":"ephemeral"}`)
+    return `{${fields.join(",")}}`
   }
 }

@@ -1,5 +1,6 @@
 import Anthropic from "@anthropic-ai/sdk"
-import type { MessageCreateParamsStreaming, ThinkingConfigParam } from "@anthropic-ai/sdk/resources/messages"
+import type { RawMessageStreamEvent, ThinkingConfigParam } from "@anthropic-ai/sdk/resources/messages"
+import type { Stream as SdkStream } from "@anthropic-ai/sdk/streaming"
 import { Effect, Either, Layer, Redacted, type Scope, type Stream } from "effect"
 import type { ModelError } from "../../domain/errors.js"
 import type { ModelInfo, ModelRequest, ModelStreamEvent } from "../../domain/model.js"
@@ -7,7 +8,7 @@ import { ModelGateway, type ModelGatewayShape } from "../../services/ModelGatewa
 import { type AnthropicConfig, type AnthropicOptions, configFromEnv } from "./anthropic-config.js"
 import { fromAnthropicError } from "./anthropic-errors.js"
 import { makeAnthropicAssembler } from "./anthropic-events.js"
-import { toAnthropicParams } from "./anthropic-request.js"
+import { makeAnthropicBodyEncoder } from "./anthropic-request.js"
 import { anthropicProfile, type ModelProfile } from "./model-catalog.js"
 import type { ModelConfigError } from "./model-config.js"
 import { checkContextWindow } from "./preflight.js"
@@ -60,21 +61,31 @@ export const make = (config: AnthropicConfig): Effect.Effect<ModelGatewayShape> 
       openTelemetry: false
     })
 
+    const encodeBody = makeAnthropicBodyEncoder()
+
     /**
      * One attempt. Each pull reads the SDK's events in a plain loop until the assembler has
      * something to emit, so only normalized events (a few per answer) pass through the
      * stream, not every SSE event. The request is aborted when its scope closes before the
      * answer was read to its end (interruption, a failure, a consumer that stopped early).
      */
-    const open = (params: MessageCreateParamsStreaming): Effect.Effect<AttemptPull, AttemptFailure, Scope.Scope> =>
+    const open = (body: string): Effect.Effect<AttemptPull, AttemptFailure, Scope.Scope> =>
       Effect.gen(function* () {
         let finished = false
         const controller = yield* Effect.acquireRelease(
           Effect.sync(() => new AbortController()),
           (controller) => (finished ? Effect.void : Effect.sync(() => controller.abort()))
         )
+        // The SDK's post with the body already encoded (it sends a string with a content-type
+        // as it is); messages.create would convert and encode the whole history again.
         const response = yield* Effect.tryPromise({
-          try: () => client.messages.create(params, { signal: controller.signal }),
+          try: () =>
+            client.post<SdkStream<RawMessageStreamEvent>>("/v1/messages", {
+              body,
+              headers: { "content-type": "application/json" },
+              stream: true,
+              signal: controller.signal
+            }),
           catch: (error) => fromAnthropicError(error, "connecting")
         })
         const assembler = makeAnthropicAssembler()
@@ -102,7 +113,7 @@ export const make = (config: AnthropicConfig): Effect.Effect<ModelGatewayShape> 
         preflight: checkContextWindow({ request, info, reservedOutputTokens: maxTokens, charsPerToken: profile.charsPerToken }),
         open: Effect.suspend(() =>
           open(
-            toAnthropicParams(request, {
+            encodeBody(request, {
               model: config.model,
               maxTokens,
               promptCaching: config.promptCaching ?? true,
