@@ -15,26 +15,35 @@ const failure = (retryable: boolean, retryAfter?: Duration.Duration) =>
 const completed: ModelStreamEvent = { _tag: "Completed", stopReason: "final", usage: { inputTokens: 1, outputTokens: 1 } }
 
 /**
- * Attempts whose n-th run fails with `failures[n]` (after a first batch of `before`, when
- * given) and that succeed once the failures are used up. Each attempt holds a resource in
- * its scope; `open()` counts those not yet released.
+ * An `open` whose attempts each hold a resource in their scope (`held()` counts those not
+ * yet released) and read through the pull `pullOf` gives for the attempt's number (0-based).
  */
-const flaky = (failures: ReadonlyArray<AttemptFailure>, before: ReadonlyArray<ModelStreamEvent> = []) => {
+const holding = (pullOf: (attempt: number) => AttemptPull) => {
   let attempts = 0
   let held = 0
   const open = Effect.gen(function* () {
     yield* Effect.acquireRelease(Effect.sync(() => held++), () => Effect.sync(() => held--))
-    const failed = failures[attempts++]
+    return pullOf(attempts++)
+  })
+  return { open, attempts: () => attempts, held: () => held }
+}
+
+/**
+ * Attempts whose n-th run fails with `failures[n]` (after a first batch of `before`, when
+ * given) and that succeed once the failures are used up.
+ */
+const flaky = (failures: ReadonlyArray<AttemptFailure>, before: ReadonlyArray<ModelStreamEvent> = []) => {
+  const attempt = holding((n) => {
+    const failed = failures[n]
     let reads = 0
-    const pull: AttemptPull = Effect.suspend(() => {
+    return Effect.suspend(() => {
       reads++
       if (failed === undefined) return Effect.succeed<AttemptBatch>({ events: [completed], done: true })
       if (reads === 1) return Effect.succeed<AttemptBatch>({ events: before, done: false })
       return Effect.fail(failed)
     })
-    return pull
   })
-  return { stream: modelAnswer({ policy, preflight: Effect.void, open }), open, attempts: () => attempts, held: () => held }
+  return { ...attempt, stream: modelAnswer({ policy, preflight: Effect.void, open: attempt.open }) }
 }
 
 const policy = { maxAttempts: 4, baseDelay: "1 second", maxDelay: "30 seconds" } as const
@@ -131,36 +140,28 @@ describe("modelAnswer", () => {
   it.effect("releases the attempt when the consumer is interrupted midway", () =>
     Effect.gen(function* () {
       const gate = yield* Deferred.make<void>()
-      let held = 0
-      const open = Effect.gen(function* () {
-        yield* Effect.acquireRelease(Effect.sync(() => held++), () => Effect.sync(() => held--))
+      const attempt = holding(() => {
         let reads = 0
-        const pull: AttemptPull = Effect.suspend(() =>
+        return Effect.suspend(() =>
           ++reads === 1 ? Effect.succeed({ events: [{ _tag: "TextDelta", text: "a" }], done: false }) : Effect.never
         )
-        return pull
       })
-      const fiber = yield* modelAnswer({ policy, preflight: Effect.void, open }).pipe(
+      const fiber = yield* modelAnswer({ policy, preflight: Effect.void, open: attempt.open }).pipe(
         Stream.runForEach(() => Deferred.succeed(gate, undefined)),
         Effect.fork
       )
       yield* Deferred.await(gate)
-      expect(held).toBe(1)
+      expect(attempt.held()).toBe(1)
       yield* Fiber.interrupt(fiber)
-      expect(held).toBe(0)
+      expect(attempt.held()).toBe(0)
     }))
 
   it.effect("releases the attempt when the consumer stops early", () =>
     Effect.gen(function* () {
-      let held = 0
-      const open = Effect.gen(function* () {
-        yield* Effect.acquireRelease(Effect.sync(() => held++), () => Effect.sync(() => held--))
-        const pull: AttemptPull = Effect.succeed({ events: [{ _tag: "TextDelta", text: "more" }], done: false })
-        return pull
-      })
-      const taken = yield* modelAnswer({ policy, preflight: Effect.void, open }).pipe(Stream.take(2), Stream.runCollect)
+      const attempt = holding(() => Effect.succeed({ events: [{ _tag: "TextDelta", text: "more" }], done: false }))
+      const taken = yield* modelAnswer({ policy, preflight: Effect.void, open: attempt.open }).pipe(Stream.take(2), Stream.runCollect)
       expect(taken.length).toBe(2)
-      expect(held).toBe(0)
+      expect(attempt.held()).toBe(0)
     }))
 
   it.effect("fails with the preflight's error without opening an attempt", () =>
