@@ -6,6 +6,7 @@ import type {
   Tool
 } from "@anthropic-ai/sdk/resources/messages"
 import type { AssistantMessage, ConversationMessage, ModelRequest, ToolDefinition, UserMessage } from "../../domain/model.js"
+import { makeBodyEncoder } from "./body-encoder.js"
 import { toolParameters } from "./tool-schema.js"
 
 export interface AnthropicRequestOptions {
@@ -95,49 +96,22 @@ export const toAnthropicParams = (request: ModelRequest, options: AnthropicReque
 
 /**
  * The request body as JSON, the same as `JSON.stringify(toAnthropicParams(...))` apart from
- * key order, with each message and tool definition encoded once. A session's messages are
- * immutable and shared from one request to the next (see `makeConversation`), so a request
- * encodes what is new instead of converting and encoding the whole history again. The
- * caches are weak: they hold nothing the conversation dropped. One encoder per gateway.
+ * key order, with each message and tool encoded once (see `makeBodyEncoder`). One per gateway.
  */
 export const makeAnthropicBodyEncoder = () => {
-  // "" for a message that sends nothing.
-  const messages = new WeakMap<ConversationMessage, string>()
-  const tools = new WeakMap<ToolDefinition, string>()
-
-  const messageJson = (message: ConversationMessage): string => {
-    let json = messages.get(message)
-    if (json === undefined) {
+  const encoder = makeBodyEncoder({ wireMessages: (message) => {
       const param = toMessageParam(message)
-      json = param === undefined ? "" : JSON.stringify(param)
-      messages.set(message, json)
-    }
-    return json
-  }
-
-  const toolJson = (tool: ToolDefinition): string => {
-    let json = tools.get(tool)
-    if (json === undefined) {
-      json = JSON.stringify(toToolParam(tool))
-      tools.set(tool, json)
-    }
-    return json
-  }
-
+      return param === undefined ? [] : [param]
+    }, wireTool: toToolParam })
   return (request: ModelRequest, options: AnthropicRequestOptions): string => {
-    const encoded: Array<string> = []
-    for (const message of request.messages) {
-      const json = messageJson(message)
-      if (json !== "") encoded.push(json)
-    }
     const fields = [
       `"model":${JSON.stringify(options.model)}`,
       `"max_tokens":${JSON.stringify(options.maxTokens)}`,
       `"stream":true`,
-      `"messages":[${encoded.join(",")}]`
+      `"messages":[${encoder.messages(request)}]`
     ]
     if (request.system.trim() !== "") fields.push(`"system":${JSON.stringify(request.system)}`)
-    if (request.tools.length > 0) fields.push(`"tools":[${request.tools.map(toolJson).join(",")}]`)
+    if (request.tools.length > 0) fields.push(`"tools":${encoder.tools(request)}`)
     if (options.thinking !== undefined) fields.push(`"thinking":${JSON.stringify(options.thinking)}`)
     if (options.promptCaching) fields.push(`"cache_control":{"type":"ephemeral"}`)
     return `{${fields.join(",")}}`

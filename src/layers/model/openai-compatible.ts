@@ -8,7 +8,7 @@ import type { ModelConfigError } from "./model-config.js"
 import { configFromEnv, type OpenAIConfig, type OpenAIOptions } from "./openai-config.js"
 import { fromHttpError, fromTransportError } from "./openai-errors.js"
 import { makeOpenAIAssembler, openaiLabel } from "./openai-events.js"
-import { toChatRequest } from "./openai-request.js"
+import { makeChatBodyEncoder } from "./openai-request.js"
 import { checkContextWindow } from "./preflight.js"
 import { invalidResponse } from "./provider-errors.js"
 import { type AttemptBatch, type AttemptFailure, type AttemptPull, modelAnswer, resolveRetryPolicy } from "./retry.js"
@@ -37,6 +37,7 @@ export const make = (config: OpenAIConfig): Effect.Effect<ModelGatewayShape, nev
     }
     const endpoint = `${config.baseUrl.replace(/\/+$/, "")}/chat/completions`
     const newId = () => `call_${crypto.randomUUID().replaceAll("-", "")}`
+    const encodeBody = makeChatBodyEncoder()
 
     const open = (body: string): Effect.Effect<AttemptPull, AttemptFailure, Scope.Scope> =>
       Effect.gen(function* () {
@@ -105,10 +106,10 @@ export const make = (config: OpenAIConfig): Effect.Effect<ModelGatewayShape, nev
         policy,
         preflight: checkContextWindow({ request, info, reservedOutputTokens: reserved, charsPerToken: profile.charsPerToken }),
         open: Effect.suspend(() =>
-          open(JSON.stringify(toChatRequest(request, {
+          open(encodeBody(request, {
             model: config.model,
             ...(config.maxOutputTokens === undefined ? {} : { maxTokens: config.maxOutputTokens })
-          })))
+          }))
         )
       })
 

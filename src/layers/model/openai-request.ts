@@ -1,4 +1,5 @@
-import type { AssistantMessage, ModelRequest, UserMessage } from "../../domain/model.js"
+import type { AssistantMessage, ConversationMessage, ModelRequest, ToolDefinition, UserMessage } from "../../domain/model.js"
+import { makeBodyEncoder } from "./body-encoder.js"
 import { toolParameters } from "./tool-schema.js"
 
 /** The Chat Completions message shapes this adapter sends. */
@@ -57,17 +58,22 @@ const assistantMessages = (message: AssistantMessage): Array<ChatMessage> => {
   return [{ role: "assistant", content: texts.length === 0 ? null : texts.join(""), ...(calls.length === 0 ? {} : { tool_calls: calls }) }]
 }
 
+const chatMessages = (message: ConversationMessage): Array<ChatMessage> =>
+  message.role === "user" ? userMessages(message) : assistantMessages(message)
+
+const chatTool = (tool: ToolDefinition) => ({
+  type: "function" as const,
+  function: { name: tool.name, description: tool.description, parameters: toolParameters(tool) }
+})
+
 export const toChatMessages = (request: ModelRequest): Array<ChatMessage> => [
   ...(request.system.trim() === "" ? [] : [{ role: "system" as const, content: request.system }]),
-  ...request.messages.flatMap((message) => (message.role === "user" ? userMessages(message) : assistantMessages(message)))
+  ...request.messages.flatMap(chatMessages)
 ]
 
 /** The streaming request body; usage is asked for in the final chunk. */
 export const toChatRequest = (request: ModelRequest, options: ChatRequestOptions) => {
-  const tools = request.tools.map((tool) => ({
-    type: "function" as const,
-    function: { name: tool.name, description: tool.description, parameters: toolParameters(tool) }
-  }))
+  const tools = request.tools.map(chatTool)
   return {
     model: options.model,
     messages: toChatMessages(request),
@@ -75,5 +81,26 @@ export const toChatRequest = (request: ModelRequest, options: ChatRequestOptions
     stream_options: { include_usage: true },
     ...(tools.length === 0 ? {} : { tools }),
     ...(options.maxTokens === undefined ? {} : { max_tokens: options.maxTokens })
+  }
+}
+
+/**
+ * The streaming request body as JSON, the same as `JSON.stringify(toChatRequest(...))` apart
+ * from key order, with each message and tool encoded once (see `makeBodyEncoder`). One per gateway.
+ */
+export const makeChatBodyEncoder = () => {
+  const encoder = makeBodyEncoder({ wireMessages: chatMessages, wireTool: chatTool })
+  return (request: ModelRequest, options: ChatRequestOptions): string => {
+    const history = encoder.messages(request)
+    const system = request.system.trim() === "" ? "" : JSON.stringify({ role: "system", content: request.system })
+    const fields = [
+      `"model":${JSON.stringify(options.model)}`,
+      `"messages":[${[system, history].filter((part) => part !== "").join(",")}]`,
+      `"stream":true`,
+      `"stream_options":{"include_usage":true}`
+    ]
+    if (request.tools.length > 0) fields.push(`"tools":${encoder.tools(request)}`)
+    if (options.maxTokens !== undefined) fields.push(`"max_tokens":${JSON.stringify(options.maxTokens)}`)
+    return `{${fields.join(",")}}`
   }
 }

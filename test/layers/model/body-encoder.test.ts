@@ -2,6 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { FastCheck } from "effect"
 import type { AssistantPart, ConversationMessage, ModelRequest, ToolDefinition, UserPart } from "../../../src/domain/model.js"
 import { type AnthropicRequestOptions, makeAnthropicBodyEncoder, toAnthropicParams } from "../../../src/layers/model/anthropic-request.js"
+import { type ChatRequestOptions, makeChatBodyEncoder, toChatRequest } from "../../../src/layers/model/openai-request.js"
 
 const text = FastCheck.oneof(FastCheck.constant(""), FastCheck.constant("  "), FastCheck.string(), FastCheck.constant("héllo ☕ \"quoted\"\n"))
 const json = FastCheck.jsonValue().map((value): unknown => JSON.parse(JSON.stringify(value)))
@@ -33,7 +34,7 @@ const request: FastCheck.Arbitrary<ModelRequest> = FastCheck.record({
   messages: FastCheck.array(message, { maxLength: 8 }),
   tools: FastCheck.array(tool, { maxLength: 3 })
 })
-const options: FastCheck.Arbitrary<AnthropicRequestOptions> = FastCheck.record(
+const anthropicOptions: FastCheck.Arbitrary<AnthropicRequestOptions> = FastCheck.record(
   {
     model: FastCheck.string({ minLength: 1 }),
     maxTokens: FastCheck.integer({ min: 1, max: 64_000 }),
@@ -46,24 +47,38 @@ const options: FastCheck.Arbitrary<AnthropicRequestOptions> = FastCheck.record(
   { requiredKeys: ["model", "maxTokens", "promptCaching"] }
 )
 
-describe("the Anthropic body encoder", () => {
-  it.prop("encodes what toAnthropicParams builds, field for field", { request, options }, ({ request, options }) => {
-    const encode = makeAnthropicBodyEncoder()
-    expect(JSON.parse(encode(request, options))).toEqual(toAnthropicParams(request, options))
+const chatOptions: FastCheck.Arbitrary<ChatRequestOptions> = FastCheck.record(
+  { model: FastCheck.string({ minLength: 1 }), maxTokens: FastCheck.integer({ min: 1, max: 64_000 }) },
+  { requiredKeys: ["model"] }
+)
+
+/** An encoder's body is the reference builder's object, and stays so from its caches while a conversation grows. */
+const encoderProperties = <O>(
+  name: string,
+  options: FastCheck.Arbitrary<O>,
+  makeEncoder: () => (request: ModelRequest, options: O) => string,
+  reference: (request: ModelRequest, options: O) => unknown
+) =>
+  describe(name, () => {
+    it.prop("encodes what the reference builds, field for field", { request, options }, ({ request, options }) => {
+      expect(JSON.parse(makeEncoder()(request, options))).toEqual(reference(request, options))
+    })
+
+    it.prop(
+      "gives the same body from its caches as from scratch while a conversation grows",
+      { first: request, more: FastCheck.array(message, { minLength: 1, maxLength: 6 }), options },
+      ({ first, more, options }) => {
+        const encode = makeEncoder()
+        let messages = first.messages
+        encode(first, options)
+        for (const next of more) {
+          messages = [...messages, next]
+          const grown = { ...first, messages }
+          expect(encode(grown, options)).toBe(makeEncoder()(grown, options))
+        }
+      }
+    )
   })
 
-  it.prop(
-    "gives the same body from its caches as from scratch while a conversation grows",
-    { first: request, more: FastCheck.array(message, { minLength: 1, maxLength: 6 }), options },
-    ({ first, more, options }) => {
-      const encode = makeAnthropicBodyEncoder()
-      let messages = first.messages
-      encode(first, options)
-      for (const next of more) {
-        messages = [...messages, next]
-        const grown = { ...first, messages }
-        expect(encode(grown, options)).toBe(makeAnthropicBodyEncoder()(grown, options))
-      }
-    }
-  )
-})
+encoderProperties("the Anthropic body encoder", anthropicOptions, makeAnthropicBodyEncoder, toAnthropicParams)
+encoderProperties("the Chat Completions body encoder", chatOptions, makeChatBodyEncoder, toChatRequest)
