@@ -80,6 +80,10 @@ export const toAnthropicMessages = (request: ModelRequest): Array<MessageParam> 
 
 export const toAnthropicTools = (request: ModelRequest): Array<Tool> => request.tools.map(toToolParam)
 
+/**
+ * The request as the SDK's params object: the readable statement of what is sent, which the
+ * adapter's body encoder is tested against (it sends the same, encoded incrementally).
+ */
 export const toAnthropicParams = (request: ModelRequest, options: AnthropicRequestOptions): MessageCreateParamsStreaming => {
   const tools = toAnthropicTools(request)
   return {

@@ -71,7 +71,10 @@ export const toChatMessages = (request: ModelRequest): Array<ChatMessage> => [
   ...request.messages.flatMap(chatMessages)
 ]
 
-/** The streaming request body; usage is asked for in the final chunk. */
+/**
+ * The streaming request body as an object (usage is asked for in the final chunk): the readable
+ * statement of what is sent, which the adapter's body encoder is tested against.
+ */
 export const toChatRequest = (request: ModelRequest, options: ChatRequestOptions) => {
   const tools = request.tools.map(chatTool)
   return {
