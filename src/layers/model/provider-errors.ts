@@ -88,7 +88,7 @@ export const classifyProblem = (provider: ProviderLabel, problem: ProviderProble
 /** Where a network failure happened, for the message. */
 export type NetworkPhase = "connecting" | "streaming"
 
-/** The connection failed or broke: retryable (only before anything was emitted, see withRetry). */
+/** The connection failed or broke: retryable (only before anything was emitted, see modelAnswer). */
 export const networkFailure = (provider: ProviderLabel, cause: unknown, phase: NetworkPhase): AttemptFailure =>
   new AttemptFailure({
     error: new ModelError({
