@@ -1,4 +1,4 @@
-import Anthropic from "@anthropic-ai/sdk"
+import { BaseAnthropic } from "@anthropic-ai/sdk"
 import type { RawMessageStreamEvent, ThinkingConfigParam } from "@anthropic-ai/sdk/resources/messages"
 import type { Stream as SdkStream } from "@anthropic-ai/sdk/streaming"
 import { Effect, Either, Layer, Redacted, type Scope, type Stream } from "effect"
@@ -53,7 +53,8 @@ export const make = (config: AnthropicConfig): Effect.Effect<ModelGatewayShape> 
       maxOutputTokens: maxTokens,
       capabilities: profile.capabilities
     }
-    const client = new Anthropic({
+    // The base client: requests go through its post, so none of the API resources (and their code) load.
+    const client = new BaseAnthropic({
       apiKey: Redacted.value(config.apiKey),
       baseURL: config.baseUrl,
       maxRetries: 0,
