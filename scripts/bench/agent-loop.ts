@@ -73,8 +73,11 @@ const chains = async ({ chainRun }: ChainRunner) => {
       storedEvents.set(n, events)
     }
   }
-  const figures = new Map<number, { readonly wall: number; readonly rss: number; readonly inServer: number }>()
-  for (const n of CHAINS) figures.set(n, { ...summarize(`N = ${n}`, runs.get(n) ?? []), inServer: median(inServer.get(n) ?? []) })
+  const figures = new Map<number, { readonly wall: number; readonly rss: number; readonly cpu: number; readonly inServer: number }>()
+  for (const n of CHAINS) {
+    const measured = runs.get(n) ?? []
+    figures.set(n, { ...summarize(`N = ${n}`, measured), cpu: median(measured.map((r) => r.cpuSeconds)), inServer: median(inServer.get(n) ?? []) })
+  }
   for (const n of CHAINS) {
     console.log(`  N = ${n}: of the wall, ${ms(figures.get(n)?.inServer ?? 0)} (median) in the replay server, from each request's arrival to its answer's end`)
   }
@@ -98,6 +101,11 @@ export const run = async () => {
     const ownMarginal = (long.wall - long.inServer - (short.wall - short.inServer)) / 80
     console.log(`\nper-step marginal cost (t100 - t20) / 80: ${(marginal * 1000).toFixed(2)} ms`)
     console.log(`  of which the CLI's own (the replay server's time taken out): ${(ownMarginal * 1000).toFixed(2)} ms`)
+    // CPU time moves less than wall time with the machine's load: the better figure to compare two builds by.
+    console.log(
+      `  CPU time of the CLI (user + system, GC threads included): ${ms(short.cpu)} at N = 20, ${ms(long.cpu)} at N = 100, ` +
+        `${((long.cpu - short.cpu) / 80 * 1000).toFixed(2)} ms per step`
+    )
     console.log(`floor of a Node process on this machine (node -e 0): ${ms(start.floor.wall)}, ${mib(start.floor.rss)}`)
     results.push(
       underBudget("100-step chain wall", long.wall, 0.7, (s) => `${s.toFixed(2)} s`),

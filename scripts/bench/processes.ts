@@ -45,6 +45,8 @@ export interface TimedRun {
   readonly code: number | null
   readonly wallSeconds: number
   readonly peakRssBytes: number
+  /** User plus system CPU time of the process and its threads (GC helpers included), GNU time's %U + %S. */
+  readonly cpuSeconds: number
   readonly stdout: string
   readonly stderr: string
 }
@@ -70,7 +72,7 @@ export const timedRun = (
     }
     const rssFile = path.join(os.tmpdir(), `bench-rss-${process.pid}-${++runCount}`)
     const start = performance.now()
-    const child = spawn(TIME, ["-f", "%M", "-o", rssFile, process.execPath, ...args], {
+    const child = spawn(TIME, ["-f", "%M %U %S", "-o", rssFile, process.execPath, ...args], {
       cwd: options.cwd,
       env: options.env,
       stdio: ["ignore", "pipe", "pipe"]
@@ -93,9 +95,11 @@ export const timedRun = (
       try {
         // On a non-zero exit GNU time writes a "Command exited with ..." line before the figure.
         const lines = fs.readFileSync(rssFile, "utf8").trim().split("\n")
-        const kib = Number(lines[lines.length - 1])
-        if (!Number.isFinite(kib)) throw new Error(`unexpected ${TIME} output: ${lines.join(" / ")}`)
-        resolve({ code, wallSeconds, peakRssBytes: kib * 1024, stdout, stderr })
+        const [kib, user, system] = (lines[lines.length - 1] ?? "").split(" ").map(Number)
+        if (kib === undefined || user === undefined || system === undefined || ![kib, user, system].every(Number.isFinite)) {
+          throw new Error(`unexpected ${TIME} output: ${lines.join(" / ")}`)
+        }
+        resolve({ code, wallSeconds, peakRssBytes: kib * 1024, cpuSeconds: user + system, stdout, stderr })
       } catch (error) {
         reject(error)
       } finally {
