@@ -33,3 +33,6 @@ export const script = Options.text("script").pipe(
 export const json = Options.boolean("json").pipe(
   Options.withDescription("Print every event as one JSON line (NDJSON), exactly as stored")
 )
+
+/** What every command that runs the agent in this process takes: the model and the store. */
+export const agent = { model, script, maxOutputTokens, thinkingBudget, dataDir, store }

@@ -6,14 +6,7 @@ import * as shared from "../options.js"
 /** The protocol code and its SDK load only when this command runs, keeping the other commands' start-up short. */
 export const acpCommand = Command.make(
   "acp",
-  {
-    model: shared.model,
-    script: shared.script,
-    maxOutputTokens: shared.maxOutputTokens,
-    thinkingBudget: shared.thinkingBudget,
-    dataDir: shared.dataDir,
-    store: shared.store
-  },
+  shared.agent,
   (args) =>
     Effect.gen(function* () {
       const acp = yield* Effect.promise(() => import("../../acp/run.js"))

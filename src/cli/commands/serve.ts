@@ -18,12 +18,7 @@ export const serveCommand = Command.make(
     port,
     host,
     token,
-    model: shared.model,
-    script: shared.script,
-    maxOutputTokens: shared.maxOutputTokens,
-    thinkingBudget: shared.thinkingBudget,
-    dataDir: shared.dataDir,
-    store: shared.store
+    ...shared.agent
   },
   (args) => Effect.flatMap(Effect.promise(() => import("./serve-server.js")), (server) => server.serve(args))
 ).pipe(Command.withDescription("Serve the RPC API and the web timeline over HTTP"))
