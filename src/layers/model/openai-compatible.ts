@@ -1,5 +1,5 @@
 import { FetchHttpClient, HttpClient, HttpClientRequest } from "@effect/platform"
-import { Effect, Either, Layer, Option, Redacted, type Scope, Stream } from "effect"
+import { Chunk, Effect, Either, Layer, Option, Redacted, type Scope, Stream } from "effect"
 import type { ModelError } from "../../domain/errors.js"
 import type { ModelInfo, ModelRequest, ModelStreamEvent } from "../../domain/model.js"
 import { ModelGateway, type ModelGatewayShape } from "../../services/ModelGateway.js"
@@ -66,38 +66,34 @@ export const make = (config: OpenAIConfig): Effect.Effect<ModelGatewayShape, nev
         // A failure after events of the same read is held back one pull, so those events are
         // emitted first (and the failure is then not retried, as it must not be).
         let held: AttemptFailure | undefined
+        const holdBack = (events: ReadonlyArray<ModelStreamEvent>, failure: AttemptFailure): Effect.Effect<AttemptBatch, AttemptFailure> => {
+          if (events.length === 0) return Effect.fail(failure)
+          held = failure
+          return Effect.succeed({ events, done: false })
+        }
         const read = Effect.gen(function* () {
           if (held !== undefined) return yield* Effect.fail(held)
           const events: Array<ModelStreamEvent> = []
-          const take = (outcome: Either.Either<ReadonlyArray<ModelStreamEvent>, AttemptFailure>) => {
-            if (Either.isRight(outcome)) {
-              events.push(...outcome.right)
-              return true
-            }
-            held = outcome.left
-            return false
-          }
           for (;;) {
             const chunk = yield* nextBytes
-            for (const piece of Option.isSome(chunk) ? chunk.value : []) {
-              for (const event of sse.feed(piece)) {
-                if (!take(yield* Effect.either(assembler.onEvent(event)))) return yield* flush(events)
-                // Stop reading at [DONE]: some servers keep the connection open after it.
-                if (event.data.trim() === "[DONE]") return { events, done: true }
-              }
+            const ended = Option.isNone(chunk)
+            const received = Option.isSome(chunk) ? Chunk.toReadonlyArray(chunk.value).flatMap((piece) => sse.feed(piece)) : sse.end()
+            for (const event of received) {
+              const outcome = yield* Effect.either(assembler.onEvent(event))
+              if (Either.isLeft(outcome)) return yield* holdBack(events, outcome.left)
+              events.push(...outcome.right)
+              // Stop reading at [DONE]: some servers keep the connection open after it.
+              if (event.data.trim() === "[DONE]") return { events, done: true }
             }
-            if (Option.isNone(chunk)) {
-              for (const event of sse.end()) {
-                if (!take(yield* Effect.either(assembler.onEvent(event)))) return yield* flush(events)
-              }
-              if (!take(yield* Effect.either(assembler.end))) return yield* flush(events)
+            if (ended) {
+              const last = yield* Effect.either(assembler.end)
+              if (Either.isLeft(last)) return yield* holdBack(events, last.left)
+              events.push(...last.right)
               return { events, done: true }
             }
             if (events.length > 0) return { events, done: false }
           }
         })
-        const flush = (events: ReadonlyArray<ModelStreamEvent>): Effect.Effect<AttemptBatch, AttemptFailure> =>
-          events.length > 0 || held === undefined ? Effect.succeed({ events, done: false }) : Effect.fail(held)
         return read
       })
 
