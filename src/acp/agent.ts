@@ -14,7 +14,9 @@ import type {
   SetSessionModeResponse
 } from "@agentclientprotocol/sdk"
 import { PROTOCOL_VERSION } from "@agentclientprotocol/sdk"
-import { Effect, Either, Stream } from "effect"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Stream from "effect/Stream"
 import { isAbsolute } from "node:path"
 import { AgentHost } from "../host/AgentHost.js"
 import { PendingAsks } from "../host/pending-asks.js"

@@ -1,4 +1,5 @@
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { methods } from "@agentclientprotocol/sdk"
 import { LocalFileAccess } from "../layers/tools/local-file-access.js"
 import { type FileAccess, FileAccessError, Files } from "../services/ToolRouter.js"

@@ -1,6 +1,7 @@
 import type { Stream as AcpStream } from "@agentclientprotocol/sdk"
 import { agent as agentApp, methods, RequestError } from "@agentclientprotocol/sdk"
-import { Effect, FiberSet } from "effect"
+import * as Effect from "effect/Effect"
+import * as FiberSet from "effect/FiberSet"
 import type { AcpAgent } from "./agent.js"
 import type { ProtocolError } from "./errors.js"
 import type { ClientPeer } from "./peer.js"

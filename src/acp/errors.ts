@@ -1,4 +1,4 @@
-import { Data } from "effect"
+import * as Data from "effect/Data"
 import type { EngineError } from "../domain/errors.js"
 import type { McpError } from "../services/McpHub.js"
 

@@ -1,5 +1,5 @@
 import type { McpServer } from "@agentclientprotocol/sdk"
-import { Either } from "effect"
+import * as Either from "effect/Either"
 import type { McpServerConfig } from "../services/McpHub.js"
 
 const record = (pairs: ReadonlyArray<{ readonly name: string; readonly value: string }>) =>

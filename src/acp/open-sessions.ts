@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type { AcpMode } from "./modes.js"
 
 /** A session opened on this connection by `session/new` or `session/load`. */

@@ -7,7 +7,8 @@ import type {
   SessionNotification
 } from "@agentclientprotocol/sdk"
 import { methods } from "@agentclientprotocol/sdk"
-import { Data, Effect } from "effect"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
 
 /** A call to the client failed: it answered with an error, or the connection is gone. */
 export class ClientCallFailed extends Data.TaggedError("ClientCallFailed")<{

@@ -1,6 +1,7 @@
 import type { PermissionOption, RequestPermissionOutcome, ToolCallUpdate } from "@agentclientprotocol/sdk"
 import { methods } from "@agentclientprotocol/sdk"
-import { Effect, Schedule } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schedule from "effect/Schedule"
 import type { PermissionAnswer } from "../domain/host.js"
 import type { AgentHostShape } from "../host/AgentHost.js"
 import type { PendingAsksShape } from "../host/pending-asks.js"

@@ -1,5 +1,5 @@
 import type { ContentBlock } from "@agentclientprotocol/sdk"
-import { Either } from "effect"
+import * as Either from "effect/Either"
 
 /**
  * A prompt's content blocks as the one text the host takes: text as it is, a resource link

@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { type HostConfig, hostLayer } from "../app/host.js"
 import * as Agent from "./agent.js"
 import { clientFilesLayer } from "./client-files.js"

@@ -1,6 +1,7 @@
 import type { Stream as AcpStream } from "@agentclientprotocol/sdk"
 import { ndJsonStream } from "@agentclientprotocol/sdk"
-import { Effect, Logger } from "effect"
+import * as Effect from "effect/Effect"
+import * as Logger from "effect/Logger"
 import { Console } from "node:console"
 import { Writable } from "node:stream"
 

@@ -1,4 +1,4 @@
-import { Layer } from "effect"
+import * as Layer from "effect/Layer"
 import * as SessionEngine from "../core/SessionEngine.js"
 import * as PolicyApprovals from "../layers/approvals/policy.js"
 import { IdsLive } from "../layers/ids.js"

@@ -1,4 +1,4 @@
-import { Layer } from "effect"
+import * as Layer from "effect/Layer"
 import * as SessionEngine from "../core/SessionEngine.js"
 import * as AgentHost from "../host/AgentHost.js"
 import * as Fanout from "../host/fanout.js"

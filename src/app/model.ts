@@ -1,4 +1,5 @@
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { readFile } from "node:fs/promises"
 import { parseModelSpec } from "../layers/model/model-spec.js"
 import * as Scripted from "../layers/model/scripted.js"

@@ -1,4 +1,5 @@
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { rememberTool } from "../layers/memory/remember-tool.js"
 import * as SkillFolders from "../layers/skills/folders.js"
 import * as LazyMcp from "../layers/tools/mcp-lazy.js"

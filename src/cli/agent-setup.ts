@@ -1,4 +1,4 @@
-import { Option } from "effect"
+import * as Option from "effect/Option"
 import type { ModelSelection } from "../app/model.js"
 import { resolveConfigDir, resolveDataDir, type StoreKind } from "../app/locations.js"
 import { packageVersion } from "../app/package-root.js"

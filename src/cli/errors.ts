@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /** A user-facing failure: one line on stderr and a non-zero exit, never a stack trace. */
 export class CliError extends Schema.TaggedError<CliError>()("CliError", {

@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { createReadStream } from "node:fs"
 import { createInterface } from "node:readline"
 import { decodeEventJson } from "../domain/decode.js"

@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type { Segment } from "./render.js"
 
 const closed = new WeakSet<NodeJS.WriteStream>()

@@ -1,5 +1,7 @@
 import { Options } from "@effect/cli"
-import { Effect, Layer, Option } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import type { AgentClient } from "../rpc/client.js"
 import { CliError } from "./errors.js"
 

@@ -1,4 +1,5 @@
-import { Effect, Option } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import type { AgentEvent } from "../domain/events.js"
 import type { PermissionMode } from "../domain/permissions.js"
 import type { ApprovalPolicy } from "../layers/approvals/policy.js"

@@ -1,4 +1,12 @@
-import { Clock, Context, Deferred, Effect, Layer, Mailbox, Option, Ref, Stream } from "effect"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Mailbox from "effect/Mailbox"
+import * as Option from "effect/Option"
+import * as Ref from "effect/Ref"
+import * as Stream from "effect/Stream"
 import {
   type EngineError,
   type EventStoreError,

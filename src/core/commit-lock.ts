@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 
 /**
  * Mutual exclusion for a session's commits, held uninterruptibly from acquiring to release

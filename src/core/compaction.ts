@@ -1,4 +1,6 @@
-import { Effect, Option, Stream } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
 import type { EventStoreError, ModelError } from "../domain/errors.js"
 import type { AgentEvent } from "../domain/events.js"
 import type { ConversationMessage, ModelInfo } from "../domain/model.js"

@@ -1,4 +1,6 @@
-import { Effect, Option, Stream } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
 
 /**
  * `Stream.runForEach` on a plain pull: the same elements, in order, with the stream's

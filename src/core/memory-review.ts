@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type { EngineError } from "../domain/errors.js"
 import { Ids } from "../services/Ids.js"
 import { type Memory, MemoryNotFound, MemoryStore, type MemoryStoreFailure } from "../services/MemoryStore.js"

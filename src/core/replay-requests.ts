@@ -1,4 +1,5 @@
-import { Data, Either } from "effect"
+import * as Data from "effect/Data"
+import * as Either from "effect/Either"
 import type { AgentEvent } from "../domain/events.js"
 import type { ConversationMessage } from "../domain/model.js"
 import type { ContextSourceText } from "../services/ContextBuilder.js"

@@ -1,4 +1,6 @@
-import { Clock, Effect, Option } from "effect"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import type { EventStoreError } from "../domain/errors.js"
 import type { AgentEvent } from "../domain/events.js"
 import type { PermissionMode } from "../domain/permissions.js"

@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { ModelErrorCode } from "./model.js"
 
 /** Why a stored or received event could not be read. */

@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { ModelErrorCode, ModelStopReason, Usage } from "./model.js"
 import { DecidedBy, PermissionDecision, PermissionMode, PermissionScope, RuleRef } from "./permissions.js"
 import { RiskClass, ToolResultData } from "./tools.js"

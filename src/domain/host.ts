@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { AgentEvent, MessageMode, QueuedMessage } from "./events.js"
 import { PermissionMode, PermissionScope } from "./permissions.js"
 import { RiskClass } from "./tools.js"

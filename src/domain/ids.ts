@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /** Ids are opaque strings with a readable prefix (`ses_`, `turn_`, `evt_`, `call_`). */
 export const SessionId = Schema.String.pipe(Schema.minLength(1))

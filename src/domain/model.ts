@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /** Why a model step stopped, in the domain's own words (providers map theirs onto these). */
 export const ModelStopReason = Schema.Literal(

@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /** What a tool call may do to the world; the PermissionEngine's defaults key on it. */
 export const RiskClass = Schema.Literal("read", "write", "execute", "network")

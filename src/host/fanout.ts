@@ -1,4 +1,9 @@
-import { Context, Deferred, Effect, Layer, Queue, type Scope } from "effect"
+import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Queue from "effect/Queue"
+import type * as Scope from "effect/Scope"
 import type { HostFrame } from "../domain/host.js"
 import { EventBus } from "../services/EventBus.js"
 

@@ -1,4 +1,7 @@
-import { Context, Deferred, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { type PendingPermission, PermissionNotPending } from "../domain/host.js"
 import { type ApprovalAnswer, Approvals } from "../services/Approvals.js"
 

@@ -1,4 +1,5 @@
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { Ids } from "../services/Ids.js"
 
 /** Time-ordered random ids: `ses_<ms base36><random>`, so listings sort by creation. */

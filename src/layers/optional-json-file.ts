@@ -1,4 +1,6 @@
-import { Data, Effect, Option } from "effect"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { readFile } from "node:fs/promises"
 
 /** Why a configuration file could not be used, in words, for a message that names the file. */

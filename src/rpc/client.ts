@@ -1,6 +1,8 @@
 import { FetchHttpClient, HttpClient, HttpClientError, HttpClientRequest } from "@effect/platform"
 import { RpcClient, RpcClientError, type RpcGroup, RpcSerialization } from "@effect/rpc"
-import { Context, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { AgentRpcs } from "./group.js"
 
 /** A typed client of the agent's API, for the CLI, the web page and other Effect apps. */

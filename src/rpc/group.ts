@@ -1,5 +1,5 @@
 import { Rpc, RpcGroup } from "@effect/rpc"
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { EventDecodeError, SequenceConflict, SessionNotFound, StoreFailure, TurnInProgress } from "../domain/errors.js"
 import { AgentEvent } from "../domain/events.js"
 import { McpError } from "../services/McpHub.js"

@@ -1,6 +1,7 @@
 import { Headers, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import type { HttpApp } from "@effect/platform"
-import { Effect, Option } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { timingSafeEqual } from "node:crypto"
 
 export interface GuardOptions {

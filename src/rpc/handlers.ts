@@ -1,4 +1,5 @@
-import { Effect, Option } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { approveMemory, deleteMemory, rejectMemory } from "../core/memory-review.js"
 import { SessionEngine } from "../core/SessionEngine.js"
 import { AgentHost } from "../host/AgentHost.js"

@@ -1,6 +1,7 @@
 import { HttpRouter, HttpServer } from "@effect/platform"
 import { RpcSerialization, RpcServer } from "@effect/rpc"
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { AgentRpcs } from "./group.js"
 import { guard } from "./guard.js"
 import { handlersLayer } from "./handlers.js"

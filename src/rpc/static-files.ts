@@ -1,5 +1,5 @@
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { readFile } from "node:fs/promises"
 import { extname, join, normalize, sep } from "node:path"
 

@@ -1,4 +1,5 @@
-import { Context, type Effect } from "effect"
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
 import type { PermissionScope } from "../domain/permissions.js"
 import type { RiskClass } from "../domain/tools.js"
 

@@ -1,4 +1,7 @@
-import { Context, type Effect, type Option, type Stream } from "effect"
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import type * as Option from "effect/Option"
+import type * as Stream from "effect/Stream"
 import type { EventStoreError } from "../domain/errors.js"
 import type { AgentEvent } from "../domain/events.js"
 

@@ -1,4 +1,6 @@
-import { Context, type Effect, Schema } from "effect"
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import type { ToolSource } from "./ToolRouter.js"
 
 /** Per-server limits, in milliseconds: how long a tool call may take, how long start-up may take. */

@@ -1,4 +1,5 @@
-import { Context, type Stream } from "effect"
+import * as Context from "effect/Context"
+import type * as Stream from "effect/Stream"
 import type { ModelError } from "../domain/errors.js"
 import type { ModelInfo, ModelRequest, ModelStreamEvent } from "../domain/model.js"
 

@@ -1,4 +1,6 @@
-import { Context, type Effect, Schema } from "effect"
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import type { DecidedBy, PermissionMode, PermissionScope, RuleRef } from "../domain/permissions.js"
 import type { PreparedCall } from "./ToolRouter.js"
 

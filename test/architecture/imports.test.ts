@@ -51,7 +51,13 @@ const confined: ReadonlyArray<readonly [RegExp, ReadonlyArray<string>]> = [
 describe("architecture", () => {
   it("the tree has files (the scan itself works)", () => {
     expect(filesUnder(join(src, "core")).length).toBeGreaterThan(0)
-    expect(importsOf(join(src, "core", "SessionEngine.ts"))).toContain("effect")
+    expect(importsOf(join(src, "core", "SessionEngine.ts"))).toContain("effect/Effect")
+  })
+
+  it("src imports effect module by module, never through the package's index", () => {
+    // The index re-exports every module as a namespace object; through it the CLI bundle kept
+    // all of effect and thousands of export getters (twice the start-up chunk, docs/performance.md).
+    expect(violations(".", (t) => t !== "effect")).toEqual([])
   })
 
   it("src/core imports only src/domain, src/services, src/core and effect", () => {

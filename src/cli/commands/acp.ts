@@ -1,5 +1,5 @@
 import { Command } from "@effect/cli"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { agentSetup } from "../agent-setup.js"
 import * as shared from "../options.js"
 

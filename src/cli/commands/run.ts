@@ -1,5 +1,7 @@
 import { Args, Command, Options } from "@effect/cli"
-import { Effect, Option, Stream } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
 import { agentLayer } from "../../app/agent.js"
 import { withAttachments } from "../../core/attachments.js"
 import { SessionEngine } from "../../core/SessionEngine.js"

@@ -1,4 +1,5 @@
-import { Effect, Stream } from "effect"
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
 import { AgentClient } from "../../rpc/client.js"
 import { missing, type Source } from "./sessions.js"
 

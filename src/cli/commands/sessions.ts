@@ -1,5 +1,7 @@
 import { Args, Command } from "@effect/cli"
-import { Effect, Option, Stream } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
 import { resolveDataDir, type StoreKind } from "../../app/locations.js"
 import { storeLayer } from "../../app/store.js"
 import type { AgentEvent } from "../../domain/events.js"

@@ -1,5 +1,6 @@
 import { Command, Options } from "@effect/cli"
-import { Effect, Option } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { join, resolve } from "node:path"
 import { resolveConfigDir } from "../../app/locations.js"
 import * as SkillFolders from "../../layers/skills/folders.js"

@@ -1,4 +1,5 @@
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { createInterface } from "node:readline"
 import { type ApprovalAnswer, type ApprovalRequest, Approvals } from "../../services/Approvals.js"
 

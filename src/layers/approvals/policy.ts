@@ -1,4 +1,6 @@
-import { Effect, Layer, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
 import type { RiskClass } from "../../domain/tools.js"
 import { type ApprovalAnswer, Approvals } from "../../services/Approvals.js"
 

@@ -1,4 +1,7 @@
-import { Deferred, Effect, Layer, Queue } from "effect"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Queue from "effect/Queue"
 import { type ApprovalAnswer, type ApprovalRequest, Approvals } from "../../services/Approvals.js"
 
 /**

@@ -1,4 +1,6 @@
-import { Effect, Layer, Option } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import { ContextBuilder, type ContextSourceText } from "../../services/ContextBuilder.js"
 import { McpHub } from "../../services/McpHub.js"
 import { MemoryStore } from "../../services/MemoryStore.js"

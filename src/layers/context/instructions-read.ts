@@ -1,4 +1,5 @@
-import { Data, Effect } from "effect"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
 import type { FileHandle } from "node:fs/promises"
 import * as fs from "node:fs/promises"
 import { describeFsError, errnoCode } from "../tools/fs-errors.js"

@@ -1,4 +1,5 @@
-import { Effect, Option } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { formatBytes } from "../tools/format-bytes.js"

@@ -1,4 +1,5 @@
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { ContextBuilder } from "../../services/ContextBuilder.js"
 import { defaultSystemPrompt } from "./system-prompt.js"
 

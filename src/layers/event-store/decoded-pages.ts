@@ -1,4 +1,7 @@
-import { Chunk, Effect, Option, Stream } from "effect"
+import * as Chunk from "effect/Chunk"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
 import { EventDecodeError } from "../../domain/errors.js"
 import type { AgentEvent } from "../../domain/events.js"
 

@@ -1,4 +1,7 @@
-import { Effect, Layer, Option, Stream } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
 import type { AgentEvent } from "../../domain/events.js"
 import { EventStore, type EventStoreShape, type SessionSummary } from "../../services/EventStore.js"
 import { checkSequence, headerOf } from "./sequence.js"

@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { SequenceConflict } from "../../domain/errors.js"
 import type { AgentEvent } from "../../domain/events.js"
 import type { SessionSummary } from "../../services/EventStore.js"

@@ -1,5 +1,5 @@
 import { Migrator, SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 
 /**
  * The event store schema. Keys must match /^\d+_.+$/: the migrator silently skips others.

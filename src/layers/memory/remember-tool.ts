@@ -1,4 +1,5 @@
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import type { Tool } from "../../services/ToolRouter.js"
 import { makeTool } from "../tools/make-tool.js"
 

@@ -1,4 +1,6 @@
-import { Effect, Option, type Redacted } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import type * as Redacted from "effect/Redacted"
 import { type ModelConfigError, optionalUrl, requiredSecret } from "./model-config.js"
 import { DEFAULT_ANTHROPIC_MODEL } from "./model-spec.js"
 import type { RetryPolicy } from "./retry.js"

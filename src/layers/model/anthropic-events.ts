@@ -1,5 +1,5 @@
 import type { RawMessageStreamEvent, StopReason } from "@anthropic-ai/sdk/resources/messages"
-import { Either } from "effect"
+import * as Either from "effect/Either"
 import type { ModelStopReason, ModelStreamEvent, Usage } from "../../domain/model.js"
 import { invalidResponse, type ProviderLabel, truncatedStream } from "./provider-errors.js"
 import type { AttemptFailure } from "./retry.js"

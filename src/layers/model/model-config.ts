@@ -1,4 +1,8 @@
-import { Config, Effect, Option, Redacted, Schema } from "effect"
+import * as Config from "effect/Config"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
 
 /** A model adapter cannot start: a variable is missing or malformed. Raised before any request. */
 export class ModelConfigError extends Schema.TaggedError<ModelConfigError>()("ModelConfigError", {

@@ -1,4 +1,5 @@
-import { Either, Schema } from "effect"
+import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
 
 /**
  * What `--model` selected. Parsing is all this module does, so the CLI can load it without

@@ -1,4 +1,6 @@
-import { Effect, Option, Redacted } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 import { type ModelConfigError, optionalPositiveInt, optionalUrl, optionalVariable } from "./model-config.js"
 import type { RetryPolicy } from "./retry.js"
 

@@ -1,4 +1,6 @@
-import { Effect, Either, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
 import type { ModelStopReason, ModelStreamEvent, Usage } from "../../domain/model.js"
 import { classifyProblem, invalidResponse, type ProviderLabel, truncatedStream } from "./provider-errors.js"
 import type { AttemptFailure } from "./retry.js"

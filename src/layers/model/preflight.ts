@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { ModelError } from "../../domain/errors.js"
 import type { ModelInfo, ModelRequest } from "../../domain/model.js"
 import { estimatePromptTokens } from "../../domain/tokens.js"

@@ -1,4 +1,4 @@
-import { Duration } from "effect"
+import * as Duration from "effect/Duration"
 import { ModelError } from "../../domain/errors.js"
 import type { ModelErrorCode } from "../../domain/model.js"
 import { AttemptFailure } from "./retry.js"

@@ -1,4 +1,7 @@
-import { Clock, Effect, Layer, Ref } from "effect"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Ref from "effect/Ref"
 import { statSync } from "node:fs"
 import { join } from "node:path"
 import type { PermissionRule, RuleRef } from "../../domain/permissions.js"

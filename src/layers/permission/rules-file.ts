@@ -1,4 +1,7 @@
-import { Effect, Option, ParseResult, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
 import { type PermissionRule, PermissionsFile } from "../../domain/permissions.js"
 import { readOptionalJson } from "../optional-json-file.js"
 

@@ -1,4 +1,6 @@
-import { Effect, Either, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { type Skill, SkillNotFound, type SkillProblem, Skills, type SkillsShape } from "../../services/Skills.js"

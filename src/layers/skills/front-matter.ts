@@ -1,4 +1,4 @@
-import { Either } from "effect"
+import * as Either from "effect/Either"
 
 /**
  * A value of the front matter: text, `null` for an empty value, or `nested` for a list or

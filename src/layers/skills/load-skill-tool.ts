@@ -1,4 +1,5 @@
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import * as path from "node:path"
 import type { Skill, SkillsShape } from "../../services/Skills.js"
 import { type Tool, ToolInputError, type ToolSource } from "../../services/ToolRouter.js"

@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type { ToolContext } from "../../services/ToolRouter.js"
 import { probeDisk } from "./disk-probe.js"
 import type { WorkspacePath } from "./workspace-paths.js"

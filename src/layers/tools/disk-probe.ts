@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
 import { errnoCode } from "./fs-errors.js"
 import { looksBinaryBytes, SNIFF_BYTES } from "./text-sniff.js"

@@ -1,4 +1,5 @@
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import * as fs from "node:fs/promises"
 import type { ToolResult } from "../../domain/tools.js"
 import { ToolInputError } from "../../services/ToolRouter.js"

@@ -1,4 +1,8 @@
-import { Effect, Either, JSONSchema, ParseResult, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as JSONSchema from "effect/JSONSchema"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
 import { type PreparedCall, type Tool, type ToolContext, ToolInputError } from "../../services/ToolRouter.js"
 
 export interface ToolSpec<A, I> {

@@ -8,7 +8,11 @@ import {
   type Tool as ServerTool,
   ToolListChangedNotificationSchema
 } from "@modelcontextprotocol/sdk/types.js"
-import { Data, Duration, Effect, FiberSet, Scope } from "effect"
+import * as Data from "effect/Data"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as FiberSet from "effect/FiberSet"
+import * as Scope from "effect/Scope"
 import { existsSync } from "node:fs"
 import { resolve } from "node:path"
 import {

@@ -1,4 +1,6 @@
-import { Effect, Layer, Scope } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Scope from "effect/Scope"
 import { existsSync } from "node:fs"
 import { McpError, McpHub, type McpHubShape, type McpServerConfig } from "../../services/McpHub.js"
 import type { McpHubOptions } from "./mcp.js"

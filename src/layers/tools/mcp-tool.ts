@@ -1,5 +1,5 @@
 import type { Tool as ServerTool } from "@modelcontextprotocol/sdk/types.js"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type { ToolResult } from "../../domain/tools.js"
 import { type Tool, ToolInputError } from "../../services/ToolRouter.js"
 

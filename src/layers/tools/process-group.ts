@@ -1,4 +1,7 @@
-import { Clock, Deferred, Duration, Effect } from "effect"
+import * as Clock from "effect/Clock"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
 import type { ChildProcess } from "node:child_process"
 import { existsSync } from "node:fs"
 import * as fs from "node:fs/promises"

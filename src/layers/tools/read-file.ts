@@ -1,4 +1,5 @@
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import { createReadStream } from "node:fs"
 import { createInterface } from "node:readline"
 import type { ToolResult } from "../../domain/tools.js"

@@ -1,4 +1,5 @@
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import type { ToolDefinition } from "../../domain/model.js"
 import { type Tool, ToolCallRejected, ToolRouter, type ToolRouterShape, type ToolScope, type ToolSource } from "../../services/ToolRouter.js"
 

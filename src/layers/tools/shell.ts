@@ -1,4 +1,6 @@
-import { Duration, Effect, Schema } from "effect"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import type { ToolResult } from "../../domain/tools.js"
 import { HeadTailBuffer } from "./head-tail-buffer.js"
 import { makeTool } from "./make-tool.js"

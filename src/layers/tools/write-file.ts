@@ -1,4 +1,5 @@
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import type { ToolResult } from "../../domain/tools.js"
 import type { ToolContext } from "../../services/ToolRouter.js"
 import { currentContent } from "./current-content.js"
