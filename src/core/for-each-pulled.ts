@@ -1,19 +1,23 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
+import { DirectPull, type DirectlyPullable } from "../services/direct-pull.js"
+
+const isDirectlyPullable = <A, E, R>(stream: Stream.Stream<A, E, R>): stream is DirectlyPullable<A, E, R> => DirectPull in stream
 
 /**
  * `Stream.runForEach` on a plain pull: the same elements, in order, with the stream's
  * resources released when this ends or is interrupted. On effect 3 a `runForEach` run costs
  * about twice the effect operations of pulling (hundreds per run), which counts on the
- * per-step path (docs/performance.md).
+ * per-step path (docs/performance.md). A stream that carries its own pull (`DirectPull`,
+ * as model answers do) is read through that, without effect's stream machinery at all.
  */
 export const forEachPulled = <A, E, R, E2, R2>(
   stream: Stream.Stream<A, E, R>,
   f: (element: A) => Effect.Effect<unknown, E2, R2>
 ): Effect.Effect<void, E | E2, R | R2> =>
   Effect.scoped(
-    Effect.flatMap(Stream.toPull(stream), (pull) =>
+    Effect.flatMap(isDirectlyPullable(stream) ? stream[DirectPull] : Stream.toPull(stream), (pull) =>
       Effect.gen(function* () {
         for (;;) {
           const chunk = yield* Effect.catchAll(pull, Option.match({ onNone: () => Effect.succeed(undefined), onSome: Effect.fail }))

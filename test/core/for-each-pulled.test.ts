@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Deferred, Effect, Exit, Fiber, Stream } from "effect"
+import { Chunk, Deferred, Effect, Exit, Fiber, Option, Stream } from "effect"
 import { forEachPulled } from "../../src/core/for-each-pulled.js"
+import { DirectPull } from "../../src/services/direct-pull.js"
 
 describe("forEachPulled", () => {
   it.effect("runs the function on every element in order, across chunks", () =>
@@ -35,6 +36,26 @@ describe("forEachPulled", () => {
       yield* Deferred.await(started)
       expect(open).toBe(1)
       yield* Fiber.interrupt(fiber)
+      expect(open).toBe(0)
+    }))
+
+  it.effect("reads a stream that carries its pull through that pull, releasing what it opened", () =>
+    Effect.gen(function* () {
+      let open = 0
+      const carried = Effect.acquireRelease(Effect.sync(() => open++), () => Effect.sync(() => open--)).pipe(
+        Effect.map(() => {
+          const left = [7, 8]
+          return Effect.suspend(() => {
+            const next = left.shift()
+            return next === undefined ? Effect.fail(Option.none()) : Effect.succeed(Chunk.of(next))
+          })
+        })
+      )
+      // The stream itself would give 1, 2: seeing 7, 8 shows the carried pull was read.
+      const stream = Object.assign(Stream.make(1, 2), { [DirectPull]: carried })
+      const seen: Array<number> = []
+      yield* forEachPulled(stream, (n) => Effect.sync(() => seen.push(n)))
+      expect(seen).toEqual([7, 8])
       expect(open).toBe(0)
     }))
 })

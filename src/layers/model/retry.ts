@@ -10,6 +10,7 @@ import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { ModelError } from "../../domain/errors.js"
 import type { ModelStreamEvent } from "../../domain/model.js"
+import { DirectPull, type DirectlyPullable, type PullIn } from "../../services/direct-pull.js"
 
 /** How often, and how patiently, an adapter retries a failed request. */
 export interface RetryPolicy {
@@ -82,49 +83,61 @@ export interface ModelAnswer<R> {
  * Batches are read in a plain pull rather than through stream operators, and the attempts'
  * resources live in a scope the stream closes when it ends, fails or is interrupted (instead
  * of `Stream.unwrapScoped`): every stream stage costs hundreds of effect operations per
- * request on effect 3, and this runs once per model step (docs/performance.md).
+ * request on effect 3, and this runs once per model step (docs/performance.md). For the same
+ * reason the stream carries its pull (`DirectPull`), which the engine reads directly.
  */
-export const modelAnswer = <R>(answer: ModelAnswer<R>): Stream.Stream<ModelStreamEvent, ModelError, Exclude<R, Scope.Scope>> =>
-  Stream.suspend(() => {
-    let resources: Scope.CloseableScope | undefined
-    let pull: AttemptPull | undefined
-    let done = false
-    let attempts = 0
-    const emit = (batch: AttemptBatch) => {
-      done = batch.done
-      return Chunk.unsafeFromArray(batch.events)
-    }
-    const attempt = (outer: Scope.Scope) =>
-      Effect.gen(function* () {
-        attempts++
-        const scope = yield* Scope.fork(outer, ExecutionStrategy.sequential)
-        return yield* Effect.gen(function* () {
-          const opened = yield* Scope.extend(answer.open, scope)
-          for (;;) {
-            const first = yield* opened
-            if (first.events.length > 0 || first.done) return { opened, first }
-          }
-        }).pipe(Effect.onError((cause) => Scope.close(scope, Exit.failCause(cause))))
-      })
-    const start = Effect.gen(function* () {
-      yield* answer.preflight
-      resources = yield* Scope.make()
-      const { opened, first } = yield* attempt(resources).pipe(
-        Effect.retry(retrySchedule(answer.policy)),
-        Effect.mapError((failure) => (attempts > 1 ? withAttempts(failure.error, attempts) : failure.error))
-      )
-      pull = opened
-      return emit(first)
-    })
-    const read = Effect.suspend(() => {
-      if (pull === undefined) return Effect.mapError(start, Option.some)
-      if (done) return Effect.fail(Option.none())
-      return Effect.mapBoth(pull, { onFailure: (failure) => Option.some(failure.error), onSuccess: emit })
-    })
-    return Stream.repeatEffectChunkOption(read).pipe(
-      Stream.ensuring(Effect.suspend(() => (resources === undefined ? Effect.void : Scope.close(resources, Exit.void))))
-    )
+export const modelAnswer = <R>(answer: ModelAnswer<R>): DirectlyPullable<ModelStreamEvent, ModelError, Exclude<R, Scope.Scope>> => {
+  const stream = Stream.suspend(() => {
+    const run = answerRun(answer)
+    return Stream.repeatEffectChunkOption(run.read).pipe(Stream.ensuring(run.close))
   })
+  const pull: PullIn<ModelStreamEvent, ModelError, Exclude<R, Scope.Scope>> = Effect.map(
+    Effect.acquireRelease(Effect.sync(() => answerRun(answer)), (run) => run.close),
+    (run) => run.read
+  )
+  return Object.assign(stream, { [DirectPull]: pull })
+}
+
+/** One run of an answer: its read (a pull) and what closes the attempts' resources. */
+const answerRun = <R>(answer: ModelAnswer<R>) => {
+  let resources: Scope.CloseableScope | undefined
+  let pull: AttemptPull | undefined
+  let done = false
+  let attempts = 0
+  const emit = (batch: AttemptBatch) => {
+    done = batch.done
+    return Chunk.unsafeFromArray(batch.events)
+  }
+  const attempt = (outer: Scope.Scope) =>
+    Effect.gen(function* () {
+      attempts++
+      const scope = yield* Scope.fork(outer, ExecutionStrategy.sequential)
+      return yield* Effect.gen(function* () {
+        const opened = yield* Scope.extend(answer.open, scope)
+        for (;;) {
+          const first = yield* opened
+          if (first.events.length > 0 || first.done) return { opened, first }
+        }
+      }).pipe(Effect.onError((cause) => Scope.close(scope, Exit.failCause(cause))))
+    })
+  const start = Effect.gen(function* () {
+    yield* answer.preflight
+    resources = yield* Scope.make()
+    const { opened, first } = yield* attempt(resources).pipe(
+      Effect.retry(retrySchedule(answer.policy)),
+      Effect.mapError((failure) => (attempts > 1 ? withAttempts(failure.error, attempts) : failure.error))
+    )
+    pull = opened
+    return emit(first)
+  })
+  const read = Effect.suspend(() => {
+    if (pull === undefined) return Effect.mapError(start, Option.some)
+    if (done) return Effect.fail(Option.none())
+    return Effect.mapBoth(pull, { onFailure: (failure) => Option.some(failure.error), onSuccess: emit })
+  })
+  const close = Effect.suspend(() => (resources === undefined ? Effect.void : Scope.close(resources, Exit.void)))
+  return { read, close }
+}
 
 const withAttempts = (error: ModelError, attempts: number): ModelError =>
   new ModelError({

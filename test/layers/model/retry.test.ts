@@ -1,9 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Deferred, Duration, Effect, Fiber, Stream, TestClock } from "effect"
+import { Cause, Deferred, Duration, Effect, Exit, Fiber, Option, Stream, TestClock } from "effect"
+import { forEachPulled } from "../../../src/core/for-each-pulled.js"
 import { ModelError } from "../../../src/domain/errors.js"
 import type { ModelStreamEvent } from "../../../src/domain/model.js"
 import { type AttemptBatch, AttemptFailure, type AttemptPull, modelAnswer } from "../../../src/layers/model/retry.js"
-import { run } from "./helpers.js"
+import type { Outcome } from "./helpers.js"
 
 const failure = (retryable: boolean, retryAfter?: Duration.Duration) =>
   new AttemptFailure({
@@ -48,7 +49,28 @@ const flaky = (failures: ReadonlyArray<AttemptFailure>, before: ReadonlyArray<Mo
 
 const policy = { maxAttempts: 4, baseDelay: "1 second", maxDelay: "30 seconds" } as const
 
-describe("modelAnswer", () => {
+type ForEach = (
+  stream: Stream.Stream<ModelStreamEvent, ModelError>,
+  f: (event: ModelStreamEvent) => Effect.Effect<void, "stop">
+) => Effect.Effect<void, ModelError | "stop">
+
+/** Any consumer reads the answer through effect's stream machinery; the engine reads the pull it carries. */
+const readers: ReadonlyArray<{ readonly name: string; readonly forEach: ForEach }> = [
+  { name: "read as a stream", forEach: (stream, f) => Stream.runForEach(stream, f) },
+  { name: "read through the pull it carries, as the engine does", forEach: (stream, f) => forEachPulled(stream, f) }
+]
+
+describe.each(readers)("modelAnswer, $name", ({ forEach }) => {
+  /** Reads a whole answer, keeping what it emitted before a failure. */
+  const run = (stream: Stream.Stream<ModelStreamEvent, ModelError>): Effect.Effect<Outcome> =>
+    Effect.gen(function* () {
+      const events: Array<ModelStreamEvent> = []
+      const exit = yield* Effect.exit(forEach(stream, (event) => Effect.sync(() => void events.push(event))))
+      const failure = Exit.isFailure(exit) ? Option.getOrUndefined(Cause.failureOption(exit.cause)) : undefined
+      if (Exit.isFailure(exit) && (failure === undefined || failure === "stop")) return yield* Effect.die(Cause.squash(exit.cause))
+      return { events, error: failure === "stop" ? undefined : failure }
+    })
+
   it.effect("retries with growing delays, and succeeds within the budget", () =>
     Effect.gen(function* () {
       const attempt = flaky([failure(true), failure(true), failure(true)])
@@ -146,9 +168,8 @@ describe("modelAnswer", () => {
           ++reads === 1 ? Effect.succeed({ events: [{ _tag: "TextDelta", text: "a" }], done: false }) : Effect.never
         )
       })
-      const fiber = yield* modelAnswer({ policy, preflight: Effect.void, open: attempt.open }).pipe(
-        Stream.runForEach(() => Deferred.succeed(gate, undefined)),
-        Effect.fork
+      const fiber = yield* Effect.fork(
+        forEach(modelAnswer({ policy, preflight: Effect.void, open: attempt.open }), () => Effect.asVoid(Deferred.succeed(gate, undefined)))
       )
       yield* Deferred.await(gate)
       expect(attempt.held()).toBe(1)
@@ -159,8 +180,12 @@ describe("modelAnswer", () => {
   it.effect("releases the attempt when the consumer stops early", () =>
     Effect.gen(function* () {
       const attempt = holding(() => Effect.succeed({ events: [{ _tag: "TextDelta", text: "more" }], done: false }))
-      const taken = yield* modelAnswer({ policy, preflight: Effect.void, open: attempt.open }).pipe(Stream.take(2), Stream.runCollect)
-      expect(taken.length).toBe(2)
+      let taken = 0
+      const stopped = yield* Effect.exit(
+        forEach(modelAnswer({ policy, preflight: Effect.void, open: attempt.open }), () => (++taken === 2 ? Effect.fail("stop") : Effect.void))
+      )
+      expect(stopped).toEqual(Exit.fail("stop"))
+      expect(taken).toBe(2)
       expect(attempt.held()).toBe(0)
     }))
 
