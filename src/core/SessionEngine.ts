@@ -7,6 +7,8 @@ import * as Mailbox from "effect/Mailbox"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Stream from "effect/Stream"
+import { DirectPull, type DirectlyPullable } from "../services/direct-pull.js"
+import { mailboxPull } from "./mailbox-pull.js"
 import {
   type EngineError,
   type EventStoreError,
@@ -255,86 +257,90 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
         return yield* infoOf(handle)
       })
 
-    const runTurn = (input: RunTurnInput): Stream.Stream<AgentEvent, EngineError> =>
-      Stream.unwrapScoped(
-        Effect.gen(function* () {
-          const handle = yield* open(input.sessionId)
-          const running: RunningTurn = { cancel: yield* Deferred.make<void>(), done: yield* Deferred.make<void>() }
-          const claimed = yield* Ref.modify(handle.running, (current) =>
-            Option.isSome(current) ? [false, current] : [true, Option.some(running)]
-          )
-          if (!claimed) return yield* new TurnInProgress({ sessionId: input.sessionId })
+    /** Starts a turn in the scope and gives its events' mailbox; closing the scope interrupts the turn. */
+    const startTurn = (input: RunTurnInput) =>
+      Effect.gen(function* () {
+        const handle = yield* open(input.sessionId)
+        const running: RunningTurn = { cancel: yield* Deferred.make<void>(), done: yield* Deferred.make<void>() }
+        const claimed = yield* Ref.modify(handle.running, (current) =>
+          Option.isSome(current) ? [false, current] : [true, Option.some(running)]
+        )
+        if (!claimed) return yield* new TurnInProgress({ sessionId: input.sessionId })
 
-          // A Mailbox costs about half the effect operations per event of a Queue of Takes.
-          const out = yield* Mailbox.make<AgentEvent, EngineError>()
-          const emit = (draft: Draft) => commit(handle, draft).pipe(Effect.tap((event) => out.offer(event)))
+        // A Mailbox costs about half the effect operations per event of a Queue of Takes.
+        const out = yield* Mailbox.make<AgentEvent, EngineError>()
+        const emit = (draft: Draft) => commit(handle, draft).pipe(Effect.tap((event) => out.offer(event)))
 
-          /** Closes the turn left open, if any: on external interruption or a store failure. */
-          const closeOpenTurn = (outcome: TurnOutcome) =>
-            Effect.suspend(() => {
-              const turnId = handle.state.openTurnId
-              if (turnId === undefined) return Effect.void
-              return emit({ type: "turn.completed", turnId, payload: outcome }).pipe(
-                Effect.asVoid,
-                Effect.catchAll((error) =>
-                  Effect.logWarning(`could not close turn ${turnId}; it is closed when the session is next used`, error)
-                )
+        /** Closes the turn left open, if any: on external interruption or a store failure. */
+        const closeOpenTurn = (outcome: TurnOutcome) =>
+          Effect.suspend(() => {
+            const turnId = handle.state.openTurnId
+            if (turnId === undefined) return Effect.void
+            return emit({ type: "turn.completed", turnId, payload: outcome }).pipe(
+              Effect.asVoid,
+              Effect.catchAll((error) =>
+                Effect.logWarning(`could not close turn ${turnId}; it is closed when the session is next used`, error)
               )
-            })
-
-          const program = Effect.gen(function* () {
-            const closed = yield* closeLeftOpen(handle, true)
-            if (Option.isSome(closed)) yield* out.offer(closed.value)
-            const turnId = yield* ids.make("turn")
-            const permissionMode = input.permissionMode ?? "default"
-            const started = yield* emit({ type: "turn.started", turnId, payload: { promptPreview: preview(input.content), permissionMode } })
-            yield* emit({ type: "user.message", turnId, payload: { content: input.content, mode: input.mode ?? "queue" } })
-            const workspaceRoot = handle.state.header?.cwd ?? "."
-            const outcome = yield* runTurnBody({
-              turnId,
-              state: handle.state,
-              gateway,
-              context,
-              compactionThreshold: options.compactionThreshold,
-              mcp,
-              maxSteps: input.maxSteps ?? options.maxSteps,
-              takeSteering: input.takeSteering ?? Effect.succeed([]),
-              tools: {
-                sessionId: input.sessionId,
-                turnId,
-                workspaceRoot,
-                mode: permissionMode,
-                router,
-                permissions,
-                approvals,
-                // A client that serves files per session (an editor over ACP) gets this session's view.
-                files: files.forSession?.(input.sessionId) ?? files,
-                memory,
-                newId: ids.make,
-                turnStart: started.sequence,
-                emit
-              },
-              emit
-            }).pipe(Effect.raceFirst(Deferred.await(running.cancel).pipe(Effect.as(cancelledOutcome))))
-            yield* emit({ type: "turn.completed", turnId, payload: outcome })
-          }).pipe(
-            Effect.onInterrupt(() => closeOpenTurn(cancelledOutcome)),
-            Effect.tapError(() =>
-              closeOpenTurn({ stopReason: "error", errorCode: "store_failure", message: "the event store failed" })
             )
-          )
+          })
 
-          yield* program.pipe(
-            Effect.matchCauseEffect({
-              onSuccess: () => out.end,
-              onFailure: (cause) => out.failCause(cause)
-            }),
-            Effect.ensuring(Ref.set(handle.running, Option.none()).pipe(Effect.zipRight(Deferred.succeed(running.done, undefined)))),
-            Effect.forkScoped
+        const program = Effect.gen(function* () {
+          const closed = yield* closeLeftOpen(handle, true)
+          if (Option.isSome(closed)) yield* out.offer(closed.value)
+          const turnId = yield* ids.make("turn")
+          const permissionMode = input.permissionMode ?? "default"
+          const started = yield* emit({ type: "turn.started", turnId, payload: { promptPreview: preview(input.content), permissionMode } })
+          yield* emit({ type: "user.message", turnId, payload: { content: input.content, mode: input.mode ?? "queue" } })
+          const workspaceRoot = handle.state.header?.cwd ?? "."
+          const outcome = yield* runTurnBody({
+            turnId,
+            state: handle.state,
+            gateway,
+            context,
+            compactionThreshold: options.compactionThreshold,
+            mcp,
+            maxSteps: input.maxSteps ?? options.maxSteps,
+            takeSteering: input.takeSteering ?? Effect.succeed([]),
+            tools: {
+              sessionId: input.sessionId,
+              turnId,
+              workspaceRoot,
+              mode: permissionMode,
+              router,
+              permissions,
+              approvals,
+              // A client that serves files per session (an editor over ACP) gets this session's view.
+              files: files.forSession?.(input.sessionId) ?? files,
+              memory,
+              newId: ids.make,
+              turnStart: started.sequence,
+              emit
+            },
+            emit
+          }).pipe(Effect.raceFirst(Deferred.await(running.cancel).pipe(Effect.as(cancelledOutcome))))
+          yield* emit({ type: "turn.completed", turnId, payload: outcome })
+        }).pipe(
+          Effect.onInterrupt(() => closeOpenTurn(cancelledOutcome)),
+          Effect.tapError(() =>
+            closeOpenTurn({ stopReason: "error", errorCode: "store_failure", message: "the event store failed" })
           )
-          return Mailbox.toStream(out)
-        })
-      )
+        )
+
+        yield* program.pipe(
+          Effect.matchCauseEffect({
+            onSuccess: () => out.end,
+            onFailure: (cause) => out.failCause(cause)
+          }),
+          Effect.ensuring(Ref.set(handle.running, Option.none()).pipe(Effect.zipRight(Deferred.succeed(running.done, undefined)))),
+          Effect.forkScoped
+        )
+        return out
+      })
+
+    const runTurn = (input: RunTurnInput): DirectlyPullable<AgentEvent, EngineError, never> =>
+      Object.assign(Stream.unwrapScoped(Effect.map(startTurn(input), Mailbox.toStream)), {
+        [DirectPull]: Effect.map(startTurn(input), mailboxPull)
+      })
 
     const cancelTurn = (sessionId: string): Effect.Effect<void> =>
       Effect.gen(function* () {

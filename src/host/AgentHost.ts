@@ -7,6 +7,7 @@ import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Stream from "effect/Stream"
 import { withAttachments } from "../core/attachments.js"
+import { forEachPulled } from "../core/for-each-pulled.js"
 import { SessionEngine } from "../core/SessionEngine.js"
 import { type EngineError, TurnInProgress } from "../domain/errors.js"
 import type { AgentEvent, MessageMode, QueuedMessage } from "../domain/events.js"
@@ -172,22 +173,20 @@ export const make = Effect.gen(function* () {
       let next: Option.Option<{ readonly content: string; readonly mode: MessageMode }> = Option.some(first)
       while (Option.isSome(next)) {
         const { content, mode } = next.value
-        const outcome = yield* engine
-          .runTurn({
-            sessionId,
-            content,
-            mode,
-            takeSteering: takeSteering(sessionId, actor),
-            ...(actor.permissionMode === undefined ? {} : { permissionMode: actor.permissionMode })
-          })
-          .pipe(
-            Stream.runForEach((event) =>
-              event.type === "user.message" && event.turnId !== undefined
-                ? Deferred.succeed(admitted, { _tag: "Started", turnId: event.turnId, sequence: event.sequence })
-                : Effect.void
-            ),
-            Effect.either
+        const turn = engine.runTurn({
+          sessionId,
+          content,
+          mode,
+          takeSteering: takeSteering(sessionId, actor),
+          ...(actor.permissionMode === undefined ? {} : { permissionMode: actor.permissionMode })
+        })
+        const outcome = yield* Effect.either(
+          forEachPulled(turn, (event) =>
+            event.type === "user.message" && event.turnId !== undefined
+              ? Deferred.succeed(admitted, { _tag: "Started", turnId: event.turnId, sequence: event.sequence })
+              : Effect.void
           )
+        )
         if (outcome._tag === "Left") {
           yield* Deferred.fail(admitted, outcome.left)
           yield* Effect.logError(`turn of ${sessionId} failed`, outcome.left)

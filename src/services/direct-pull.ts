@@ -13,8 +13,11 @@ import type * as Stream from "effect/Stream"
  */
 export const DirectPull: unique symbol = Symbol.for("custom-agent/DirectPull")
 
-/** A pull: a chunk of elements, `None` at the end, `Some(error)` on failure. Its resources live in the scope. */
-export type PullIn<A, E, R> = Effect.Effect<Effect.Effect<Chunk.Chunk<A>, Option.Option<E>, R>, never, Scope.Scope | R>
+/**
+ * Opens a pull: a chunk of elements, `None` at the end, `Some(error)` on failure. What it opens
+ * lives in the scope; opening may fail with the stream's error.
+ */
+export type PullIn<A, E, R> = Effect.Effect<Effect.Effect<Chunk.Chunk<A>, Option.Option<E>, R>, E, Scope.Scope | R>
 
 /** A stream with its pull attached: both give the same elements, errors and resource lifetime. */
 export type DirectlyPullable<A, E, R> = Stream.Stream<A, E, R> & { readonly [DirectPull]: PullIn<A, E, R> }

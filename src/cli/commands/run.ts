@@ -4,6 +4,7 @@ import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import { agentLayer } from "../../app/agent.js"
 import { withAttachments } from "../../core/attachments.js"
+import { forEachPulled } from "../../core/for-each-pulled.js"
 import { SessionEngine } from "../../core/SessionEngine.js"
 import * as InteractiveApprovals from "../../layers/approvals/interactive.js"
 import * as PolicyApprovals from "../../layers/approvals/policy.js"
@@ -66,14 +67,13 @@ const runEmbedded = (args: RunArgs) =>
       if (args.json) yield* store.replay(sessionId).pipe(Stream.runForEach(printer.show))
     }
     const content = yield* withAttachments(yield* Effect.serviceOption(McpHub), sessionId, args.prompt, args.attach)
-    yield* engine
-      .runTurn({
-        sessionId,
-        content,
-        permissionMode: args.mode,
-        ...(Option.isSome(args.maxSteps) ? { maxSteps: args.maxSteps.value } : {})
-      })
-      .pipe(Stream.runForEach(printer.show))
+    const turn = engine.runTurn({
+      sessionId,
+      content,
+      permissionMode: args.mode,
+      ...(Option.isSome(args.maxSteps) ? { maxSteps: args.maxSteps.value } : {})
+    })
+    yield* forEachPulled(turn, printer.show)
     yield* printer.finish(sessionId)
   })
 
