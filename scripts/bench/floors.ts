@@ -1,5 +1,5 @@
 import AnthropicSdk from "@anthropic-ai/sdk"
-import { Effect, Layer, Redacted, Stream } from "effect"
+import { Effect, Exit, Layer, Redacted, Scope, Stream } from "effect"
 import * as fs from "node:fs"
 import * as http from "node:http"
 import * as os from "node:os"
@@ -173,8 +173,12 @@ const httpFloor = async (tempDir: string) => {
       for await (const _ of await client.messages.create(params)) events++
       if (events === 0) throw new Error("the SDK streamed no events")
     })
-    const gateway = await Effect.runPromise(Anthropic.make({ apiKey: Redacted.make("bench"), baseUrl: server.ready, model: "claude-sonnet-5-5", maxOutputTokens: 1024 }))
+    const scope = Effect.runSync(Scope.make())
+    const gateway = await Effect.runPromise(
+      Scope.extend(Anthropic.make({ apiKey: Redacted.make("bench"), baseUrl: server.ready, model: "claude-sonnet-5-5", maxOutputTokens: 1024 }), scope)
+    )
     await perRequest("ModelGateway (the adapter on the SDK)", () => Effect.runPromise(Stream.runDrain(gateway.stream(request))))
+    await Effect.runPromise(Scope.close(scope, Exit.void))
     const summary: unknown = await (await fetch(`${server.ready}/__requests`)).json()
     const times = serverTimes(summary)
     if (times.length > 0) console.log(`  (the replay server's own share: median ${ms(median(times))} per request, arrival to the answer's end)`)

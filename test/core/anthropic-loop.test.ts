@@ -25,7 +25,7 @@ describe("the agent loop against the real Anthropic SDK and a replay server", ()
     writeFileSync(join(cwd, "README.md"), "hello from the readme\n")
     return Effect.gen(function* () {
       const server = yield* Replay.start(fixture)
-      const model = Layer.effect(
+      const model = Layer.scoped(
         ModelGateway,
         Anthropic.make({ apiKey: Redacted.make("sk-ant-test"), baseUrl: server.url, model: "claude-sonnet-5-5", maxOutputTokens: 1024 })
       )

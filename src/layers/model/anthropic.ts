@@ -16,6 +16,7 @@ import { makeAnthropicAssembler } from "./anthropic-events.js"
 import { makeAnthropicBodyEncoder } from "./anthropic-request.js"
 import { anthropicProfile, type ModelProfile } from "./model-catalog.js"
 import type { ModelConfigError } from "./model-config.js"
+import { makeNodeHttpFetch } from "./node-http-fetch.js"
 import { checkContextWindow } from "./preflight.js"
 import { type AttemptBatch, type AttemptFailure, type AttemptPull, modelAnswer, resolveRetryPolicy } from "./retry.js"
 
@@ -43,10 +44,13 @@ const thinkingConfig = (profile: ModelProfile, budget: number | undefined, maxTo
  * The Anthropic Messages API behind the ModelGateway, on the official SDK with its own
  * retries off (`maxRetries: 0`), so attempts are counted once, by the adapter, which
  * retries only before anything was emitted. Each attempt owns an AbortController released
- * with its scope, so interrupting the stream aborts the HTTP request at once.
+ * with its scope, so interrupting the stream aborts the HTTP request at once. The SDK sends
+ * through `node:http` (`makeNodeHttpFetch`), whose keep-alive sockets close with the scope.
  */
-export const make = (config: AnthropicConfig): Effect.Effect<ModelGatewayShape> =>
-  Effect.sync(() => {
+export const make = (config: AnthropicConfig): Effect.Effect<ModelGatewayShape, never, Scope.Scope> =>
+  Effect.map(
+    Effect.acquireRelease(Effect.sync(makeNodeHttpFetch), (transport) => Effect.sync(transport.close)),
+    (transport) => {
     const profile = anthropicProfile(config.model)
     const maxTokens = config.maxOutputTokens ?? Math.min(DEFAULT_MAX_OUTPUT_TOKENS, profile.maxOutputTokens)
     const thinking = thinkingConfig(profile, config.thinkingBudget, maxTokens)
@@ -64,7 +68,8 @@ export const make = (config: AnthropicConfig): Effect.Effect<ModelGatewayShape> 
       baseURL: config.baseUrl,
       maxRetries: 0,
       logLevel: "off",
-      openTelemetry: false
+      openTelemetry: false,
+      fetch: transport.fetch
     })
 
     const encodeBody = makeAnthropicBodyEncoder()
@@ -132,8 +137,8 @@ export const make = (config: AnthropicConfig): Effect.Effect<ModelGatewayShape> 
     return { info, stream }
   })
 
-export const layer = (config: AnthropicConfig): Layer.Layer<ModelGateway> => Layer.effect(ModelGateway, make(config))
+export const layer = (config: AnthropicConfig): Layer.Layer<ModelGateway> => Layer.scoped(ModelGateway, make(config))
 
 /** Reads the environment (see `configFromEnv`) and builds the gateway; fails before any request if the key is missing. */
 export const layerFromEnv = (options: AnthropicOptions = {}): Layer.Layer<ModelGateway, ModelConfigError> =>
-  Layer.effect(ModelGateway, Effect.flatMap(configFromEnv(options), make))
+  Layer.scoped(ModelGateway, Effect.flatMap(configFromEnv(options), make))

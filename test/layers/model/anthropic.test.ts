@@ -296,7 +296,7 @@ describe("Anthropic configuration", () => {
       expect(error).toMatchObject({ _tag: "ModelConfigError", variable: "ANTHROPIC_API_KEY" })
     }))
 
-  it.effect("declares the model's window and capabilities", () =>
+  it.scoped("declares the model's window and capabilities", () =>
     Effect.gen(function* () {
       const model = yield* gateway("http://127.0.0.1:9")
       expect(model.info).toEqual({
