@@ -5,7 +5,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
-import type * as Scope from "effect/Scope"
+import * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
 import type { ModelError } from "../../domain/errors.js"
 import type { ModelInfo, ModelRequest, ModelStreamEvent } from "../../domain/model.js"
@@ -83,9 +83,14 @@ export const make = (config: AnthropicConfig): Effect.Effect<ModelGatewayShape, 
     const open = (body: string): Effect.Effect<AttemptPull, AttemptFailure, Scope.Scope> =>
       Effect.gen(function* () {
         let finished = false
-        const controller = yield* Effect.acquireRelease(
-          Effect.sync(() => new AbortController()),
-          (controller) => (finished ? Effect.void : Effect.sync(() => controller.abort()))
+        const controller = new AbortController()
+        // A plain scope finalizer: acquireRelease (Effect.addFinalizer) would diff and patch
+        // the fiber's refs, the whole context among them, on every model request.
+        yield* Scope.addFinalizer(
+          yield* Effect.scope,
+          Effect.sync(() => {
+            if (!finished) controller.abort()
+          })
         )
         // The SDK's post with the body already encoded (it sends a string with a content-type
         // as it is); messages.create would convert and encode the whole history again.

@@ -91,10 +91,11 @@ export const modelAnswer = <R>(answer: ModelAnswer<R>): DirectlyPullable<ModelSt
     const run = answerRun(answer)
     return Stream.repeatEffectChunkOption(run.read).pipe(Stream.ensuring(run.close))
   })
-  const pull: PullIn<ModelStreamEvent, ModelError, Exclude<R, Scope.Scope>> = Effect.map(
-    Effect.acquireRelease(Effect.sync(() => answerRun(answer)), (run) => run.close),
-    (run) => run.read
-  )
+  // A plain scope finalizer, not acquireRelease, which diffs and patches the fiber's refs on release.
+  const pull: PullIn<ModelStreamEvent, ModelError, Exclude<R, Scope.Scope>> = Effect.flatMap(Effect.scope, (scope) => {
+    const run = answerRun(answer)
+    return Effect.as(Scope.addFinalizer(scope, run.close), run.read)
+  })
   return Object.assign(stream, { [DirectPull]: pull })
 }
 
