@@ -6,6 +6,7 @@ import * as Layer from "effect/Layer"
 import * as Mailbox from "effect/Mailbox"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
+import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { DirectPull, type DirectlyPullable } from "../services/direct-pull.js"
 import { mailboxPull } from "./mailbox-pull.js"
@@ -339,7 +340,7 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
 
     const runTurn = (input: RunTurnInput): DirectlyPullable<AgentEvent, EngineError, never> =>
       Object.assign(Stream.unwrapScoped(Effect.map(startTurn(input), Mailbox.toStream)), {
-        [DirectPull]: Effect.map(startTurn(input), mailboxPull)
+        [DirectPull]: (scope: Scope.Scope) => Effect.map(Scope.extend(startTurn(input), scope), mailboxPull)
       })
 
     const cancelTurn = (sessionId: string): Effect.Effect<void> =>

@@ -1,5 +1,6 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { DirectPull, type DirectlyPullable } from "../services/direct-pull.js"
 
@@ -16,14 +17,17 @@ export const forEachPulled = <A, E, R, E2, R2>(
   stream: Stream.Stream<A, E, R>,
   f: (element: A) => Effect.Effect<unknown, E2, R2>
 ): Effect.Effect<void, E | E2, R | R2> =>
-  Effect.scoped(
-    Effect.flatMap(isDirectlyPullable(stream) ? stream[DirectPull] : Stream.toPull(stream), (pull) =>
-      Effect.gen(function* () {
-        for (;;) {
-          const chunk = yield* Effect.catchAll(pull, Option.match({ onNone: () => Effect.succeed(undefined), onSome: Effect.fail }))
-          if (chunk === undefined) return
-          for (const element of chunk) yield* f(element)
-        }
-      })
-    )
+  Effect.acquireUseRelease(
+    Scope.make(),
+    (scope) =>
+      Effect.flatMap(isDirectlyPullable(stream) ? stream[DirectPull](scope) : Scope.extend(Stream.toPull(stream), scope), (pull) =>
+        Effect.gen(function* () {
+          for (;;) {
+            const chunk = yield* Effect.catchAll(pull, Option.match({ onNone: () => Effect.succeed(undefined), onSome: Effect.fail }))
+            if (chunk === undefined) return
+            for (const element of chunk) yield* f(element)
+          }
+        })
+      ),
+    (scope, exit) => Scope.close(scope, exit)
   )

@@ -15,9 +15,10 @@ export const DirectPull: unique symbol = Symbol.for("custom-agent/DirectPull")
 
 /**
  * Opens a pull: a chunk of elements, `None` at the end, `Some(error)` on failure. What it opens
- * lives in the scope; opening may fail with the stream's error.
+ * lives in the given scope (passed, not provided: providing a service copies the fiber's
+ * context); opening may fail with the stream's error.
  */
-export type PullIn<A, E, R> = Effect.Effect<Effect.Effect<Chunk.Chunk<A>, Option.Option<E>, R>, E, Scope.Scope | R>
+export type PullIn<A, E, R> = (scope: Scope.Scope) => Effect.Effect<Effect.Effect<Chunk.Chunk<A>, Option.Option<E>, R>, E, R>
 
 /** A stream with its pull attached: both give the same elements, errors and resource lifetime. */
 export type DirectlyPullable<A, E, R> = Stream.Stream<A, E, R> & { readonly [DirectPull]: PullIn<A, E, R> }

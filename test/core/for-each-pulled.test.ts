@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Chunk, Deferred, Effect, Exit, Fiber, Option, Stream } from "effect"
+import { Chunk, Deferred, Effect, Exit, Fiber, Option, Scope, Stream } from "effect"
 import { forEachPulled } from "../../src/core/for-each-pulled.js"
 import { DirectPull } from "../../src/services/direct-pull.js"
 
@@ -42,15 +42,15 @@ describe("forEachPulled", () => {
   it.effect("reads a stream that carries its pull through that pull, releasing what it opened", () =>
     Effect.gen(function* () {
       let open = 0
-      const carried = Effect.acquireRelease(Effect.sync(() => open++), () => Effect.sync(() => open--)).pipe(
-        Effect.map(() => {
+      const carried = (scope: Scope.Scope) =>
+        Effect.sync(() => {
+          open++
           const left = [7, 8]
           return Effect.suspend(() => {
             const next = left.shift()
             return next === undefined ? Effect.fail(Option.none()) : Effect.succeed(Chunk.of(next))
           })
-        })
-      )
+        }).pipe(Effect.tap(() => Scope.addFinalizer(scope, Effect.sync(() => open--))))
       // The stream itself would give 1, 2: seeing 7, 8 shows the carried pull was read.
       const stream = Object.assign(Stream.make(1, 2), { [DirectPull]: carried })
       const seen: Array<number> = []

@@ -80,14 +80,14 @@ export const make = (config: AnthropicConfig): Effect.Effect<ModelGatewayShape, 
      * stream, not every SSE event. The request is aborted when its scope closes before the
      * answer was read to its end (interruption, a failure, a consumer that stopped early).
      */
-    const open = (body: string): Effect.Effect<AttemptPull, AttemptFailure, Scope.Scope> =>
+    const open = (body: string, scope: Scope.Scope): Effect.Effect<AttemptPull, AttemptFailure> =>
       Effect.gen(function* () {
         let finished = false
         const controller = new AbortController()
         // A plain scope finalizer: acquireRelease (Effect.addFinalizer) would diff and patch
         // the fiber's refs, the whole context among them, on every model request.
         yield* Scope.addFinalizer(
-          yield* Effect.scope,
+          scope,
           Effect.sync(() => {
             if (!finished) controller.abort()
           })
@@ -127,16 +127,18 @@ export const make = (config: AnthropicConfig): Effect.Effect<ModelGatewayShape, 
       modelAnswer({
         policy,
         preflight: checkContextWindow({ request, info, reservedOutputTokens: maxTokens, charsPerToken: profile.charsPerToken }),
-        open: Effect.suspend(() =>
-          open(
-            encodeBody(request, {
-              model: config.model,
-              maxTokens,
-              promptCaching: config.promptCaching ?? true,
-              ...(thinking === undefined ? {} : { thinking })
-            })
+        open: (scope) =>
+          Effect.suspend(() =>
+            open(
+              encodeBody(request, {
+                model: config.model,
+                maxTokens,
+                promptCaching: config.promptCaching ?? true,
+                ...(thinking === undefined ? {} : { thinking })
+              }),
+              scope
+            )
           )
-        )
       })
 
     return { info, stream }

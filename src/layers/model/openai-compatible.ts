@@ -5,7 +5,7 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import type * as Scope from "effect/Scope"
+import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type { ModelError } from "../../domain/errors.js"
 import type { ModelInfo, ModelRequest, ModelStreamEvent } from "../../domain/model.js"
@@ -108,12 +108,17 @@ export const make = (config: OpenAIConfig): Effect.Effect<ModelGatewayShape, nev
       modelAnswer({
         policy,
         preflight: checkContextWindow({ request, info, reservedOutputTokens: reserved, charsPerToken: profile.charsPerToken }),
-        open: Effect.suspend(() =>
-          open(encodeBody(request, {
-            model: config.model,
-            ...(config.maxOutputTokens === undefined ? {} : { maxTokens: config.maxOutputTokens })
-          }))
-        )
+        // The platform client finds its scope in the context (HttpClient.withScope).
+        open: (scope) =>
+          Effect.suspend(() =>
+            Scope.extend(
+              open(encodeBody(request, {
+                model: config.model,
+                ...(config.maxOutputTokens === undefined ? {} : { maxTokens: config.maxOutputTokens })
+              })),
+              scope
+            )
+          )
       })
 
     return { info, stream }

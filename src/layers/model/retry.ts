@@ -73,7 +73,7 @@ export interface ModelAnswer<R> {
   /** Checked once, before the first attempt (e.g. that the prompt fits the window). */
   readonly preflight: Effect.Effect<void, ModelError>
   /** Starts an attempt, its resources in the given scope (closed if the attempt fails), and returns its pull. */
-  readonly open: Effect.Effect<AttemptPull, AttemptFailure, R>
+  readonly open: (scope: Scope.Scope) => Effect.Effect<AttemptPull, AttemptFailure, R>
 }
 
 /**
@@ -86,16 +86,16 @@ export interface ModelAnswer<R> {
  * request on effect 3, and this runs once per model step (docs/performance.md). For the same
  * reason the stream carries its pull (`DirectPull`), which the engine reads directly.
  */
-export const modelAnswer = <R>(answer: ModelAnswer<R>): DirectlyPullable<ModelStreamEvent, ModelError, Exclude<R, Scope.Scope>> => {
+export const modelAnswer = <R>(answer: ModelAnswer<R>): DirectlyPullable<ModelStreamEvent, ModelError, R> => {
   const stream = Stream.suspend(() => {
     const run = answerRun(answer)
     return Stream.repeatEffectChunkOption(run.read).pipe(Stream.ensuring(run.close))
   })
   // A plain scope finalizer, not acquireRelease, which diffs and patches the fiber's refs on release.
-  const pull: PullIn<ModelStreamEvent, ModelError, Exclude<R, Scope.Scope>> = Effect.flatMap(Effect.scope, (scope) => {
+  const pull: PullIn<ModelStreamEvent, ModelError, R> = (scope) => {
     const run = answerRun(answer)
     return Effect.as(Scope.addFinalizer(scope, run.close), run.read)
-  })
+  }
   return Object.assign(stream, { [DirectPull]: pull })
 }
 
@@ -114,7 +114,7 @@ const answerRun = <R>(answer: ModelAnswer<R>) => {
       attempts++
       const scope = yield* Scope.fork(outer, ExecutionStrategy.sequential)
       return yield* Effect.gen(function* () {
-        const opened = yield* Scope.extend(answer.open, scope)
+        const opened = yield* answer.open(scope)
         for (;;) {
           const first = yield* opened
           if (first.events.length > 0 || first.done) return { opened, first }

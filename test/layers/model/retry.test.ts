@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Cause, Deferred, Duration, Effect, Exit, Fiber, Option, Stream, TestClock } from "effect"
+import { Cause, Deferred, Duration, Effect, Exit, Fiber, Option, Scope, Stream, TestClock } from "effect"
 import { forEachPulled } from "../../../src/core/for-each-pulled.js"
 import { ModelError } from "../../../src/domain/errors.js"
 import type { ModelStreamEvent } from "../../../src/domain/model.js"
@@ -22,10 +22,12 @@ const completed: ModelStreamEvent = { _tag: "Completed", stopReason: "final", us
 const holding = (pullOf: (attempt: number) => AttemptPull) => {
   let attempts = 0
   let held = 0
-  const open = Effect.gen(function* () {
-    yield* Effect.acquireRelease(Effect.sync(() => held++), () => Effect.sync(() => held--))
-    return pullOf(attempts++)
-  })
+  const open = (scope: Scope.Scope) =>
+    Effect.gen(function* () {
+      held++
+      yield* Scope.addFinalizer(scope, Effect.sync(() => held--))
+      return pullOf(attempts++)
+    })
   return { open, attempts: () => attempts, held: () => held }
 }
 
