@@ -123,9 +123,10 @@ const answerRun = <R>(answer: ModelAnswer<R>) => {
     })
   const start = Effect.gen(function* () {
     yield* answer.preflight
-    resources = yield* Scope.make()
-    const { opened, first } = yield* attempt(resources).pipe(
-      Effect.retry(retrySchedule(answer.policy)),
+    const scope = yield* Scope.make()
+    resources = scope
+    const { opened, first } = yield* attempt(scope).pipe(
+      Effect.catchAll((failure) => retryAfter(failure, attempt(scope), answer.policy)),
       Effect.mapError((failure) => (attempts > 1 ? withAttempts(failure.error, attempts) : failure.error))
     )
     pull = opened
@@ -138,6 +139,22 @@ const answerRun = <R>(answer: ModelAnswer<R>) => {
   })
   const close = Effect.suspend(() => (resources === undefined ? Effect.void : Scope.close(resources, Exit.void)))
   return { read, close }
+}
+
+/**
+ * Retries `again` by the policy after a first attempt failed with `failure`. Most answers
+ * succeed at once, so the schedule (tens of effect operations to set up) starts only now; its
+ * first run replays that failure, so it decides and waits exactly as if it had run the first
+ * attempt itself.
+ */
+const retryAfter = <A, R>(failure: AttemptFailure, again: Effect.Effect<A, AttemptFailure, R>, policy: RetryPolicy) => {
+  let replayed = false
+  const next = Effect.suspend(() => {
+    if (replayed) return again
+    replayed = true
+    return Effect.fail(failure)
+  })
+  return Effect.retry(next, retrySchedule(policy))
 }
 
 const withAttempts = (error: ModelError, attempts: number): ModelError =>
