@@ -113,13 +113,15 @@ const answerRun = <R>(answer: ModelAnswer<R>) => {
     Effect.gen(function* () {
       attempts++
       const scope = yield* Scope.fork(outer, ExecutionStrategy.sequential)
+      // A failed attempt's resources go before the next attempt; an interrupted one's go with
+      // the outer scope, so catching the failure is enough (onError costs 10 effect operations, this 3).
       return yield* Effect.gen(function* () {
         const opened = yield* answer.open(scope)
         for (;;) {
           const first = yield* opened
           if (first.events.length > 0 || first.done) return { opened, first }
         }
-      }).pipe(Effect.onError((cause) => Scope.close(scope, Exit.failCause(cause))))
+      }).pipe(Effect.catchAllCause((cause) => Effect.zipRight(Scope.close(scope, Exit.failCause(cause)), Effect.failCause(cause))))
     })
   const start = Effect.gen(function* () {
     yield* answer.preflight
