@@ -3,8 +3,10 @@ import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as NodePath from "@effect/platform-node/NodePath"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeTerminal from "@effect/platform-node/NodeTerminal"
+import type { Teardown } from "@effect/platform/Runtime"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { packageVersion } from "../app/package-root.js"
@@ -64,5 +66,17 @@ const cliEnvironment = Layer.mergeAll(NodeFileSystem.layer, NodePath.layer, Node
 export const main = (argv: ReadonlyArray<string>) =>
   cli(argv).pipe(Effect.catchAllCause(report), Effect.provide(cliEnvironment))
 
+/**
+ * Ends the process once stdout and stderr have taken everything written to them. By then the
+ * command has finished and closed its resources (the store, MCP servers, sockets); left to
+ * itself, Node would first wait for V8's background work and tear the heap down, about 10 ms
+ * of every run (docs/performance.md). Writes to a pipe may still be queued: each callback runs
+ * after the writes before it, so nothing is cut off.
+ */
+const exitWhenFlushed: Teardown = (exit) => {
+  const fallback = Exit.isFailure(exit) && !Cause.isInterruptedOnly(exit.cause) ? 1 : 0
+  process.stdout.write("", () => process.stderr.write("", () => process.exit(process.exitCode ?? fallback)))
+}
+
 export const runMain = (argv: ReadonlyArray<string>) =>
-  NodeRuntime.runMain(main(argv), { disableErrorReporting: true, disablePrettyLogger: true })
+  NodeRuntime.runMain(main(argv), { disableErrorReporting: true, disablePrettyLogger: true, teardown: exitWhenFlushed })
