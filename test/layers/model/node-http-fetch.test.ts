@@ -41,6 +41,13 @@ afterEach(async () => {
   }
 })
 
+/** A server whose answers start and never end. */
+const answerWithoutEnd = () =>
+  serve((_, res) => {
+    res.writeHead(200)
+    res.write("started")
+  })
+
 const readAll = async (body: ReadableStream<Uint8Array> | null) => {
   if (body === null) return ""
   const decoder = new TextDecoder()
@@ -148,10 +155,7 @@ describe("makeNodeHttpFetch (the Anthropic SDK's transport)", () => {
   })
 
   it("aborting rejects the request, or errors a body being read, and closes the connection", async () => {
-    const server = await serve((_, res) => {
-      res.writeHead(200)
-      res.write("started")
-    })
+    const server = await answerWithoutEnd()
     const transport = makeNodeHttpFetch()
     const early = new AbortController()
     early.abort()
@@ -169,10 +173,7 @@ describe("makeNodeHttpFetch (the Anthropic SDK's transport)", () => {
   })
 
   it("cancelling the body closes the connection", async () => {
-    const server = await serve((_, res) => {
-      res.writeHead(200)
-      res.write("more to come")
-    })
+    const server = await answerWithoutEnd()
     const transport = makeNodeHttpFetch()
     const response = await transport.fetch(server.url)
     await response.body?.cancel()
