@@ -1,5 +1,6 @@
 import * as http from "node:http"
 import * as https from "node:https"
+import type * as net from "node:net"
 
 /**
  * A `fetch` on `node:http` and `node:https`, for the Anthropic SDK's `fetch` option: the SDK
@@ -11,7 +12,7 @@ import * as https from "node:https"
  * headers, a string or byte body, an abort signal, and an answer whose body streams as it
  * arrives. It is not a general fetch: redirects are not followed (a 3xx reaches the SDK as an
  * API error) and nothing is decompressed (it asks for no compression). Keep-alive sockets
- * are reused across requests until `close`.
+ * are reused across requests until idle for `idleMs` (default 4 s, undici's) or `close`.
  */
 export interface NodeHttpFetch {
   readonly fetch: (input: string | URL | Request, init?: RequestInit) => Promise<Response>
@@ -72,8 +73,28 @@ const bodyOf = (message: http.IncomingMessage, signal: AbortSignal | null | unde
     }
   })
 
-export const makeNodeHttpFetch = (): NodeHttpFetch => {
-  const agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) }
+/** How long an idle kept-alive connection is kept: undici's default, under common server idle timeouts. */
+export const DEFAULT_IDLE_MS = 4_000
+
+/**
+ * Keep-alive with a limit on idle time: a free socket times out after `idleMs` and the agent
+ * closes it. Node 20's agent otherwise keeps an idle socket until the server closes it (it
+ * applies a server's `Keep-Alive: timeout` hint only under an agent-wide timeout, which would
+ * also time active requests), and a connection a NAT or proxy dropped silently would then
+ * swallow the next request. On a timeout the agent closes only free sockets, so the pauses of
+ * an answer being read are not limited by it.
+ */
+const idleLimited = <A extends http.Agent>(agent: A, idleMs: number): A => {
+  agent.on("free", (socket: net.Socket) => socket.setTimeout(idleMs))
+  return agent
+}
+
+export const makeNodeHttpFetch = (options: { readonly idleMs?: number } = {}): NodeHttpFetch => {
+  const idleMs = options.idleMs ?? DEFAULT_IDLE_MS
+  const agents = {
+    http: idleLimited(new http.Agent({ keepAlive: true }), idleMs),
+    https: idleLimited(new https.Agent({ keepAlive: true }), idleMs)
+  }
 
   const fetch = (input: string | URL | Request, init: RequestInit = {}): Promise<Response> =>
     new Promise<Response>((resolve, reject) => {

@@ -142,6 +142,30 @@ describe("makeNodeHttpFetch (the Anthropic SDK's transport)", () => {
     await until(() => server.closedConnections() === 1)
   })
 
+  it("closes a kept-alive connection idle for longer than idleMs, and opens a new one after", async () => {
+    const server = await serve((_, res) => res.end("ok"))
+    const transport = makeNodeHttpFetch({ idleMs: 100 })
+    await readAll((await transport.fetch(server.url)).body)
+    await until(() => server.closedConnections() === 1)
+    expect(await readAll((await transport.fetch(server.url)).body)).toBe("ok")
+    expect(server.connections()).toBe(2)
+    transport.close()
+  })
+
+  it("a reused connection's answer may pause longer than idleMs", async () => {
+    const server = await serve((req, res) => {
+      res.writeHead(200)
+      res.write("first ")
+      if (req.url === "/slow") setTimeout(() => res.end("and last"), 300)
+      else res.end("quick")
+    })
+    const transport = makeNodeHttpFetch({ idleMs: 100 })
+    expect(await readAll((await transport.fetch(server.url)).body)).toBe("first quick")
+    expect(await readAll((await transport.fetch(`${server.url}/slow`)).body)).toBe("first and last")
+    expect(server.connections()).toBe(1)
+    transport.close()
+  })
+
   it("a body cut off by the server is an error, not a short answer", async () => {
     const server = await serve((req, res) => {
       res.writeHead(200, { "content-type": "text/event-stream" })
