@@ -8,14 +8,9 @@ import * as Option from "effect/Option"
  * the stream machinery): every message in order, in the chunks they were taken in, then
  * `None` once the mailbox is done, or `Some(error)` if it failed.
  */
-export const mailboxPull = <A, E>(mailbox: Mailbox.ReadonlyMailbox<A, E>): Effect.Effect<Chunk.Chunk<A>, Option.Option<E>> => {
-  let finished = false
-  const taken = ([messages, done]: readonly [Chunk.Chunk<A>, boolean]): Effect.Effect<Chunk.Chunk<A>, Option.Option<E>> => {
-    if (!done) return Effect.succeed(messages)
-    finished = true
-    return Chunk.isEmpty(messages) ? Effect.fail(Option.none()) : Effect.succeed(messages)
-  }
-  return Effect.suspend(() =>
-    finished ? Effect.fail(Option.none()) : Effect.matchEffect(mailbox.takeAll, { onFailure: (error) => Effect.fail(Option.some(error)), onSuccess: taken })
-  )
-}
+export const mailboxPull = <A, E>(mailbox: Mailbox.ReadonlyMailbox<A, E>): Effect.Effect<Chunk.Chunk<A>, Option.Option<E>> =>
+  // A done mailbox keeps answering takeAll with no messages and `done`, so the end needs no flag.
+  Effect.matchEffect(mailbox.takeAll, {
+    onFailure: (error) => Effect.fail(Option.some(error)),
+    onSuccess: ([messages, done]) => (done && Chunk.isEmpty(messages) ? Effect.fail(Option.none()) : Effect.succeed(messages))
+  })
