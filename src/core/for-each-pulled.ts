@@ -11,7 +11,7 @@ const isDirectlyPullable = <A, E, R>(stream: Stream.Stream<A, E, R>): stream is 
  * resources released when this ends or is interrupted. On effect 3 a `runForEach` run costs
  * about twice the effect operations of pulling (hundreds per run), which counts on the
  * per-step path (docs/performance.md). A stream that carries its own pull (`DirectPull`,
- * as model answers do) is read through that, without effect's stream machinery at all.
+ * as model answers and turns do) is read through that, without effect's stream machinery.
  */
 export const forEachPulled = <A, E, R, E2, R2>(
   stream: Stream.Stream<A, E, R>,

@@ -5,8 +5,9 @@ import type * as net from "node:net"
 /**
  * A `fetch` on `node:http` and `node:https`, for the Anthropic SDK's `fetch` option: the SDK
  * still builds every request, reads every answer and maps every error; only the transport
- * under it is Node's own HTTP client instead of undici. In the CLI that is about a tenth less
- * wall and CPU time per model step and no WebAssembly parser in memory (docs/performance.md).
+ * under it is Node's own HTTP client instead of undici. In the CLI that measured about 30 ms
+ * less over a 100-step chain (about 5% of its wall) and 4 MiB less peak RSS, with no
+ * WebAssembly parser in memory (docs/performance.md).
  *
  * It does what the SDK asks of a fetch: a URL (or a Request without a body), a method,
  * headers, a string or byte body, an abort signal, and an answer whose body streams as it
@@ -119,9 +120,10 @@ export const makeNodeHttpFetch = (options: { readonly idleMs?: number } = {}): N
       }
       const outgoing = (secure ? https.request : http.request)(url, options, (message) => {
         const status = message.statusCode ?? 0
-        if (nullBodyStatuses.has(status)) message.resume()
+        const bodyless = nullBodyStatuses.has(status)
+        if (bodyless) message.resume()
         resolve(
-          new Response(nullBodyStatuses.has(status) ? null : bodyOf(message, signal), {
+          new Response(bodyless ? null : bodyOf(message, signal), {
             status,
             statusText: message.statusMessage ?? "",
             headers: headersOf(message)
