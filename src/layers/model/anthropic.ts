@@ -48,9 +48,8 @@ const thinkingConfig = (profile: ModelProfile, budget: number | undefined, maxTo
  * through `node:http` (`makeNodeHttpFetch`), whose keep-alive sockets close with the scope.
  */
 export const make = (config: AnthropicConfig): Effect.Effect<ModelGatewayShape, never, Scope.Scope> =>
-  Effect.map(
-    Effect.acquireRelease(Effect.sync(makeNodeHttpFetch), (transport) => Effect.sync(transport.close)),
-    (transport) => {
+  Effect.gen(function* () {
+    const transport = yield* Effect.acquireRelease(Effect.sync(makeNodeHttpFetch), (transport) => Effect.sync(transport.close))
     const profile = anthropicProfile(config.model)
     const maxTokens = config.maxOutputTokens ?? Math.min(DEFAULT_MAX_OUTPUT_TOKENS, profile.maxOutputTokens)
     const thinking = thinkingConfig(profile, config.thinkingBudget, maxTokens)
