@@ -74,7 +74,9 @@ export const main = (argv: ReadonlyArray<string>) =>
  * after the writes before it, so nothing is cut off.
  */
 const exitWhenFlushed: Teardown = (exit) => {
-  const fallback = Exit.isFailure(exit) && !Cause.isInterruptedOnly(exit.cause) ? 1 : 0
+  // A command that ended on its own has set its code (see `report`); one stopped by Ctrl-C or
+  // SIGTERM was interrupted, which `report` never sees: the same 130 as any interruption.
+  const fallback = Exit.isSuccess(exit) ? 0 : Cause.isInterruptedOnly(exit.cause) ? 130 : 1
   process.stdout.write("", () => process.stderr.write("", () => process.exit(process.exitCode ?? fallback)))
 }
 

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from "@effect/vitest"
 import { spawn } from "node:child_process"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { assertBuilt, cliPath, repoRoot } from "../support/cli.js"
+import { assertBuilt, cliPath, repoRoot, runCli } from "../support/cli.js"
 import { parseEventLines } from "../support/events.js"
 import { makeTemp } from "../support/temp-dirs.js"
 
@@ -43,5 +43,28 @@ describe("the CLI's exit", () => {
     expect(events.filter((e) => e.type === "model.delta")).toHaveLength(400)
     expect(events.at(-1)).toMatchObject({ type: "turn.completed", payload: { stopReason: "final" } })
     expect(events.map((e) => e.sequence)).toEqual(events.map((_, i) => i + 1))
+  })
+
+  it("Ctrl-C during a turn records it as cancelled and exits with 130", async () => {
+    const home = temps.dir("cli-exit-home-")
+    const script = join(temps.dir("cli-exit-"), "script.json")
+    writeFileSync(script, JSON.stringify({ responses: [{ chunks: ["a", "b", "c", "d"].map((text) => ({ text })), delayMs: 300 }] }))
+    const child = spawn(process.execPath, [cliPath, "run", "go", "--script", script], {
+      cwd: repoRoot,
+      env: { PATH: process.env["PATH"], HOME: process.env["HOME"], NO_COLOR: "1", CUSTOM_AGENT_HOME: home },
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    let stdout = ""
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString("utf8")
+      child.kill("SIGINT")
+    })
+    const code = await new Promise<number | null>((resolve) => child.on("close", resolve))
+    expect(code).toBe(130)
+    expect(stdout).toBe("a")
+    const listed = await runCli(["sessions", "list"], { env: { CUSTOM_AGENT_HOME: home } })
+    const sessionId = /ses_[a-z0-9]+/.exec(listed.stdout)?.[0] ?? ""
+    const log = parseEventLines((await runCli(["sessions", "export", sessionId], { env: { CUSTOM_AGENT_HOME: home } })).stdout)
+    expect(log.at(-1)).toMatchObject({ type: "turn.completed", payload: { stopReason: "cancelled" } })
   })
 })
