@@ -10,7 +10,7 @@ if (args.length === 1 && (args[0] === "--version" || args[0] === "-v")) {
 } else {
   // Before the bundle loads: the heap setting shapes start-up too (src/cli/v8-flags.ts).
   const { v8FlagsFor } = await import("../dist/cli/v8-flags.js")
-  for (const flag of v8FlagsFor(args)) setFlagsFromString(flag)
+  for (const flag of v8FlagsFor(args, process.versions.v8)) setFlagsFromString(flag)
   const { runMain } = await import("../dist/bundle/cli.js")
   runMain(process.argv)
 }

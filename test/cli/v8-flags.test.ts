@@ -21,32 +21,67 @@ const young = v8.getHeapSpaceStatistics().find((space) => space.space_name === "
 process.stdout.write(String(young === undefined ? -1 : young.space_size))
 `
 
-const probe = (flags: ReadonlyArray<string>) => {
+/**
+ * Sets the given flags at run time, then calls a small function until TurboFan has optimized
+ * it; prints how many calls that took. Compiling on the main thread makes the count exact.
+ */
+const tierUpProbe = `
+import v8 from "node:v8"
+for (const flag of process.argv.slice(2)) v8.setFlagsFromString(flag)
+v8.setFlagsFromString("--allow-natives-syntax")
+v8.setFlagsFromString("--no-concurrent-recompilation")
+const status = new Function("f", "return %GetOptimizationStatus(f)")
+const work = new Function("n", "return (n * 7) % 13 + (n >> 2)")
+const OPTIMIZED = 16
+let calls = 0
+while (calls < 1000000 && (status(work) & OPTIMIZED) === 0) work(calls++)
+process.stdout.write(String(calls))
+`
+
+const runProbe = (source: string, flags: ReadonlyArray<string>) => {
   const script = join(temps.dir("v8-flags-"), "probe.mjs")
-  writeFileSync(script, youngGenerationProbe)
+  writeFileSync(script, source)
   const result = spawnSync(process.execPath, [script, ...flags], { encoding: "utf8" })
-  return { code: result.status, bytes: Number(result.stdout), stderr: result.stderr }
+  return { code: result.status, value: Number(result.stdout), stderr: result.stderr }
 }
 
+const probe = (flags: ReadonlyArray<string>) => runProbe(youngGenerationProbe, flags)
+
+const NODE_20_V8 = "11.3.244.8-node.38"
+const NODE_22_V8 = "12.4.254.21-node.57"
+
 describe("v8FlagsFor (the launcher's run-time V8 settings)", () => {
-  it("short commands keep the young generation small; serve and acp keep V8's default heap", () => {
+  it("short commands keep the young generation small and, on Node 20, tier up later; serve and acp keep V8's defaults", () => {
     for (const args of [["run", "hi"], ["sessions", "list"], [], ["--help"]]) {
-      expect(v8FlagsFor(args)).toEqual(["--liftoff-only", "--semi-space-growth-factor=1"])
+      expect(v8FlagsFor(args, NODE_20_V8)).toEqual(["--liftoff-only", "--semi-space-growth-factor=1", "--interrupt-budget=270336"])
+      expect(v8FlagsFor(args, NODE_22_V8)).toEqual(["--liftoff-only", "--semi-space-growth-factor=1"])
     }
-    expect(v8FlagsFor(["serve", "--port", "0"])).toEqual(["--liftoff-only"])
-    expect(v8FlagsFor(["acp"])).toEqual(["--liftoff-only"])
+    for (const version of [NODE_20_V8, NODE_22_V8]) {
+      expect(v8FlagsFor(["serve", "--port", "0"], version)).toEqual(["--liftoff-only"])
+      expect(v8FlagsFor(["acp"], version)).toEqual(["--liftoff-only"])
+    }
   })
 
   it("this Node knows every flag, and they take effect when set at run time", () => {
-    const flags = v8FlagsFor(["run"])
+    const flags = v8FlagsFor(["run"], process.versions.v8)
     const tuned = probe(flags)
     const untuned = probe([])
     expect(tuned.stderr).toBe("")
     expect(tuned.code).toBe(0)
     expect(untuned.code).toBe(0)
     // Untuned, V8 grows the young generation to many MiB under this load; tuned, it stays at its start size.
-    expect(untuned.bytes).toBeGreaterThanOrEqual(8 * 1024 * 1024)
-    expect(tuned.bytes).toBeLessThanOrEqual(untuned.bytes / 4)
+    expect(untuned.value).toBeGreaterThanOrEqual(8 * 1024 * 1024)
+    expect(tuned.value).toBeLessThanOrEqual(untuned.value / 4)
+  })
+
+  it.runIf(process.versions.v8.startsWith("11.3."))("on Node 20, a function reaches TurboFan after about four times as many calls", () => {
+    const tuned = runProbe(tierUpProbe, v8FlagsFor(["run"], process.versions.v8))
+    const untuned = runProbe(tierUpProbe, [])
+    expect(tuned.stderr).toBe("")
+    expect(untuned.code).toBe(0)
+    expect(untuned.value).toBeGreaterThan(0)
+    expect(untuned.value).toBeLessThan(1000000)
+    expect(tuned.value).toBeGreaterThanOrEqual(untuned.value * 2)
   })
 
   it("an unknown flag would show on stderr (the check above can fail)", () => {
