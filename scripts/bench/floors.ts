@@ -28,7 +28,7 @@ import { median, printMachine } from "./report.js"
  *     event committed, on the memory and the SQLite store;
  * (b) one streaming request with a 200-message conversation (what step 100 of the chain
  *     sends) to the replay server in another process: raw node:http, fetch, the Anthropic
- *     SDK, and the ModelGateway adapter on that SDK.
+ *     SDK, and the ModelGateway adapter (its own node:http client and stream reader).
  * Diagnostics, not targets: `npm run bench -- floors`.
  */
 
@@ -177,7 +177,7 @@ const httpFloor = async (tempDir: string) => {
     const gateway = await Effect.runPromise(
       Scope.extend(Anthropic.make({ apiKey: Redacted.make("bench"), baseUrl: server.ready, model: "claude-sonnet-5-5", maxOutputTokens: 1024 }), scope)
     )
-    await perRequest("ModelGateway (the adapter on the SDK)", () => Effect.runPromise(Stream.runDrain(gateway.stream(request))))
+    await perRequest("ModelGateway (the Anthropic adapter)", () => Effect.runPromise(Stream.runDrain(gateway.stream(request))))
     await Effect.runPromise(Scope.close(scope, Exit.void))
     const summary: unknown = await (await fetch(`${server.ready}/__requests`)).json()
     const times = serverTimes(summary)

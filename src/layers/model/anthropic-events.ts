@@ -1,6 +1,7 @@
-import type { RawMessageStreamEvent, StopReason } from "@anthropic-ai/sdk/resources/messages"
+import type { StopReason } from "@anthropic-ai/sdk/resources/messages"
 import * as Either from "effect/Either"
 import type { ModelStopReason, ModelStreamEvent, Usage } from "../../domain/model.js"
+import type { StreamEvent, UsageUpdate } from "./anthropic-stream-events.js"
 import { invalidResponse, type ProviderLabel, truncatedStream } from "./provider-errors.js"
 import type { AttemptFailure } from "./retry.js"
 
@@ -24,11 +25,6 @@ interface ToolBlock {
   readonly name: string
   readonly initialInput: unknown
   readonly fragments: Array<string>
-}
-
-/** The usage fields of `message_start` and `message_delta`; the delta's may be null. */
-type UsageUpdate = {
-  readonly [K in "input_tokens" | "output_tokens" | "cache_read_input_tokens" | "cache_creation_input_tokens"]?: number | null
 }
 
 const parseToolInput = (block: ToolBlock): { readonly ok: true; readonly input: unknown } | { readonly ok: false; readonly error: string } => {
@@ -74,13 +70,13 @@ export const makeAnthropicAssembler = () => {
     return sawToolCall ? "tool_calls" : "final"
   }
 
-  const onEvent = (event: RawMessageStreamEvent): Either.Either<ReadonlyArray<ModelStreamEvent>, AttemptFailure> => {
+  const onEvent = (event: StreamEvent): Either.Either<ReadonlyArray<ModelStreamEvent>, AttemptFailure> => {
     switch (event.type) {
       case "message_start":
-        applyUsage(event.message.usage)
+        applyUsage(event.usage)
         return Either.right([])
       case "content_block_start": {
-        const block = event.content_block
+        const block = event.block
         switch (block.type) {
           case "text":
             return Either.right(block.text === "" ? [] : [{ _tag: "TextDelta", text: block.text }])
@@ -110,7 +106,7 @@ export const makeAnthropicAssembler = () => {
             if (tool === undefined) {
               return Either.left(invalidResponse(anthropicLabel, `input_json_delta for block ${event.index}, which is not a tool_use block`))
             }
-            tool.fragments.push(delta.partial_json)
+            tool.fragments.push(delta.partialJson)
             return Either.right([])
           }
           default:
@@ -132,7 +128,7 @@ export const makeAnthropicAssembler = () => {
       }
       case "message_delta":
         applyUsage(event.usage)
-        stopReason = event.delta.stop_reason ?? stopReason
+        stopReason = event.stopReason ?? stopReason
         return Either.right([])
       case "message_stop":
         completed = true

@@ -1,6 +1,5 @@
-import { BaseAnthropic } from "@anthropic-ai/sdk"
-import type { RawMessageStreamEvent, ThinkingConfigParam } from "@anthropic-ai/sdk/resources/messages"
-import type { Stream as SdkStream } from "@anthropic-ai/sdk/streaming"
+import type { ThinkingConfigParam } from "@anthropic-ai/sdk/resources/messages"
+import type { IncomingMessage } from "node:http"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
@@ -11,14 +10,14 @@ import type { ModelError } from "../../domain/errors.js"
 import type { ModelInfo, ModelRequest, ModelStreamEvent } from "../../domain/model.js"
 import { ModelGateway, type ModelGatewayShape } from "../../services/ModelGateway.js"
 import { type AnthropicConfig, type AnthropicOptions, configFromEnv } from "./anthropic-config.js"
-import { fromAnthropicError } from "./anthropic-errors.js"
-import { makeAnthropicAssembler } from "./anthropic-events.js"
+import { makeAnswerReader } from "./anthropic-answer.js"
+import { fromHttpError, fromTransportError } from "./anthropic-errors.js"
 import { makeAnthropicBodyEncoder } from "./anthropic-request.js"
 import { anthropicProfile, type ModelProfile } from "./model-catalog.js"
 import type { ModelConfigError } from "./model-config.js"
-import { makeNodeHttpFetch } from "./node-http-fetch.js"
+import { makeNodeHttpClient, readText } from "./node-http-client.js"
 import { checkContextWindow } from "./preflight.js"
-import { type AttemptBatch, type AttemptFailure, type AttemptPull, modelAnswer, resolveRetryPolicy } from "./retry.js"
+import { type AttemptFailure, type AttemptPull, modelAnswer, resolveRetryPolicy } from "./retry.js"
 
 export { type AnthropicConfig, type AnthropicOptions, configFromEnv, DEFAULT_ANTHROPIC_BASE_URL } from "./anthropic-config.js"
 
@@ -41,15 +40,27 @@ const thinkingConfig = (profile: ModelProfile, budget: number | undefined, maxTo
 }
 
 /**
- * The Anthropic Messages API behind the ModelGateway, on the official SDK with its own
- * retries off (`maxRetries: 0`), so attempts are counted once, by the adapter, which
- * retries only before anything was emitted. Each attempt owns an AbortController released
- * with its scope, so interrupting the stream aborts the HTTP request at once. The SDK sends
- * through `node:http` (`makeNodeHttpFetch`), whose keep-alive sockets close with the scope.
+ * The API version this adapter speaks: the one the pinned SDK (@anthropic-ai/sdk 1.14), whose
+ * types the request is built with, sends.
+ */
+export const ANTHROPIC_API_VERSION = "2026-10-21"
+
+/** How long a request waits for the answer's status and headers: the SDK's default timeout. */
+const HEADERS_TIMEOUT_MS = 600_000
+
+/**
+ * The Anthropic Messages API behind the ModelGateway. Requests are built with the SDK's
+ * types and sent on `node:http`/`node:https` (`makeNodeHttpClient`), and the answer's
+ * server-sent events are read here (`makeSseDecoder`, `readStreamEvent`): the SDK's client
+ * and stream reader ran more code per request than the rest of a tool-chain step together
+ * (docs/performance.md). Attempts are counted once, by the adapter, which retries only
+ * before anything was emitted. Each attempt owns an AbortController released with its
+ * scope, so interrupting the stream aborts the HTTP request at once; the keep-alive sockets
+ * close with the gateway's scope.
  */
 export const make = (config: AnthropicConfig): Effect.Effect<ModelGatewayShape, never, Scope.Scope> =>
   Effect.gen(function* () {
-    const transport = yield* Effect.acquireRelease(Effect.sync(makeNodeHttpFetch), (transport) => Effect.sync(transport.close))
+    const client = yield* Effect.acquireRelease(Effect.sync(makeNodeHttpClient), (client) => Effect.sync(client.close))
     const profile = anthropicProfile(config.model)
     const maxTokens = config.maxOutputTokens ?? Math.min(DEFAULT_MAX_OUTPUT_TOKENS, profile.maxOutputTokens)
     const thinking = thinkingConfig(profile, config.thinkingBudget, maxTokens)
@@ -61,64 +72,54 @@ export const make = (config: AnthropicConfig): Effect.Effect<ModelGatewayShape, 
       maxOutputTokens: maxTokens,
       capabilities: profile.capabilities
     }
-    // The base client: requests go through its post, so none of the API resources (and their code) load.
-    const client = new BaseAnthropic({
-      apiKey: Redacted.value(config.apiKey),
-      baseURL: config.baseUrl,
-      maxRetries: 0,
-      logLevel: "off",
-      openTelemetry: false,
-      fetch: transport.fetch
-    })
+    const url = new URL(`${config.baseUrl.replace(/\/+$/, "")}/v1/messages`)
+    const headers = {
+      accept: "text/event-stream",
+      authorization: `Bearer ${Redacted.value(config.apiKey)}`,
+      "anthropic-version": ANTHROPIC_API_VERSION,
+      "content-type": "application/json"
+    }
 
     const encodeBody = makeAnthropicBodyEncoder()
 
     /**
-     * One attempt. Each pull reads the SDK's events in a plain loop until the assembler has
-     * something to emit, so only normalized events (a few per answer) pass through the
-     * stream, not every SSE event. The request is aborted when its scope closes before the
-     * answer was read to its end (interruption, a failure, a consumer that stopped early).
+     * One attempt: each pull is the reader's next batch (`makeAnswerReader`). The request is
+     * aborted when its scope closes before the answer was read to its end (interruption, a
+     * failure, a consumer that stopped early).
      */
     const open = (body: string, scope: Scope.Scope): Effect.Effect<AttemptPull, AttemptFailure> =>
       Effect.gen(function* () {
         let finished = false
+        let started: IncomingMessage | undefined
         const controller = new AbortController()
         // A plain scope finalizer: acquireRelease (Effect.addFinalizer) would diff and patch
         // the fiber's refs, the whole context among them, on every model request.
         yield* Scope.addFinalizer(
           scope,
           Effect.sync(() => {
-            if (!finished) controller.abort()
+            if (finished) return
+            controller.abort()
+            started?.destroy()
           })
         )
-        // The SDK's post with the body already encoded (it sends a string with a content-type
-        // as it is); messages.create would convert and encode the whole history again.
-        const response = yield* Effect.tryPromise({
-          try: () =>
-            client.post<SdkStream<RawMessageStreamEvent>>("/v1/messages", {
-              body,
-              headers: { "content-type": "application/json" },
-              stream: true,
-              signal: controller.signal
-            }),
-          catch: (error) => fromAnthropicError(error, "connecting")
+        const answer = yield* Effect.tryPromise({
+          try: () => client.post({ url, headers, body, signal: controller.signal, headersTimeoutMs: HEADERS_TIMEOUT_MS }),
+          catch: (error) => fromTransportError(error, "connecting")
         })
-        const assembler = makeAnthropicAssembler()
-        // Read with next(), never for-await: its return() would wait on a pending read.
-        const events = response[Symbol.asyncIterator]()
+        started = answer
+        const status = answer.statusCode ?? 0
+        if (status < 200 || status >= 300) {
+          const text = yield* Effect.tryPromise({ try: () => readText(answer), catch: (error) => fromTransportError(error, "streaming") })
+          return yield* Effect.fail(fromHttpError(status, text, answer.headers))
+        }
+        const reader = makeAnswerReader(answer)
         return Effect.tryPromise({
-          try: async (): Promise<Either.Either<AttemptBatch, AttemptFailure>> => {
-            for (;;) {
-              const next = await events.next()
-              if (next.done === true) {
-                finished = true
-                return Either.map(assembler.end(), (out) => ({ events: out, done: true }))
-              }
-              const out = assembler.onEvent(next.value)
-              if (Either.isLeft(out) || out.right.length > 0) return Either.map(out, (batch) => ({ events: batch, done: false }))
-            }
+          try: async () => {
+            const batch = await reader.next()
+            if (Either.isRight(batch) && batch.right.done) finished = true
+            return batch
           },
-          catch: (error) => fromAnthropicError(error, "streaming")
+          catch: (error) => fromTransportError(error, "streaming")
         }).pipe(Effect.flatMap(Either.match({ onLeft: Effect.fail, onRight: Effect.succeed })))
       })
 

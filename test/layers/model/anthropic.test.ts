@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
-import { ConfigProvider, Effect, Exit, Fiber, Layer, Queue, Redacted, Stream } from "effect"
+import { ConfigProvider, Effect, Exit, Fiber, Layer, Queue, Redacted, Schema, Stream } from "effect"
 import * as Anthropic from "../../../src/layers/model/anthropic.js"
+import { Fixture, type FixtureInput } from "../../support/replay-fixture.js"
 import { start } from "../../support/replay-server.js"
 import { ask, deadUrl, fastRetry, fixture, run, texts } from "./helpers.js"
 
@@ -35,9 +36,12 @@ describe("Anthropic adapter against the replay server", () => {
       ])
       const [request] = yield* server.requests
       expect(request?.path).toBe("/v1/messages")
-      expect(request?.headers["anthropic-version"]).toBeDefined()
-      const auth = `${request?.headers["x-api-key"] ?? ""} ${request?.headers["authorization"] ?? ""}`
-      expect(auth).toContain("sk-ant-test")
+      expect(request?.headers).toMatchObject({
+        "anthropic-version": Anthropic.ANTHROPIC_API_VERSION,
+        authorization: "Bearer sk-ant-test",
+        "content-type": "application/json",
+        accept: "text/event-stream"
+      })
       expect(request?.body).toMatchObject({
         model: "claude-sonnet-5-5",
         max_tokens: 1024,
@@ -250,6 +254,91 @@ describe("Anthropic adapter against the replay server", () => {
       expect(Exit.isInterrupted(exit)).toBe(true)
       const record = yield* server.awaitClosed(0).pipe(Effect.timeout("5 seconds"))
       expect(record.closedByClient).toBe(true)
+    }))
+})
+
+const serveInline = (responses: FixtureInput["responses"]) =>
+  start(Schema.decodeUnknownSync(Fixture)({ format: "anthropic", responses }))
+
+const messageStart = { event: "message_start", data: { type: "message_start", message: { id: "msg_1", usage: { input_tokens: 5, output_tokens: 1 } } } }
+const textBlock = (text: string) => [
+  { event: "content_block_start", data: { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } } },
+  { event: "content_block_delta", data: { type: "content_block_delta", index: 0, delta: { type: "text_delta", text } } },
+  { event: "content_block_stop", data: { type: "content_block_stop", index: 0 } }
+]
+const messageEnd = [
+  { event: "message_delta", data: { type: "message_delta", delta: { stop_reason: "end_turn" }, usage: { output_tokens: 2 } } },
+  { event: "message_stop", data: { type: "message_stop" } }
+]
+
+describe("Anthropic adapter: reading the answer", () => {
+  it.scopedLive("skips pings, events without a name and event types it does not use", () =>
+    Effect.gen(function* () {
+      const server = yield* serveInline([
+        {
+          kind: "stream",
+          events: [
+            messageStart,
+            { event: "ping", data: { type: "ping" } },
+            { data: { type: "content_block_start", index: 0, content_block: { type: "text", text: "unnamed" } } },
+            { event: "a_future_event", data: { type: "a_future_event" } },
+            ...textBlock("Only this."),
+            ...messageEnd
+          ]
+        }
+      ])
+      const model = yield* gateway(server.url)
+      const { events, error } = yield* run(model.stream(ask("Hi")))
+      expect(error).toBeUndefined()
+      expect(texts(events)).toBe("Only this.")
+      expect(events.at(-1)).toEqual({ _tag: "Completed", stopReason: "final", usage: { inputTokens: 5, outputTokens: 2 } })
+    }))
+
+  it.scopedLive("an event that is not JSON, or lacks a field the adapter reads, is an invalid response and is not retried", () =>
+    Effect.gen(function* () {
+      for (const bad of [
+        { event: "content_block_start", data: "{not json" },
+        { event: "content_block_delta", data: { type: "content_block_delta", index: 0, delta: { type: "text_delta" } } }
+      ]) {
+        const server = yield* serveInline([
+          { kind: "stream", events: [messageStart, bad, ...messageEnd] },
+          { kind: "stream", events: [messageStart, ...textBlock("never"), ...messageEnd] }
+        ])
+        const model = yield* gateway(server.url)
+        const { events, error } = yield* run(model.stream(ask("Hi")))
+        expect(events).toEqual([])
+        expect(error?.code).toBe("invalid_response")
+        expect(error?.message).toMatch(/not JSON|content_block_delta event has no valid text/)
+        expect((yield* server.requests).length).toBe(1)
+      }
+    }))
+
+  it.scopedLive("an HTTP error whose body is not Anthropic's error JSON is quoted; a 5xx is retried", () =>
+    Effect.gen(function* () {
+      const server = yield* serveInline([
+        { kind: "error", status: 502, body: "Bad gateway from the proxy" },
+        { kind: "error", status: 503, body: { unexpected: true } }
+      ])
+      const model = yield* gateway(server.url, { retry: { ...fastRetry, maxAttempts: 2 } })
+      const { events, error } = yield* run(model.stream(ask("Hi")))
+      expect(events).toEqual([])
+      expect(error?.status).toBe(503)
+      expect(error?.message).toContain("unexpected")
+      expect(error?.message).toContain("after 2 attempts")
+      expect((yield* server.requests).length).toBe(2)
+    }))
+
+  it.scopedLive("a stream that ends without message_stop is cut: retried before any content", () =>
+    Effect.gen(function* () {
+      const server = yield* serveInline([
+        { kind: "stream", events: [messageStart] },
+        { kind: "stream", events: [messageStart, ...textBlock("Whole."), ...messageEnd] }
+      ])
+      const model = yield* gateway(server.url)
+      const { events, error } = yield* run(model.stream(ask("Hi")))
+      expect(error).toBeUndefined()
+      expect(texts(events)).toBe("Whole.")
+      expect((yield* server.requests).length).toBe(2)
     }))
 })
 
