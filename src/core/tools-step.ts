@@ -150,8 +150,8 @@ const authorize = (ctx: ToolStepContext, call: ToolCall): Effect.Effect<Option.O
         decision: verdict.decision,
         scope: verdict.scope,
         by: verdict.by,
-        reason: verdict.reason,
-        ...(verdict.rule === undefined ? {} : { rule: verdict.rule })
+        ...(verdict.rule === undefined ? {} : { rule: verdict.rule }),
+        reason: verdict.reason
       })
       decision = verdict.decision
       deniedBy = verdict.reason

@@ -13,6 +13,7 @@ import * as Permissions from "../../src/layers/permission/engine.js"
 import { LocalFilesLive } from "../../src/layers/tools/local-file-access.js"
 import * as Router from "../../src/layers/tools/router.js"
 import { EventStore } from "../../src/services/EventStore.js"
+import { checkingCanonical } from "./canonical-store.js"
 import type { ContextBuilder } from "../../src/services/ContextBuilder.js"
 import type { ModelGateway } from "../../src/services/ModelGateway.js"
 import type { Tool } from "../../src/services/ToolRouter.js"
@@ -38,7 +39,7 @@ export const engineLayer = (store: StoreLayer, script?: Scripted.Script, options
   SessionEngine.layer(options.engine).pipe(
     Layer.provideMerge(
       Layer.mergeAll(
-        store,
+        checkingCanonical(store),
         options.model ?? Scripted.layer(script),
         IdsDeterministic,
         Router.layer([Router.staticSource("test", options.tools ?? [])]),

@@ -16,6 +16,7 @@ import * as Router from "../../src/layers/tools/router.js"
 import type { ContextBuilder } from "../../src/services/ContextBuilder.js"
 import type { Tool } from "../../src/services/ToolRouter.js"
 import type { StoreLayer } from "./engine-harness.js"
+import { checkingCanonical } from "./canonical-store.js"
 
 export interface HostHarnessOptions {
   readonly tools?: ReadonlyArray<Tool>
@@ -31,7 +32,7 @@ export const hostTestLayer = (store: StoreLayer, script?: Scripted.Script, optio
     Layer.provideMerge(SessionEngine.layer(options.engine)),
     Layer.provideMerge(
       Layer.mergeAll(
-        store,
+        checkingCanonical(store),
         Scripted.layer(script),
         IdsDeterministic,
         Router.layer([Router.staticSource("test", options.tools ?? [])]),
