@@ -17,6 +17,18 @@ export const hashText = (text: string): string => {
   return `${(4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(36)}-${text.length.toString(36)}`
 }
 
+const sourceHashes = new WeakMap<ContextSourceText, string>()
+
+/** `hashText` of a source's text, computed once per source: a turn gathers its sources once and builds every step's request from them. */
+export const hashSource = (source: ContextSourceText): string => {
+  let hash = sourceHashes.get(source)
+  if (hash === undefined) {
+    hash = hashText(source.text)
+    sourceHashes.set(source, hash)
+  }
+  return hash
+}
+
 const heading: Record<ContextSourceKind, (id: string) => string | undefined> = {
   system: () => undefined,
   instructions: (id) => `# Instructions from ${id}`,

@@ -9,7 +9,7 @@ import type { McpHubShape } from "../services/McpHub.js"
 import type { ModelGatewayShape } from "../services/ModelGateway.js"
 import { compactHistory } from "./compaction.js"
 import { forEachPulled } from "./for-each-pulled.js"
-import { assembleSystem, budgetOf, hashText, measure } from "./context.js"
+import { assembleSystem, budgetOf, hashSource, measure } from "./context.js"
 import type { Draft } from "./SessionEngine.js"
 import { type SessionState, sourceKey } from "./session-state.js"
 import { runToolCalls, type ToolStepContext } from "./tools-step.js"
@@ -113,7 +113,7 @@ const buildRequest = (ctx: TurnContext, gather: Effect.Effect<ReadonlyArray<Cont
     // Tools first: listing them starts the session's MCP servers, whose instructions are a source.
     const tools = yield* ctx.tools.router.definitions(scope)
     const sources = yield* gather
-    const hashes = sources.map((source) => hashText(source.text))
+    const hashes = sources.map(hashSource)
     for (const [i, source] of sources.entries()) {
       const hash = hashes[i] ?? ""
       if (ctx.state.recordedSources.get(sourceKey(source.kind, source.id)) === hash) continue

@@ -31,9 +31,10 @@ interface CachedRules {
   readonly rules: ReadonlyArray<PermissionRule> | PermissionsFileError
 }
 
+/** -1 for a missing file (asked for without an exception: the rules files are checked on every tool call, and usually absent). */
 const mtimeOf = (file: string) => {
   try {
-    return statSync(file).mtimeMs
+    return statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? -1
   } catch {
     return -1
   }
