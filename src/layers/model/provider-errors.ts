@@ -22,6 +22,36 @@ export interface ProviderProblem {
 const contextOverflowPattern =
   /prompt is too long|context[ _-]length|context window|context size|maximum context|too many tokens|exceeds? the (available )?context/i
 
+const isRecord = (value: unknown): value is Readonly<Record<string, unknown>> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+const text = (value: unknown): string | undefined => (typeof value === "string" && value !== "" ? value : undefined)
+
+/**
+ * The message and type/code of an error body (an HTTP error answer's, or an error event's
+ * data). Servers disagree on its shape: Anthropic sends `{type: "error", error: {type,
+ * message}}`, OpenAI and vLLM `{error: {message, type, code}}`, Ollama `{error: "..."}`,
+ * others `{detail}` or `{message}`; anything else is quoted as it came.
+ */
+export const readErrorBody = (body: string): { readonly detail: string; readonly errorType?: string } => {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(body)
+  } catch {
+    return { detail: body.trim().slice(0, 500) || "(empty body)" }
+  }
+  if (isRecord(parsed)) {
+    const error = parsed.error
+    if (isRecord(error)) {
+      const errorType = text(error.code) ?? text(error.type)
+      return { detail: text(error.message) ?? JSON.stringify(error), ...(errorType === undefined ? {} : { errorType }) }
+    }
+    const detail = text(error) ?? text(parsed.message) ?? text(parsed.detail)
+    if (detail !== undefined) return { detail }
+  }
+  return { detail: body.slice(0, 500) }
+}
+
 /** Error types carried by error events inside a stream, mapped to the status they stand for. */
 const statusOfType: Readonly<Record<string, number>> = {
   invalid_request_error: 400,
