@@ -75,7 +75,7 @@ export const main = (argv: ReadonlyArray<string>) =>
  */
 const exitWhenFlushed: Teardown = (exit) => {
   // A command that ended on its own has set its code (see `report`); one stopped by Ctrl-C or
-  // SIGTERM was interrupted, which `report` never sees: the same 130 as any interruption.
+  // SIGTERM was interrupted, which `report` never sees: the same 130 as every other interruption.
   const fallback = Exit.isSuccess(exit) ? 0 : Cause.isInterruptedOnly(exit.cause) ? 130 : 1
   process.stdout.write("", () => process.stderr.write("", () => process.exit(process.exitCode ?? fallback)))
 }
