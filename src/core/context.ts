@@ -4,7 +4,7 @@ import { messageTokens, REQUEST_OVERHEAD, textTokens, toolsTokens } from "../dom
 import type { ContextSourceText } from "../services/ContextBuilder.js"
 
 /** A short, stable fingerprint of a source's text (53-bit, two 32-bit lanes): enough to see it changed. */
-export const hashText = (text: string): string => {
+const hashText = (text: string): string => {
   let h1 = 0xdeadbeef
   let h2 = 0x41c6ce57
   for (let i = 0; i < text.length; i++) {

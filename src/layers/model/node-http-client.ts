@@ -32,7 +32,7 @@ export interface NodeHttpClient {
 }
 
 /** How long an idle kept-alive connection is kept: undici's default, under common server idle timeouts. */
-export const DEFAULT_IDLE_MS = 4_000
+const DEFAULT_IDLE_MS = 4_000
 
 /**
  * Keep-alive with a limit on idle time: a free socket times out after `idleMs` and the agent
