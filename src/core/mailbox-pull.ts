@@ -2,6 +2,19 @@ import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import type * as Mailbox from "effect/Mailbox"
 import * as Option from "effect/Option"
+import * as Scheduler from "effect/Scheduler"
+
+/**
+ * Wakes a waiting reader on a macrotask (setImmediate) instead of effect's microtask. A turn
+ * runs on after it offers an event until it waits on I/O, and at the end of a tool-chain step
+ * that wait is a model request, whose socket write Node queues with process.nextTick: those
+ * run only once every queued microtask has. A reader woken as a microtask would render the
+ * step's events first and hold the request back; woken later, it renders while the model
+ * server works (about 0.2 ms per chain step, docs/performance.md).
+ */
+const afterPendingIo = Scheduler.make((task) => {
+  setImmediate(task)
+})
 
 /**
  * A mailbox read as a pull (what `Stream.toPull(Mailbox.toStream(mailbox))` gives, without
@@ -10,7 +23,7 @@ import * as Option from "effect/Option"
  */
 export const mailboxPull = <A, E>(mailbox: Mailbox.ReadonlyMailbox<A, E>): Effect.Effect<Chunk.Chunk<A>, Option.Option<E>> =>
   // A done mailbox keeps answering takeAll with no messages and `done`, so the end needs no flag.
-  Effect.matchEffect(mailbox.takeAll, {
+  Effect.matchEffect(Effect.withScheduler(mailbox.takeAll, afterPendingIo), {
     onFailure: (error) => Effect.fail(Option.some(error)),
     onSuccess: ([messages, done]) => (done && Chunk.isEmpty(messages) ? Effect.fail(Option.none()) : Effect.succeed(messages))
   })

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Chunk, Effect, Exit, Mailbox, Option } from "effect"
+import { Chunk, Effect, Exit, Fiber, Mailbox, Option } from "effect"
 import { mailboxPull } from "../../src/core/mailbox-pull.js"
 
 describe("mailboxPull", () => {
@@ -24,6 +24,19 @@ describe("mailboxPull", () => {
       yield* Effect.yieldNow()
       yield* mailbox.offer("late")
       expect(Chunk.toArray(yield* fiber)).toEqual(["late"])
+    }))
+
+  it.effect("wakes a waiting reader only after work its producer queued with process.nextTick", () =>
+    Effect.gen(function* () {
+      const mailbox = yield* Mailbox.make<string>()
+      const seen: Array<string> = []
+      const reader = yield* Effect.fork(Effect.tap(mailboxPull(mailbox), (messages) => Effect.sync(() => seen.push(...messages))))
+      yield* Effect.yieldNow()
+      // What a model request does after the step's last event: Node writes it on the next tick.
+      yield* mailbox.offer("event")
+      yield* Effect.sync(() => process.nextTick(() => seen.push("request written")))
+      yield* Fiber.join(reader)
+      expect(seen).toEqual(["request written", "event"])
     }))
 
   it.effect("fails with Some(error) when the mailbox fails, after the messages before it", () =>
