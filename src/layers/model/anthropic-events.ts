@@ -142,6 +142,9 @@ export const makeAnthropicAssembler = () => {
   const end = (): Either.Either<ReadonlyArray<ModelStreamEvent>, AttemptFailure> =>
     completed ? Either.right([]) : Either.left(truncatedStream(anthropicLabel))
 
-  return { onEvent, end }
+  /** Whether `message_stop` came: nothing but the body's end should follow. */
+  const stopped = () => completed
+
+  return { onEvent, end, stopped }
 }
 
