@@ -148,6 +148,22 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
       Effect.map(Ref.make(Option.none<RunningTurn>()), (running): SessionHandle => ({ state, lock: makeCommitLock(), running }))
 
     /**
+     * Built in the catalogue's field order (turnId keeps its place when the draft's spread
+     * repeats it), so what is written is byte for byte what a reader decodes. Not decoded
+     * here: drafts are typed, and decoding each event cost about a tenth of a CLI step's CPU
+     * (docs/performance.md); the test harnesses check every committed event instead.
+     */
+    const eventOf = (handle: SessionHandle, draft: Draft, id: string, sequence: number, timestamp: string): AgentEvent => ({
+      id,
+      schemaVersion: SCHEMA_VERSION,
+      sessionId: handle.state.sessionId,
+      ...(draft.turnId === undefined ? {} : { turnId: draft.turnId }),
+      sequence,
+      timestamp,
+      ...draft
+    })
+
+    /**
      * Reserve the next sequence, append, and advance the state only when the append
      * succeeded: a failed append leaves the number free for the retry. Then publish, so no
      * one hears of an event the store does not hold. Callers hold the session's lock.
@@ -156,19 +172,7 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
       Effect.gen(function* () {
         const id = yield* ids.make("evt")
         const now = yield* Clock.currentTimeMillis
-        // Built in the catalogue's field order (turnId keeps its place when the draft's spread
-        // repeats it), so what is written is byte for byte what a reader decodes. Not decoded
-        // here: drafts are typed, and decoding each event cost about a tenth of a CLI step's CPU
-        // (docs/performance.md); the test harnesses check every committed event instead.
-        const event: AgentEvent = {
-          id,
-          schemaVersion: SCHEMA_VERSION,
-          sessionId: handle.state.sessionId,
-          ...(draft.turnId === undefined ? {} : { turnId: draft.turnId }),
-          sequence: handle.state.lastSequence + 1,
-          timestamp: new Date(now).toISOString(),
-          ...draft
-        }
+        const event = eventOf(handle, draft, id, handle.state.lastSequence + 1, new Date(now).toISOString())
         yield* store.append(event)
         applyEvent(handle.state, event)
         yield* publish(event)
@@ -178,6 +182,28 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
     /** Under the lock, uninterruptible: a cancel never leaves an event appended but unapplied or unpublished. */
     const commit = (handle: SessionHandle, draft: Draft): Effect.Effect<AgentEvent, EventStoreError> =>
       handle.lock.withLock(commitLocked(handle, draft))
+
+    /**
+     * A group commit: events that are ready together (a model answer's chunk) in one append,
+     * all or none, then published in order. Nothing is published before all are stored.
+     */
+    const commitAll = (handle: SessionHandle, drafts: ReadonlyArray<Draft>): Effect.Effect<ReadonlyArray<AgentEvent>, EventStoreError> =>
+      handle.lock.withLock(
+        Effect.gen(function* () {
+          const now = yield* Clock.currentTimeMillis
+          const timestamp = new Date(now).toISOString()
+          const events: Array<AgentEvent> = []
+          for (const draft of drafts) {
+            events.push(eventOf(handle, draft, yield* ids.make("evt"), handle.state.lastSequence + 1 + events.length, timestamp))
+          }
+          if (events.length > 0) yield* store.appendAll(events)
+          for (const event of events) {
+            applyEvent(handle.state, event)
+            yield* publish(event)
+          }
+          return events
+        })
+      )
 
     const interrupted = (turnId: string): Draft => ({
       type: "turn.completed",
@@ -270,6 +296,7 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
         // A Mailbox costs about half the effect operations per event of a Queue of Takes.
         const out = yield* Mailbox.make<AgentEvent, EngineError>()
         const emit = (draft: Draft) => commit(handle, draft).pipe(Effect.tap((event) => out.offer(event)))
+        const emitAll = (drafts: ReadonlyArray<Draft>) => commitAll(handle, drafts).pipe(Effect.tap((events) => out.offerAll(events)))
 
         /** Closes the turn left open, if any: on external interruption or a store failure. */
         const closeOpenTurn = (outcome: TurnOutcome) =>
@@ -316,7 +343,8 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
               turnStart: started.sequence,
               emit
             },
-            emit
+            emit,
+            emitAll
           }).pipe(Effect.raceFirst(Deferred.await(running.cancel).pipe(Effect.as(cancelledOutcome))))
           yield* emit({ type: "turn.completed", turnId, payload: outcome })
         }).pipe(

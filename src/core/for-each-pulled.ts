@@ -1,3 +1,4 @@
+import type * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
@@ -7,15 +8,15 @@ import { DirectPull, type DirectlyPullable } from "../services/direct-pull.js"
 const isDirectlyPullable = <A, E, R>(stream: Stream.Stream<A, E, R>): stream is DirectlyPullable<A, E, R> => DirectPull in stream
 
 /**
- * `Stream.runForEach` on a plain pull: the same elements, in order, with the stream's
+ * `Stream.runForEachChunk` on a plain pull: the same chunks, in order, with the stream's
  * resources released when this ends or is interrupted. On effect 3 a `runForEach` run costs
  * about twice the effect operations of pulling (hundreds per run), which counts on the
  * per-step path (docs/performance.md). A stream that carries its own pull (`DirectPull`,
  * as model answers and turns do) is read through that, without effect's stream machinery.
  */
-export const forEachPulled = <A, E, R, E2, R2>(
+export const forEachChunkPulled = <A, E, R, E2, R2>(
   stream: Stream.Stream<A, E, R>,
-  f: (element: A) => Effect.Effect<unknown, E2, R2>
+  f: (chunk: Chunk.Chunk<A>) => Effect.Effect<unknown, E2, R2>
 ): Effect.Effect<void, E | E2, R | R2> =>
   Effect.acquireUseRelease(
     Scope.make(),
@@ -25,9 +26,20 @@ export const forEachPulled = <A, E, R, E2, R2>(
           for (;;) {
             const chunk = yield* Effect.catchAll(pull, Option.match({ onNone: () => Effect.succeed(undefined), onSome: Effect.fail }))
             if (chunk === undefined) return
-            for (const element of chunk) yield* f(element)
+            yield* f(chunk)
           }
         })
       ),
     (scope, exit) => Scope.close(scope, exit)
+  )
+
+/** `Stream.runForEach` the same way: each element of each chunk, in order. */
+export const forEachPulled = <A, E, R, E2, R2>(
+  stream: Stream.Stream<A, E, R>,
+  f: (element: A) => Effect.Effect<unknown, E2, R2>
+): Effect.Effect<void, E | E2, R | R2> =>
+  forEachChunkPulled(stream, (chunk) =>
+    Effect.gen(function* () {
+      for (const element of chunk) yield* f(element)
+    })
   )

@@ -1,3 +1,4 @@
+import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type { EventStoreError, ModelError } from "../domain/errors.js"
@@ -8,7 +9,7 @@ import type { ContextBuilderShape, ContextSourceText } from "../services/Context
 import type { McpHubShape } from "../services/McpHub.js"
 import type { ModelGatewayShape } from "../services/ModelGateway.js"
 import { compactHistory } from "./compaction.js"
-import { forEachPulled } from "./for-each-pulled.js"
+import { forEachChunkPulled } from "./for-each-pulled.js"
 import { assembleSystem, budgetOf, hashSource, measure } from "./context.js"
 import type { Draft } from "./SessionEngine.js"
 import { type SessionState, sourceKey } from "./session-state.js"
@@ -33,6 +34,8 @@ export interface TurnContext {
   /** Messages sent while the turn runs, read at each step boundary. */
   readonly takeSteering: Effect.Effect<ReadonlyArray<string>>
   readonly emit: (draft: Draft) => Effect.Effect<AgentEvent, EventStoreError>
+  /** Commits events that are ready together in one append (see the engine's group commit). */
+  readonly emitAll: (drafts: ReadonlyArray<Draft>) => Effect.Effect<ReadonlyArray<AgentEvent>, EventStoreError>
 }
 
 type StepResult =
@@ -147,12 +150,12 @@ const modelStep = (ctx: TurnContext, sources: Effect.Effect<ReadonlyArray<Contex
     const request = yield* buildRequest(ctx, sources)
     let completed: ModelStopReason | undefined
     const toolCalls: Array<ToolCall> = []
-    const onEvent = (event: ModelStreamEvent): Effect.Effect<unknown, EventStoreError> => {
+    const draftOf = (event: ModelStreamEvent): Draft => {
       switch (event._tag) {
         case "TextDelta":
-          return ctx.emit({ type: "model.delta", turnId: ctx.turnId, payload: { text: event.text } })
+          return { type: "model.delta", turnId: ctx.turnId, payload: { text: event.text } }
         case "ThinkingDelta":
-          return ctx.emit({
+          return {
             type: "model.thinking_delta",
             turnId: ctx.turnId,
             payload: {
@@ -160,24 +163,23 @@ const modelStep = (ctx: TurnContext, sources: Effect.Effect<ReadonlyArray<Contex
               ...(event.signature === undefined ? {} : { signature: event.signature }),
               ...(event.redacted === undefined ? {} : { redacted: event.redacted })
             }
-          })
+          }
         case "ToolCall":
           toolCalls.push({ toolCallId: event.toolCallId, name: event.name, input: event.input })
-          return ctx.emit({
+          return {
             type: "model.tool_call_requested",
             turnId: ctx.turnId,
             payload: { toolCallId: event.toolCallId, name: event.name, input: event.input }
-          })
+          }
         case "Completed":
           completed = event.stopReason
-          return ctx.emit({
-            type: "model.completed",
-            turnId: ctx.turnId,
-            payload: { stopReason: event.stopReason, usage: event.usage }
-          })
+          return { type: "model.completed", turnId: ctx.turnId, payload: { stopReason: event.stopReason, usage: event.usage } }
       }
     }
-    const failure = yield* forEachPulled(ctx.gateway.stream(request), onEvent).pipe(
+    // What arrived together is committed together: one append per chunk of the answer.
+    const failure = yield* forEachChunkPulled(ctx.gateway.stream(request), (chunk) =>
+      Chunk.isEmpty(chunk) ? Effect.void : ctx.emitAll(Chunk.toReadonlyArray(chunk).map(draftOf))
+    ).pipe(
       Effect.as(Option.none<ModelError>()),
       Effect.catchTag("ModelError", (error) => Effect.succeed(Option.some(error)))
     )

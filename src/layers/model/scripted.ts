@@ -127,9 +127,9 @@ const play = (response: Response, responseIndex: number, request: ModelRequest):
   const failAt = response.failAfter ?? (response.error === undefined ? undefined : response.chunks.length)
   const played = failAt === undefined ? response.chunks : response.chunks.slice(0, failAt)
   const delay = Duration.millis(response.delayMs)
-  const chunks = Stream.fromIterable(played.map(toEvent)).pipe(
-    Stream.tap(() => (response.delayMs > 0 ? Effect.sleep(delay) : Effect.void))
-  )
+  // Without a delay the pieces arrive together, as one chunk (as an adapter gives what one read brought).
+  const events = Stream.fromIterable(played.map(toEvent))
+  const chunks = response.delayMs > 0 ? events.pipe(Stream.tap(() => Effect.sleep(delay))) : events
   if (failAt !== undefined) {
     const error = new ModelError({
       code: response.error?.code ?? "scripted",
