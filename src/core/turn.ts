@@ -50,7 +50,7 @@ export const runTurnBody = (ctx: TurnContext): Effect.Effect<TurnOutcome, EventS
   Effect.gen(function* () {
     // The context sources are read once per turn, at its first request: files edited during
     // a turn (AGENTS.md, a newly approved memory) count from the next one.
-    const sources = yield* Effect.cached(ctx.context.sources({ sessionId: ctx.state.sessionId, workspaceRoot: ctx.tools.workspaceRoot }))
+    const sources = readOnce(ctx.context.sources({ sessionId: ctx.state.sessionId, workspaceRoot: ctx.tools.workspaceRoot }))
     for (let step = 1; step <= ctx.maxSteps; step++) {
       if (step > 1) yield* admitSteering(ctx)
       yield* recordMcpNotices(ctx)
@@ -77,13 +77,32 @@ export const runTurnBody = (ctx: TurnContext): Effect.Effect<TurnOutcome, EventS
     return { stopReason: "max_steps", message: `the turn reached its limit of ${ctx.maxSteps} model steps` }
   })
 
+/**
+ * The effect's first success, kept for the later runs. Not `Effect.cached`, whose later runs
+ * cost about 28 effect operations each (this runs at every step of a turn); a failure is not
+ * kept, so the next run tries again.
+ */
+const readOnce = <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<A, E> => {
+  let value: { readonly a: A } | undefined
+  return Effect.suspend(() =>
+    value !== undefined
+      ? Effect.succeed(value.a)
+      : Effect.tap(effect, (a) => {
+          value = { a }
+        })
+  )
+}
+
+// No messages is the usual case at a step boundary: Effect.forEach over nothing still costs operations.
 const admitSteering = (ctx: TurnContext) =>
   Effect.flatMap(ctx.takeSteering, (messages) =>
-    Effect.forEach(
-      messages,
-      (content) => ctx.emit({ type: "user.message", turnId: ctx.turnId, payload: { content, mode: "steer" } }),
-      { discard: true }
-    )
+    messages.length === 0
+      ? Effect.void
+      : Effect.forEach(
+          messages,
+          (content) => ctx.emit({ type: "user.message", turnId: ctx.turnId, payload: { content, mode: "steer" } }),
+          { discard: true }
+        )
   )
 
 /** What the session's MCP servers went through since the last step: started, failed, died. */
@@ -92,16 +111,18 @@ const recordMcpNotices = (ctx: TurnContext) =>
     onNone: () => Effect.void,
     onSome: (hub) =>
       Effect.flatMap(hub.drainNotices(ctx.state.sessionId), (notices) =>
-        Effect.forEach(
-          notices,
-          (notice) =>
-            ctx.emit({
-              type: "mcp.notice",
-              turnId: ctx.turnId,
-              payload: { server: notice.server, state: notice.state, ...(notice.message === undefined ? {} : { message: notice.message }) }
-            }),
-          { discard: true }
-        )
+        notices.length === 0
+          ? Effect.void
+          : Effect.forEach(
+              notices,
+              (notice) =>
+                ctx.emit({
+                  type: "mcp.notice",
+                  turnId: ctx.turnId,
+                  payload: { server: notice.server, state: notice.state, ...(notice.message === undefined ? {} : { message: notice.message }) }
+                }),
+              { discard: true }
+            )
       )
   })
 

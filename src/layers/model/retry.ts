@@ -88,19 +88,20 @@ export interface ModelAnswer<R> {
  */
 export const modelAnswer = <R>(answer: ModelAnswer<R>): DirectlyPullable<ModelStreamEvent, ModelError, R> => {
   const stream = Stream.suspend(() => {
-    const run = answerRun(answer)
+    const run = answerRun(answer, undefined)
     return Stream.repeatEffectChunkOption(run.read).pipe(Stream.ensuring(run.close))
   })
-  // A plain scope finalizer, not acquireRelease, which diffs and patches the fiber's refs on release.
-  const pull: PullIn<ModelStreamEvent, ModelError, R> = (scope) => {
-    const run = answerRun(answer)
-    return Effect.as(Scope.addFinalizer(scope, run.close), run.read)
-  }
+  // The attempts' scopes hang off the reader's scope, which closes them.
+  const pull: PullIn<ModelStreamEvent, ModelError, R> = (scope) => Effect.succeed(answerRun(answer, scope).read)
   return Object.assign(stream, { [DirectPull]: pull })
 }
 
-/** One run of an answer: its read (a pull) and what closes the attempts' resources. */
-const answerRun = <R>(answer: ModelAnswer<R>) => {
+/**
+ * One run of an answer: its read (a pull) and what closes the attempts' resources. Each
+ * attempt's scope is a child of `parent` when one is given (closing it closes them), else of
+ * a scope of the run's own, which `close` closes.
+ */
+const answerRun = <R>(answer: ModelAnswer<R>, parent: Scope.Scope | undefined) => {
   let resources: Scope.CloseableScope | undefined
   let pull: AttemptPull | undefined
   let done = false
@@ -125,8 +126,11 @@ const answerRun = <R>(answer: ModelAnswer<R>) => {
     })
   const start = Effect.gen(function* () {
     yield* answer.preflight
-    const scope = yield* Scope.make()
-    resources = scope
+    let scope = parent
+    if (scope === undefined) {
+      resources = yield* Scope.make()
+      scope = resources
+    }
     const { opened, first } = yield* attempt(scope).pipe(
       Effect.catchAll((failure) => retryAfter(failure, attempt(scope), answer.policy)),
       Effect.mapError((failure) => (attempts > 1 ? withAttempts(failure.error, attempts) : failure.error))
