@@ -1,7 +1,8 @@
 import * as Effect from "effect/Effect"
+import type { Writable } from "node:stream"
 import type { Segment } from "./render.js"
 
-const closed = new WeakSet<NodeJS.WriteStream>()
+const closed = new WeakSet<Writable>()
 
 /** A reader that went away (`| head`) is not an error: stop writing to it, quietly. */
 const watch = (stream: NodeJS.WriteStream) =>
@@ -13,19 +14,40 @@ const watch = (stream: NodeJS.WriteStream) =>
 watch(process.stdout)
 watch(process.stderr)
 
-/** Writes to a stream, waiting for `drain` when its buffer is full, so a huge export never piles up in memory. */
-const writeTo = (stream: NodeJS.WriteStream, text: string): Effect.Effect<void> =>
-  text.length === 0 || closed.has(stream)
-    ? Effect.void
-    : Effect.async<void>((resume) => {
-        if (stream.write(text)) return resume(Effect.void)
-        stream.once("drain", () => resume(Effect.void))
-      })
+/** Resumes once the stream drained: its buffer was full, so a huge export never piles up in memory. */
+const drained = (stream: Writable): Effect.Effect<void> =>
+  Effect.async<void>((resume) => {
+    stream.once("drain", () => resume(Effect.void))
+  })
 
-export const stdout = (text: string) => writeTo(process.stdout, text)
-export const stderr = (text: string) => writeTo(process.stderr, text)
+/** Writes the text now; false when the stream's buffer is full and the writer should wait for its drain. */
+const writeNow = (stream: Writable, text: string): boolean => text.length === 0 || closed.has(stream) || stream.write(text)
 
-export const writeSegments = (segments: ReadonlyArray<Segment>) =>
-  Effect.forEach(segments, (s) => (s.channel === "out" ? stdout(s.text) : stderr(s.text)), { discard: true })
+/**
+ * Writers on two streams. A write happens at once and suspends only when it filled its
+ * stream's buffer: the usual write costs no suspension (the CLI writes a few times per event).
+ */
+export const makeWriters = (streams: { readonly out: Writable; readonly err: Writable }) => {
+  const writeTo = (stream: Writable, text: string): Effect.Effect<void> =>
+    Effect.suspend(() => (writeNow(stream, text) ? Effect.void : drained(stream)))
+
+  /** The segments in order; after a write that filled its stream's buffer, the rest wait for its drain. */
+  const writeSegments = (segments: ReadonlyArray<Segment>): Effect.Effect<void> =>
+    Effect.suspend(() => {
+      for (const [i, segment] of segments.entries()) {
+        const stream = segment.channel === "out" ? streams.out : streams.err
+        if (!writeNow(stream, segment.text)) return Effect.zipRight(drained(stream), writeSegments(segments.slice(i + 1)))
+      }
+      return Effect.void
+    })
+
+  return {
+    stdout: (text: string) => writeTo(streams.out, text),
+    stderr: (text: string) => writeTo(streams.err, text),
+    writeSegments
+  }
+}
+
+export const { stdout, stderr, writeSegments } = makeWriters({ out: process.stdout, err: process.stderr })
 
 export const useColor = (stream: NodeJS.WriteStream) => stream.isTTY === true && process.env["NO_COLOR"] === undefined
