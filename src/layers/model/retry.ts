@@ -92,7 +92,7 @@ export const modelAnswer = <R>(answer: ModelAnswer<R>): DirectlyPullable<ModelSt
     return Stream.repeatEffectChunkOption(run.read).pipe(Stream.ensuring(run.close))
   })
   // The attempts' scopes hang off the reader's scope, which closes them.
-  const pull: PullIn<ModelStreamEvent, ModelError, R> = (scope) => Effect.succeed(answerRun(answer, scope).read)
+  const pull: PullIn<ModelStreamEvent, ModelError, R> = (scope) => Effect.sync(() => answerRun(answer, scope).read)
   return Object.assign(stream, { [DirectPull]: pull })
 }
 
