@@ -164,46 +164,38 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
     })
 
     /**
-     * Reserve the next sequence, append, and advance the state only when the append
-     * succeeded: a failed append leaves the number free for the retry. Then publish, so no
-     * one hears of an event the store does not hold. Callers hold the session's lock.
+     * Reserve the next sequences, append, and advance the state only when the append
+     * succeeded: a failed append leaves the numbers free for the retry. Then publish in order,
+     * so no one hears of an event the store does not hold. Drafts that are ready together (a
+     * model answer's chunk) are one append, all or none: a group commit. Callers hold the
+     * session's lock.
      */
-    const commitLocked = (handle: SessionHandle, draft: Draft): Effect.Effect<AgentEvent, EventStoreError> =>
+    const commitAllLocked = (handle: SessionHandle, drafts: ReadonlyArray<Draft>): Effect.Effect<ReadonlyArray<AgentEvent>, EventStoreError> =>
       Effect.gen(function* () {
-        const id = yield* ids.make("evt")
-        const now = yield* Clock.currentTimeMillis
-        const event = eventOf(handle, draft, id, handle.state.lastSequence + 1, new Date(now).toISOString())
-        yield* store.append(event)
-        applyEvent(handle.state, event)
-        yield* publish(event)
-        return event
+        const timestamp = new Date(yield* Clock.currentTimeMillis).toISOString()
+        const events: Array<AgentEvent> = []
+        for (const draft of drafts) {
+          events.push(eventOf(handle, draft, yield* ids.make("evt"), handle.state.lastSequence + 1 + events.length, timestamp))
+        }
+        if (events.length > 0) yield* store.appendAll(events)
+        for (const event of events) {
+          applyEvent(handle.state, event)
+          yield* publish(event)
+        }
+        return events
       })
+
+    const commitLocked = (handle: SessionHandle, draft: Draft): Effect.Effect<AgentEvent, EventStoreError> =>
+      Effect.flatMap(commitAllLocked(handle, [draft]), ([event]) =>
+        event === undefined ? Effect.dieMessage("committing one draft gave no event") : Effect.succeed(event)
+      )
 
     /** Under the lock, uninterruptible: a cancel never leaves an event appended but unapplied or unpublished. */
     const commit = (handle: SessionHandle, draft: Draft): Effect.Effect<AgentEvent, EventStoreError> =>
       handle.lock.withLock(commitLocked(handle, draft))
 
-    /**
-     * A group commit: events that are ready together (a model answer's chunk) in one append,
-     * all or none, then published in order. Nothing is published before all are stored.
-     */
     const commitAll = (handle: SessionHandle, drafts: ReadonlyArray<Draft>): Effect.Effect<ReadonlyArray<AgentEvent>, EventStoreError> =>
-      handle.lock.withLock(
-        Effect.gen(function* () {
-          const now = yield* Clock.currentTimeMillis
-          const timestamp = new Date(now).toISOString()
-          const events: Array<AgentEvent> = []
-          for (const draft of drafts) {
-            events.push(eventOf(handle, draft, yield* ids.make("evt"), handle.state.lastSequence + 1 + events.length, timestamp))
-          }
-          if (events.length > 0) yield* store.appendAll(events)
-          for (const event of events) {
-            applyEvent(handle.state, event)
-            yield* publish(event)
-          }
-          return events
-        })
-      )
+      handle.lock.withLock(commitAllLocked(handle, drafts))
 
     const interrupted = (turnId: string): Draft => ({
       type: "turn.completed",
