@@ -75,13 +75,16 @@ describe("v8FlagsFor (the launcher's run-time V8 settings)", () => {
   })
 
   it.runIf(process.versions.v8.startsWith("11.3."))("on Node 20, a function reaches TurboFan after about four times as many calls", () => {
-    const tuned = runProbe(tierUpProbe, v8FlagsFor(["run"], process.versions.v8))
-    const untuned = runProbe(tierUpProbe, [])
-    expect(tuned.stderr).toBe("")
-    expect(untuned.code).toBe(0)
-    expect(untuned.value).toBeGreaterThan(0)
-    expect(untuned.value).toBeLessThan(1000000)
-    expect(tuned.value).toBeGreaterThanOrEqual(untuned.value * 2)
+    // One untuned run now and then takes twice its usual calls (V8's tiering of the probe's
+    // own loop varies): compare medians of five runs each.
+    const medianOf = (runs: ReadonlyArray<{ readonly value: number }>) => [...runs.map((r) => r.value)].sort((a, b) => a - b)[2] ?? 0
+    const tuned = Array.from({ length: 5 }, () => runProbe(tierUpProbe, v8FlagsFor(["run"], process.versions.v8)))
+    const untuned = Array.from({ length: 5 }, () => runProbe(tierUpProbe, []))
+    expect(tuned.map((r) => r.stderr)).toEqual(["", "", "", "", ""])
+    expect(untuned.map((r) => r.code)).toEqual([0, 0, 0, 0, 0])
+    expect(medianOf(untuned)).toBeGreaterThan(0)
+    expect(medianOf(untuned)).toBeLessThan(1000000)
+    expect(medianOf(tuned)).toBeGreaterThanOrEqual(medianOf(untuned) * 2)
   })
 
   it("an unknown flag would show on stderr (the check above can fail)", () => {
