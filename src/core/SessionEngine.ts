@@ -177,7 +177,7 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
         for (const draft of drafts) {
           events.push(eventOf(handle, draft, yield* ids.make("evt"), handle.state.lastSequence + 1 + events.length, timestamp))
         }
-        if (events.length > 0) yield* store.appendAll(events)
+        yield* store.appendAll(events)
         for (const event of events) {
           applyEvent(handle.state, event)
           yield* publish(event)
@@ -288,7 +288,10 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
         // A Mailbox costs about half the effect operations per event of a Queue of Takes.
         const out = yield* Mailbox.make<AgentEvent, EngineError>()
         const emit = (draft: Draft) => commit(handle, draft).pipe(Effect.tap((event) => out.offer(event)))
-        const emitAll = (drafts: ReadonlyArray<Draft>) => commitAll(handle, drafts).pipe(Effect.tap((events) => out.offerAll(events)))
+        // Nothing to commit (no steering, no MCP notices, an empty answer chunk: the usual case) costs nothing.
+        const noEvents = Effect.succeed<ReadonlyArray<AgentEvent>>([])
+        const emitAll = (drafts: ReadonlyArray<Draft>) =>
+          drafts.length === 0 ? noEvents : commitAll(handle, drafts).pipe(Effect.tap((events) => out.offerAll(events)))
 
         /** Closes the turn left open, if any: on external interruption or a store failure. */
         const closeOpenTurn = (outcome: TurnOutcome) =>

@@ -93,16 +93,10 @@ const readOnce = <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<A, E> => {
   )
 }
 
-// No messages is the usual case at a step boundary: Effect.forEach over nothing still costs operations.
+// Messages taken together are committed together (none, the usual case, costs nothing).
 const admitSteering = (ctx: TurnContext) =>
   Effect.flatMap(ctx.takeSteering, (messages) =>
-    messages.length === 0
-      ? Effect.void
-      : Effect.forEach(
-          messages,
-          (content) => ctx.emit({ type: "user.message", turnId: ctx.turnId, payload: { content, mode: "steer" } }),
-          { discard: true }
-        )
+    ctx.emitAll(messages.map((content) => ({ type: "user.message", turnId: ctx.turnId, payload: { content, mode: "steer" } })))
   )
 
 /** What the session's MCP servers went through since the last step: started, failed, died. */
@@ -111,18 +105,13 @@ const recordMcpNotices = (ctx: TurnContext) =>
     onNone: () => Effect.void,
     onSome: (hub) =>
       Effect.flatMap(hub.drainNotices(ctx.state.sessionId), (notices) =>
-        notices.length === 0
-          ? Effect.void
-          : Effect.forEach(
-              notices,
-              (notice) =>
-                ctx.emit({
-                  type: "mcp.notice",
-                  turnId: ctx.turnId,
-                  payload: { server: notice.server, state: notice.state, ...(notice.message === undefined ? {} : { message: notice.message }) }
-                }),
-              { discard: true }
-            )
+        ctx.emitAll(
+          notices.map((notice) => ({
+            type: "mcp.notice",
+            turnId: ctx.turnId,
+            payload: { server: notice.server, state: notice.state, ...(notice.message === undefined ? {} : { message: notice.message }) }
+          }))
+        )
       )
   })
 
@@ -198,9 +187,7 @@ const modelStep = (ctx: TurnContext, sources: Effect.Effect<ReadonlyArray<Contex
       }
     }
     // What arrived together is committed together: one append per chunk of the answer.
-    const failure = yield* forEachChunkPulled(ctx.gateway.stream(request), (chunk) =>
-      Chunk.isEmpty(chunk) ? Effect.void : ctx.emitAll(Chunk.toReadonlyArray(chunk).map(draftOf))
-    ).pipe(
+    const failure = yield* forEachChunkPulled(ctx.gateway.stream(request), (chunk) => ctx.emitAll(Chunk.toReadonlyArray(chunk).map(draftOf))).pipe(
       Effect.as(Option.none<ModelError>()),
       Effect.catchTag("ModelError", (error) => Effect.succeed(Option.some(error)))
     )
