@@ -1,14 +1,24 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import { StoreFailure } from "../domain/errors.js"
+import { claimPrivateDir } from "../layers/private-files.js"
 import type { EventStore } from "../services/EventStore.js"
 import { jsonlDirectory, sqliteFile, type StoreKind } from "./locations.js"
+
+/** The data directory is ours and holds transcripts: 0700, also if an earlier version made it looser. */
+const claimDataDir = (dataDir: string) =>
+  Effect.try({
+    try: () => claimPrivateDir(dataDir),
+    catch: (error) =>
+      new StoreFailure({ operation: "open", reason: `${dataDir}: cannot be made private (${error instanceof Error ? error.message : String(error)})` })
+  })
 
 /**
  * The store a command uses. Each adapter is imported only when chosen, so a JSONL run never
  * loads the SQLite driver and the other way round.
  */
-export const storeLayer = (kind: StoreKind, dataDir: string): Layer.Layer<EventStore, unknown> =>
-  Layer.unwrapEffect(
+export const storeLayer = (kind: StoreKind, dataDir: string): Layer.Layer<EventStore, unknown> => {
+  const adapter =
     kind === "sqlite"
       ? Effect.promise(() => import("../layers/event-store/sqlite.js")).pipe(
           Effect.map((sqlite) => sqlite.layer({ filename: sqliteFile(dataDir) }))
@@ -16,4 +26,5 @@ export const storeLayer = (kind: StoreKind, dataDir: string): Layer.Layer<EventS
       : Effect.promise(() => import("../layers/event-store/jsonl.js")).pipe(
           Effect.map((jsonl) => jsonl.layer({ directory: jsonlDirectory(dataDir), truncatedLastLine: "skip" }))
         )
-  )
+  return Layer.unwrapEffect(Effect.zipRight(claimDataDir(dataDir), adapter))
+}

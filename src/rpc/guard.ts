@@ -1,8 +1,11 @@
 import { Headers, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import type { HttpApp } from "@effect/platform"
+import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { timingSafeEqual } from "node:crypto"
+import { envelopeProblem } from "./envelope.js"
+import { readBody } from "./request-body.js"
 
 export interface GuardOptions {
   /** `host:port` values this server answers to (loopback names and the bound address). */
@@ -22,21 +25,12 @@ const sameToken = (given: string, expected: string) => {
   return a.length === b.length && timingSafeEqual(a, b)
 }
 
-/** Every NDJSON line must be a JSON object before the RPC server sees it. */
-const malformedLine = (body: string): string | undefined => {
-  const lines = body.split("\n")
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]?.trim() ?? ""
-    if (line === "") continue
-    try {
-      const value: unknown = JSON.parse(line)
-      if (typeof value !== "object" || value === null || Array.isArray(value)) return `line ${i + 1}: not a JSON object`
-    } catch (error) {
-      return `line ${i + 1}: not valid JSON (${error instanceof Error ? error.message : String(error)})`
-    }
-  }
-  return undefined
-}
+/**
+ * The request the RPC server reads: the same one, with the body already read here (a Node
+ * request body can be read once).
+ */
+const withBody = (request: HttpServerRequest.HttpServerRequest, host: string, body: string) =>
+  HttpServerRequest.fromWeb(new Request(`http://${host}${request.url}`, { method: request.method, headers: request.headers, body }))
 
 /**
  * A local server that can run shell commands must not be reachable by any web page the
@@ -68,11 +62,14 @@ export const guard = (options: GuardOptions) => <E, R>(app: HttpApp.Default<E, R
     if (declared > options.maxBodyBytes) {
       return refuse(413, "PayloadTooLarge", `request body of ${declared} bytes exceeds ${options.maxBodyBytes}`)
     }
-    const body = yield* request.text.pipe(Effect.either)
+    // Counted as it arrives: a chunked body declares no length, and is cut off at the limit too.
+    const body = yield* readBody(NodeHttpServerRequest.toIncomingMessage(request), options.maxBodyBytes).pipe(Effect.either)
     if (body._tag === "Left") {
-      return refuse(413, "PayloadTooLarge", `request body exceeds ${options.maxBodyBytes} bytes or could not be read`)
+      return body.left._tag === "BodyTooLarge"
+        ? refuse(413, "PayloadTooLarge", `request body exceeds ${options.maxBodyBytes} bytes`)
+        : refuse(400, "UnreadableBody", `the request body could not be read: ${body.left.reason}`)
     }
-    const problem = malformedLine(body.right)
+    const problem = envelopeProblem(body.right)
     if (problem !== undefined) return refuse(400, "MalformedRequest", problem)
-    return yield* app
+    return yield* Effect.provideService(app, HttpServerRequest.HttpServerRequest, withBody(request, host, body.right))
   })

@@ -3,13 +3,13 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
-import * as fs from "node:fs"
 import * as fsp from "node:fs/promises"
 import * as path from "node:path"
 import { decodeEventJson } from "../../domain/decode.js"
 import { EventDecodeError, type EventStoreError, StoreFailure } from "../../domain/errors.js"
 import type { AgentEvent } from "../../domain/events.js"
 import { EventStore, type EventStoreShape, type SessionSummary } from "../../services/EventStore.js"
+import { ensurePrivateDir, PRIVATE_FILE_MODE } from "../private-files.js"
 import { type DecodedPage, decodedPages, locateDecodeError } from "./decoded-pages.js"
 import { countLines, makeLineReader, readFirstLine, readLastLine } from "./jsonl-lines.js"
 import { checkSequence, headerOf, type ListingHeader } from "./sequence.js"
@@ -89,7 +89,7 @@ export const make = (options: JsonlStoreOptions): Effect.Effect<EventStoreShape,
   Effect.gen(function* () {
     const directory = path.resolve(options.directory)
     yield* Effect.try({
-      try: () => fs.mkdirSync(directory, { recursive: true }),
+      try: () => ensurePrivateDir(directory),
       catch: (error) => new StoreFailure({ operation: "open", reason: `${directory}: ${reasonOf(error)}` })
     })
     const sessions = new Map<string, SessionFile>()
@@ -201,7 +201,8 @@ export const make = (options: JsonlStoreOptions): Effect.Effect<EventStoreShape,
         const tail = current.size > current.end ? yield* repair(session, current) : current
         // One write for the whole batch; after a failed one the tail is unknown, so it is re-read.
         const data = events.map((event) => `${JSON.stringify(event)}\n`).join("")
-        yield* io("append", session.file, () => fsp.appendFile(session.file, data, "utf8")).pipe(
+        // A new session's file is created private: it holds the conversation and file contents.
+        yield* io("append", session.file, () => fsp.appendFile(session.file, data, { encoding: "utf8", mode: PRIVATE_FILE_MODE })).pipe(
           Effect.tapError(() =>
             Effect.sync(() => {
               session.tail = undefined

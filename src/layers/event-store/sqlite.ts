@@ -5,10 +5,10 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
-import * as fs from "node:fs"
 import * as path from "node:path"
 import { StoreFailure } from "../../domain/errors.js"
 import { EventStore, type EventStoreShape, type SessionSummary } from "../../services/EventStore.js"
+import { ensurePrivateDir, ensurePrivateFile } from "../private-files.js"
 import { BUSY_TIMEOUT_MS, makeSqliteLog, openConnection, storeFailure } from "./sqlite-log.js"
 import { migrations } from "./sqlite-migrations.js"
 
@@ -59,8 +59,12 @@ export const make = (options: SqliteStoreOptions): Effect.Effect<EventStoreShape
       const reason = `the SQLite store needs a file path, not ${JSON.stringify(options.filename)}`
       return yield* Effect.fail(new StoreFailure({ operation: "open", reason }))
     }
+    // Private before SQLite opens it: its -wal and -shm files take the database file's mode.
     yield* Effect.try({
-      try: () => fs.mkdirSync(path.dirname(path.resolve(options.filename)), { recursive: true }),
+      try: () => {
+        ensurePrivateDir(path.dirname(path.resolve(options.filename)))
+        ensurePrivateFile(options.filename)
+      },
       catch: open
     })
     const db = yield* Effect.acquireRelease(

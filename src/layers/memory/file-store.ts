@@ -1,8 +1,7 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
-import { mkdir, readFile, rename, writeFile } from "node:fs/promises"
-import { dirname } from "node:path"
+import { readFile } from "node:fs/promises"
 import {
   Memory,
   MemoryCandidate,
@@ -11,6 +10,7 @@ import {
   type MemoryStoreShape,
   MemoryStoreFailure
 } from "../../services/MemoryStore.js"
+import { writePrivateFile } from "../private-files.js"
 
 const MemoryFile = Schema.Struct({
   candidates: Schema.Array(MemoryCandidate),
@@ -49,12 +49,8 @@ export const make = (file: string) =>
 
     const write = (content: MemoryFile) =>
       Effect.tryPromise({
-        try: async () => {
-          await mkdir(dirname(file), { recursive: true })
-          const temporary = `${file}.${process.pid}.tmp`
-          await writeFile(temporary, `${JSON.stringify(content, null, 2)}\n`, "utf8")
-          await rename(temporary, file)
-        },
+        // Memories quote the user's work: private like the transcripts beside them.
+        try: () => writePrivateFile(file, `${JSON.stringify(content, null, 2)}\n`),
         catch: (error) => new MemoryStoreFailure({ message: `${file}: cannot be written (${describe(error)})` })
       })
 
