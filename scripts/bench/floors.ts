@@ -16,6 +16,7 @@ import * as Scripted from "../../src/layers/model/scripted.js"
 import * as Permissions from "../../src/layers/permission/engine.js"
 import { LocalFilesLive } from "../../src/layers/tools/local-file-access.js"
 import { localTools } from "../../src/layers/tools/local.js"
+import { sandboxOff } from "../../src/layers/sandbox/off.js"
 import * as Router from "../../src/layers/tools/router.js"
 import type { EventStore } from "../../src/services/EventStore.js"
 import { cleanEnv, repoRoot, startService } from "./processes.js"
@@ -52,7 +53,7 @@ const engineLayer = (store: Layer.Layer<EventStore, unknown>, workspace: string)
         store,
         Scripted.layer(script),
         IdsLive,
-        Router.layer([Router.staticSource("local", localTools)]),
+        Router.layer([Router.staticSource("local", localTools(sandboxOff))]),
         Permissions.layer({ approvalsFile: path.join(workspace, "approvals.json") }),
         Policy.layer("deny"),
         LocalFilesLive
@@ -111,7 +112,7 @@ const chainRequest = (): ModelRequest => {
     messages.push({ role: "assistant", content: [{ _tag: "tool_call", toolCallId, name: "read_file", input: { path: "notes.txt" } }] })
     messages.push({ role: "user", content: [{ _tag: "tool_result", toolCallId, output: "     1\tbench marker\n     2\tline two", isError: false }] })
   }
-  return { sessionId: "bench", system: "You are a coding agent.", messages, tools: localTools.map((tool) => tool.definition) }
+  return { sessionId: "bench", system: "You are a coding agent.", messages, tools: localTools(sandboxOff).map((tool) => tool.definition) }
 }
 
 const textAnswer = (i: number) => ({

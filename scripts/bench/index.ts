@@ -4,6 +4,7 @@ import * as EndToEnd from "./end-to-end.js"
 import * as EventStore from "./event-store.js"
 import * as Floors from "./floors.js"
 import * as Profile from "./profile.js"
+import * as Sandbox from "./sandbox.js"
 
 /**
  * Every benchmark, run one after another in this process; add new ones here. Name some to
@@ -14,6 +15,7 @@ const benches: ReadonlyArray<{ readonly id: string; readonly name: string; reado
   { id: "event-store", name: "event store", run: EventStore.run },
   { id: "agent-loop", name: "agent loop (issue 8)", run: AgentLoop.run },
   { id: "end-to-end", name: "end to end over RPC (issue 5)", run: EndToEnd.run },
+  { id: "sandbox", name: "sandbox: added latency per shell call (issue 15)", run: Sandbox.run },
   { id: "profile", name: "profile of a 100-step chain", run: Profile.run, onlyWhenNamed: true },
   { id: "floors", name: "floors: the engine alone, one HTTP round trip", run: Floors.run, onlyWhenNamed: true },
   { id: "effect-ops", name: "effect operations per chain step", run: EffectOps.run, onlyWhenNamed: true }

@@ -6,22 +6,52 @@ import * as LazyMcp from "../layers/tools/mcp-lazy.js"
 import { skillsToolSource } from "../layers/skills/load-skill-tool.js"
 import { localTools } from "../layers/tools/local.js"
 import * as Router from "../layers/tools/router.js"
+import * as SandboxLayer from "../layers/sandbox/layer.js"
+import type { SandboxMode } from "../layers/sandbox/settings.js"
 import { McpHub } from "../services/McpHub.js"
+import { Sandbox } from "../services/Sandbox.js"
 import { Skills } from "../services/Skills.js"
+import { PermissionEngine } from "../services/PermissionEngine.js"
 import { ToolRouter } from "../services/ToolRouter.js"
+import { trustedProjectNetwork } from "./project-network.js"
 
-/** The MCP hub; the MCP SDK loads only once a session has servers to run. */
-export const mcpLayer = (userConfigDir: string, clientVersion: string): Layer.Layer<McpHub> =>
-  LazyMcp.layer({ userConfigDir, clientVersion })
+/** The MCP hub; the MCP SDK loads only once a session has servers to run. Stdio servers run in the sandbox. */
+export const mcpLayer = (userConfigDir: string, clientVersion: string): Layer.Layer<McpHub, never, Sandbox> =>
+  Layer.scoped(
+    McpHub,
+    Effect.flatMap(Sandbox, (sandbox) => LazyMcp.make({ userConfigDir, clientVersion, sandbox }))
+  )
 
 /** Every tool a session can call, from every source, behind one router: local tools, skills, MCP servers. */
-export const routerLayer: Layer.Layer<ToolRouter, never, McpHub | Skills> = Layer.effect(
+export const routerLayer: Layer.Layer<ToolRouter, never, McpHub | Skills | Sandbox> = Layer.effect(
   ToolRouter,
   Effect.gen(function* () {
     const hub = yield* McpHub
     const skills = yield* Skills
-    return Router.make([Router.staticSource("local", [...localTools, rememberTool]), skillsToolSource(skills), hub.source])
+    const sandbox = yield* Sandbox
+    return Router.make([Router.staticSource("local", [...localTools(sandbox), rememberTool]), skillsToolSource(skills), hub.source])
   })
 )
+
+/** How shell commands and stdio MCP servers are sandboxed: what the command line (`--sandbox`, `--sandbox-network`) says. */
+export interface SandboxConfig {
+  readonly mode: SandboxMode
+  /** Open the network inside the sandbox, whatever the settings say. */
+  readonly network: boolean
+}
+
+/** The sandbox; its config and data directories are read-only inside it. */
+export const sandboxLayer = (config: SandboxConfig | undefined, configDir: string, dataDir: string) =>
+  Layer.unwrapEffect(
+    Effect.map(PermissionEngine, (permissions) =>
+      SandboxLayer.layer({
+        mode: config?.mode ?? "auto",
+        network: config?.network ?? false,
+        configDir,
+        dataDir,
+        projectNetwork: trustedProjectNetwork(permissions)
+      })
+    )
+  )
 
 export const skillsLayer = (configDir: string) => SkillFolders.layer({ configDir })

@@ -1,5 +1,6 @@
 import * as Option from "effect/Option"
 import type { ModelSelection } from "../app/model.js"
+import type { SandboxConfig } from "../app/tools.js"
 import { resolveConfigDir, resolveDataDir, type StoreKind } from "../app/locations.js"
 import { packageVersion } from "../app/package-root.js"
 
@@ -11,6 +12,9 @@ export interface AgentArgs {
   readonly script: Option.Option<string>
   readonly maxOutputTokens: Option.Option<number>
   readonly thinkingBudget: Option.Option<number>
+  /** `--sandbox`; absent for commands that run no tools: `auto`. */
+  readonly sandbox?: SandboxConfig["mode"]
+  readonly sandboxNetwork?: boolean
 }
 
 /** Where the agent keeps its data, which store and model it uses: the part of its configuration the command line sets. */
@@ -19,7 +23,8 @@ export const agentSetup = (args: AgentArgs) => ({
   configDir: resolveConfigDir(),
   version: packageVersion(),
   store: args.store,
-  model: modelSelection(args)
+  model: modelSelection(args),
+  sandbox: { mode: args.sandbox ?? "auto", network: args.sandboxNetwork ?? false }
 })
 
 const modelSelection = (args: AgentArgs): ModelSelection => ({

@@ -34,5 +34,16 @@ export const json = Options.boolean("json").pipe(
   Options.withDescription("Print every event as one JSON line (NDJSON), exactly as stored")
 )
 
-/** What every command that runs the agent in this process takes: the model and the store. */
-export const agent = { model, script, maxOutputTokens, thinkingBudget, dataDir, store }
+export const sandbox = Options.choice("sandbox", ["auto", "off", "on"]).pipe(
+  Options.withDescription(
+    "Sandbox for shell commands and stdio MCP servers (bubblewrap): auto (default) uses it when it works, off never, on refuses to start without it"
+  ),
+  Options.withDefault("auto")
+)
+
+export const sandboxNetwork = Options.boolean("sandbox-network").pipe(
+  Options.withDescription("Open the network inside the sandbox (closed by default, loopback included)")
+)
+
+/** What every command that runs the agent in this process takes: the model, the store, the sandbox. */
+export const agent = { model, script, maxOutputTokens, thinkingBudget, dataDir, store, sandbox, sandboxNetwork }

@@ -13,6 +13,7 @@ import {
   ScriptedModel,
   SessionEngine,
   SqliteEventStore,
+  sandboxOff,
   ToolRouterLayer,
   sessionEngineLayer
 } from "custom-agent"
@@ -29,7 +30,7 @@ describe("embedding the library (the README's example)", () => {
           SqliteEventStore.layer({ filename: join(dir, "agent.db") }),
           ScriptedModel.layer(),
           IdsLive,
-          ToolRouterLayer.layer([ToolRouterLayer.staticSource("local", LocalTools.localTools)]),
+          ToolRouterLayer.layer([ToolRouterLayer.staticSource("local", LocalTools.localTools(sandboxOff))]),
           PermissionRules.layer({ approvalsFile: join(dir, "approvals.json") }),
           PolicyApprovals.layer("allow-reads"),
           LocalFilesLive

@@ -11,17 +11,19 @@ import * as Permissions from "../../src/layers/permission/engine.js"
 import { LocalFilesLive } from "../../src/layers/tools/local-file-access.js"
 import * as Mcp from "../../src/layers/tools/mcp.js"
 import * as Router from "../../src/layers/tools/router.js"
+import { sandboxOff } from "../../src/layers/sandbox/off.js"
 import { McpHub } from "../../src/services/McpHub.js"
 import { ToolRouter } from "../../src/services/ToolRouter.js"
 
 /**
  * An engine (memory store, scripted model, scripted approvals, real PermissionEngine) whose
- * only tools are the MCP hub's; the hub and the store stay reachable for assertions.
+ * only tools are the MCP hub's; the hub and the store stay reachable for assertions. Servers
+ * run unsandboxed unless `hub.sandbox` says otherwise.
  */
 export const mcpEngineLayer = (
   script: Scripted.Script,
   answers: ReadonlyArray<ScriptedApprovals.ScriptedAnswer>,
-  hub: Mcp.McpHubOptions
+  hub: Omit<Mcp.McpHubOptions, "sandbox"> & Partial<Pick<Mcp.McpHubOptions, "sandbox">>
 ) =>
   SessionEngine.layer().pipe(
     Layer.provideMerge(
@@ -35,5 +37,5 @@ export const mcpEngineLayer = (
         LocalFilesLive
       )
     ),
-    Layer.provideMerge(Mcp.layer(hub))
+    Layer.provideMerge(Mcp.layer({ sandbox: sandboxOff, ...hub }))
   )

@@ -3,6 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from "no
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
+import { sandboxOff } from "../../src/layers/sandbox/off.js"
 import * as Mcp from "../../src/layers/tools/mcp.js"
 import type { McpHubShape, McpNotice, McpServerConfig } from "../../src/services/McpHub.js"
 
@@ -40,9 +41,9 @@ export const everythingServer = (name: string): McpServerConfig => ({
   env: {}
 })
 
-/** A hub whose user configuration directory is a fresh, empty temporary directory. */
+/** A hub whose user configuration directory is a fresh, empty temporary directory; servers run unsandboxed unless `options.sandbox` says otherwise. */
 export const makeHub = (options: Partial<Mcp.McpHubOptions> = {}): Effect.Effect<McpHubShape, never, Scope.Scope> =>
-  Effect.flatMap(tempDir("mcp-user-"), (userConfigDir) => Mcp.make({ userConfigDir, ...options }))
+  Effect.flatMap(tempDir("mcp-user-"), (userConfigDir) => Mcp.make({ userConfigDir, sandbox: sandboxOff, ...options }))
 
 /** Drains the session's notices until one matches (polling, within `attempts` × 25 ms); returns all drained. */
 export const awaitNotice = (hub: McpHubShape, sessionId: string, matches: (notice: McpNotice) => boolean, attempts = 400) =>

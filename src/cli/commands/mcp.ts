@@ -2,11 +2,13 @@ import { Command, Options } from "@effect/cli"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { resolve } from "node:path"
-import { resolveConfigDir } from "../../app/locations.js"
+import { resolveConfigDir, resolveDataDir } from "../../app/locations.js"
+import * as SandboxLayer from "../../layers/sandbox/layer.js"
 import { type ConfiguredServer, loadConfiguredServers, projectConfigFile, userConfigFile } from "../../layers/tools/mcp-config.js"
 import type { McpServerStatus } from "../../services/McpHub.js"
 import { CliError } from "../errors.js"
 import { stdout } from "../io.js"
+import * as shared from "../options.js"
 
 const cwd = Options.directory("cwd", { exists: "yes" }).pipe(
   Options.withDescription("The project whose .custom-agent/mcp.json applies (default: the current directory)"),
@@ -23,7 +25,7 @@ const describeServer = (status: McpServerStatus, origin: ConfiguredServer["origi
   return `${head}, ${status.tools.length} tool${status.tools.length === 1 ? "" : "s"}\n${tools}\n`
 }
 
-const list = Command.make("list", { cwd }, (args) =>
+const list = Command.make("list", { cwd, sandbox: shared.sandbox, sandboxNetwork: shared.sandboxNetwork }, (args) =>
   Effect.gen(function* () {
     const userConfigDir = resolveConfigDir()
     const dir = resolve(Option.getOrElse(args.cwd, () => process.cwd()))
@@ -37,7 +39,14 @@ const list = Command.make("list", { cwd }, (args) =>
     const Mcp = yield* Effect.promise(() => import("../../layers/tools/mcp.js"))
     const statuses = yield* Effect.scoped(
       Effect.gen(function* () {
-        const hub = yield* Mcp.make({ userConfigDir })
+        // Started as a session would start them: stdio servers in the sandbox.
+        const sandbox = yield* SandboxLayer.make({
+          mode: args.sandbox,
+          network: args.sandboxNetwork,
+          configDir: userConfigDir,
+          dataDir: resolveDataDir(undefined)
+        })
+        const hub = yield* Mcp.make({ userConfigDir, sandbox })
         yield* hub.configureSession("mcp-list", dir, [])
         return yield* hub.status("mcp-list")
       })

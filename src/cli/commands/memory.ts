@@ -22,7 +22,9 @@ const withAgent = (args: { readonly dataDir: Option.Option<string>; readonly sto
       configDir: resolveConfigDir(),
       store: args.store,
       model: { spec: "scripted" },
-      version: packageVersion()
+      version: packageVersion(),
+      // Memory review runs no command: no sandbox to detect, nothing to warn about.
+      sandbox: { mode: "off", network: false }
     })
   )
 

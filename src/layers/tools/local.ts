@@ -1,10 +1,18 @@
+import type { SandboxShape } from "../../services/Sandbox.js"
 import type { Tool } from "../../services/ToolRouter.js"
 import { editFileTool } from "./edit-file.js"
 import { grepTool } from "./grep.js"
 import { listFilesTool } from "./list-files.js"
 import { readFileTool } from "./read-file.js"
-import { shellTool } from "./shell.js"
+import { makeShellTool } from "./shell.js"
 import { writeFileTool } from "./write-file.js"
 
-/** The tools that work on the session's workspace on this machine. */
-export const localTools: ReadonlyArray<Tool> = [readFileTool, writeFileTool, editFileTool, listFilesTool, grepTool, shellTool]
+/** The tools that work on the session's workspace on this machine; shell commands run in `sandbox`. */
+export const localTools = (sandbox: SandboxShape): ReadonlyArray<Tool> => [
+  readFileTool,
+  writeFileTool,
+  editFileTool,
+  listFilesTool,
+  grepTool,
+  makeShellTool(sandbox)
+]

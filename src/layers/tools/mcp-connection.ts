@@ -23,6 +23,9 @@ import {
   type McpServerState,
   type McpServerStatus
 } from "../../services/McpHub.js"
+import type { SandboxProfile } from "../../domain/sandbox.js"
+import type { SandboxShape } from "../../services/Sandbox.js"
+import { findExecutable } from "../sandbox/executable.js"
 import type { Tool } from "../../services/ToolRouter.js"
 import type { ConfiguredServer } from "./mcp-config.js"
 import { modelToolName } from "./mcp-names.js"
@@ -40,6 +43,8 @@ export interface ConnectionOptions {
   readonly clientVersion: string
   /** Receives the server's state changes, for the session's log. */
   readonly notify: (notice: McpNotice) => void
+  /** Where a stdio server runs; the session's directory (else ours) is its workspace. */
+  readonly sandbox: SandboxShape
 }
 
 /** One running (or failed, or exited) server of a session. */
@@ -89,30 +94,54 @@ const startFailure = (config: McpServerConfig, error: unknown): string => {
   return `cannot start: ${errorText(error)}`
 }
 
-/** The server's transport, or why it cannot have one. Nothing is started yet. */
-const makeTransport = (config: McpServerConfig, sessionCwd: string | undefined, stderr: StderrTail | undefined): Transport | string => {
-  if ("command" in config) {
-    const cwd = config.cwd === undefined ? sessionCwd : resolve(sessionCwd ?? ".", config.cwd)
-    if (cwd !== undefined && !existsSync(cwd)) return `its working directory ${cwd} does not exist`
-    const transport = new StdioTransport({
-      command: config.command,
-      args: [...config.args],
-      env: { ...config.env },
-      ...(cwd === undefined ? {} : { cwd }),
-      // Piped, never inherited: a server's logging must not reach our stdout or terminal.
-      stderr: "pipe"
-    })
-    transport.stderr?.on("data", (chunk: Buffer) => stderr?.append(chunk))
-    return transport
-  }
-  let url: URL
-  try {
-    url = new URL(config.url)
-  } catch {
-    return `${config.url} is not a valid URL`
-  }
-  return new StreamableHTTPClientTransport(url, { requestInit: { headers: { ...config.headers } } })
+/** A server's transport and, for a stdio server, the sandbox profile its process runs under. */
+interface MadeTransport {
+  readonly transport: Transport
+  readonly sandbox?: SandboxProfile
 }
+
+/** The server's transport, or why it cannot have one. Nothing is started yet; what the sandbox prepares for it lasts as long as the scope. */
+const makeTransport = (
+  config: McpServerConfig,
+  sessionCwd: string | undefined,
+  stderr: StderrTail | undefined,
+  sandbox: SandboxShape
+): Effect.Effect<MadeTransport | string, never, Scope.Scope> =>
+  Effect.gen(function* () {
+    if ("command" in config) {
+      const cwd = config.cwd === undefined ? sessionCwd : resolve(sessionCwd ?? ".", config.cwd)
+      if (cwd !== undefined && !existsSync(cwd)) return `its working directory ${cwd} does not exist`
+      const workspaceRoot = resolve(sessionCwd ?? ".")
+      const profile = yield* sandbox.profile(workspaceRoot)
+      // Inside the sandbox a missing command is bwrap's failure, not a spawn error: say it plainly first.
+      if (profile._tag === "bwrap" && (yield* findExecutable(config.command, config.env["PATH"] ?? process.env["PATH"], cwd ?? workspaceRoot)) === undefined) {
+        return `cannot run "${config.command}": command not found`
+      }
+      const wrapped = yield* Effect.either(
+        // Not detached (the SDK spawns it): the sandbox gives it a session of its own, away from our terminal.
+        sandbox.wrap({ argv: [config.command, ...config.args], cwd: cwd ?? workspaceRoot, workspaceRoot, profile, detached: false })
+      )
+      if (wrapped._tag === "Left") return `cannot start it in the sandbox: ${wrapped.left.message}`
+      const [command, ...args] = wrapped.right
+      const transport = new StdioTransport({
+        command,
+        args,
+        env: { ...config.env },
+        ...(cwd === undefined ? {} : { cwd }),
+        // Piped, never inherited: a server's logging must not reach our stdout or terminal.
+        stderr: "pipe"
+      })
+      transport.stderr?.on("data", (chunk: Buffer) => stderr?.append(chunk))
+      return { transport, sandbox: profile }
+    }
+    let url: URL
+    try {
+      url = new URL(config.url)
+    } catch {
+      return `${config.url} is not a valid URL`
+    }
+    return { transport: new StreamableHTTPClientTransport(url, { requestInit: { headers: { ...config.headers } } }) }
+  })
 
 /**
  * Starts one server (stdio child process or Streamable HTTP session) in the current scope,
@@ -136,6 +165,8 @@ export const connect = (server: ConfiguredServer, options: ConnectionOptions): E
     let ready: Client | undefined
     let closing = false
     let toolsChangedWhileStarting = false
+    /** Where a stdio server's process runs, recorded with each of its calls. */
+    let profile: SandboxProfile | undefined
 
     const settle = (next: "ready" | "failed" | "exited", text: string) => {
       state = next
@@ -180,7 +211,7 @@ export const connect = (server: ConfiguredServer, options: ConnectionOptions): E
     const toTools = (listed: ReadonlyArray<ServerTool>): ReadonlyArray<Tool> => {
       // Tools that only run as MCP tasks cannot be called with a plain tools/call.
       const usable = listed.filter((tool) => tool.execution?.taskSupport !== "required")
-      return usable.map((tool) => makeServerTool(name, modelToolName(name, tool.name), tool, callTool))
+      return usable.map((tool) => makeServerTool(name, modelToolName(name, tool.name), tool, callTool, profile))
     }
 
     const listTools = (client: Client): Effect.Effect<ReadonlyArray<ServerTool>, unknown> =>
@@ -267,11 +298,13 @@ export const connect = (server: ConfiguredServer, options: ConnectionOptions): E
       return connection
     }
 
-    const transport = makeTransport(config, options.sessionCwd, stderr)
-    if (typeof transport === "string") {
-      settle("failed", transport)
+    const made = yield* makeTransport(config, options.sessionCwd, stderr, options.sandbox)
+    if (typeof made === "string") {
+      settle("failed", made)
       return connection
     }
+    const transport = made.transport
+    profile = made.sandbox
 
     const client = new Client({ name: "custom-agent", version: options.clientVersion }, { capabilities: {} })
     const run = yield* FiberSet.runtime(yield* FiberSet.make())<never>()

@@ -1,5 +1,6 @@
 import type { Tool as ServerTool } from "@modelcontextprotocol/sdk/types.js"
 import * as Effect from "effect/Effect"
+import type { SandboxProfile } from "../../domain/sandbox.js"
 import type { ToolResult } from "../../domain/tools.js"
 import { type Tool, ToolInputError } from "../../services/ToolRouter.js"
 
@@ -20,7 +21,14 @@ const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0
  * Risk is "read" when the server marks the tool read-only, "network" otherwise; the
  * PermissionEngine decides from there, and rules can name the tool.
  */
-export const makeServerTool = (server: string, modelName: string, tool: ServerTool, call: CallServerTool): Tool => {
+export const makeServerTool = (
+  server: string,
+  modelName: string,
+  tool: ServerTool,
+  call: CallServerTool,
+  /** Where the server runs, for a stdio server: recorded with each call. */
+  sandbox?: SandboxProfile
+): Tool => {
   const required = (tool.inputSchema.required ?? []).filter((key) => typeof key === "string")
   const description = tool.description ?? tool.title ?? tool.annotations?.title ?? tool.name
   return {
@@ -42,6 +50,7 @@ export const makeServerTool = (server: string, modelName: string, tool: ServerTo
         ...(json.length > SUMMARY_ARGS_CHARS ? { detail: clip(JSON.stringify(args, null, 2), DETAIL_CHARS) } : {}),
         paths: [],
         outsideWorkspace: false,
+        ...(sandbox === undefined ? {} : { sandbox }),
         execute: call(tool.name, args)
       })
     }

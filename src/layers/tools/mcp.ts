@@ -5,6 +5,7 @@ import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Scope from "effect/Scope"
 import { McpError, McpHub, type McpHubShape, type McpNotice, type McpServerConfig } from "../../services/McpHub.js"
+import type { SandboxShape } from "../../services/Sandbox.js"
 import type { ToolSource } from "../../services/ToolRouter.js"
 import { type ConfiguredServer, configFiles, mergeServers, readConfigFile } from "./mcp-config.js"
 import { type Connection, connect } from "./mcp-connection.js"
@@ -20,6 +21,8 @@ export interface McpHubOptions {
   readonly clientVersion?: string
   /** Where `${VAR}` references in configuration files are looked up; `process.env` by default. */
   readonly env?: NodeJS.ProcessEnv
+  /** Where stdio servers run, with the session's directory as their workspace (HTTP servers are remote: not sandboxed). */
+  readonly sandbox: SandboxShape
 }
 
 export const DEFAULT_STARTUP_TIMEOUT_MS = 30_000
@@ -90,6 +93,7 @@ export const make = (options: McpHubOptions): Effect.Effect<McpHubShape, never, 
               startupTimeoutMs: options.startupTimeoutMs ?? DEFAULT_STARTUP_TIMEOUT_MS,
               toolTimeoutMs: options.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
               clientVersion: options.clientVersion ?? "0.0.0",
+              sandbox: options.sandbox,
               notify: (notice) => entry.notices.push(notice)
             }).pipe(Scope.extend(scope)),
           { concurrency: "unbounded" }

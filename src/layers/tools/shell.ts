@@ -1,11 +1,19 @@
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import { existsSync } from "node:fs"
+import type { SandboxProfile } from "../../domain/sandbox.js"
 import type { ToolResult } from "../../domain/tools.js"
+import type { SandboxShape } from "../../services/Sandbox.js"
+import type { Tool } from "../../services/ToolRouter.js"
+import { analyzeShell } from "../permission/shell-analysis.js"
+import { redirectPaths } from "../permission/shell-targets.js"
+import { sandboxNotes } from "../sandbox/notes.js"
 import { HeadTailBuffer } from "./head-tail-buffer.js"
 import { makeTool } from "./make-tool.js"
 import { type CommandOutcome, runCommand } from "./process-group.js"
 import { errorResult, okResult } from "./tool-results.js"
+import { resolveWorkspacePath } from "./workspace-paths.js"
 
 export const SHELL_DEFAULT_TIMEOUT_MS = 120_000
 export const SHELL_MAX_TIMEOUT_MS = 600_000
@@ -27,22 +35,34 @@ const ShellInput = Schema.Struct({
   )
 })
 
-export const shellTool = makeTool({
+/** The shell tool; its commands run under the sandbox's profile for the workspace, recorded in the prepared call. */
+export const makeShellTool = (sandbox: SandboxShape): Tool => makeTool({
   name: "shell",
   description:
     "Run a shell command (bash -c) in the workspace root, with no input on stdin. Returns stdout and stderr interleaved, " +
     `and the exit code. Long output keeps its first ${SHELL_HEAD_BYTES / 1024} KiB and last ${SHELL_TAIL_BYTES / 1024} KiB. ` +
-    "On timeout the command and every process it started are killed; background processes do not outlive the command.",
+    "On timeout the command and every process it started are killed; background processes do not outlive the command. " +
+    "Commands may run in a sandbox where only the workspace and a private /tmp are writable and the network is off; " +
+    "the output says when the sandbox refused something.",
   input: ShellInput,
   prepare: (input, ctx) =>
-    Effect.succeed({
-      risk: "execute" as const,
-      summary: `shell: ${firstLine(input.command)}`,
-      detail: input.description === undefined ? input.command : `# ${input.description}\n${input.command}`,
-      paths: [],
-      outsideWorkspace: false,
-      command: input.command,
-      execute: runShell(input.command, ctx.workspaceRoot, input.timeout_ms ?? SHELL_DEFAULT_TIMEOUT_MS)
+    Effect.gen(function* () {
+      const profile = yield* sandbox.profile(ctx.workspaceRoot)
+      // Rules judge the line as bash reads it; its redirection targets are the paths it touches.
+      const shell = yield* analyzeShell(input.command, ctx.workspaceRoot)
+      const paths = redirectPaths(shell)
+      const resolved = yield* Effect.forEach(paths, (p) => resolveWorkspacePath(ctx.workspaceRoot, p))
+      return {
+        risk: "execute" as const,
+        summary: `shell: ${firstLine(input.command)}`,
+        detail: input.description === undefined ? input.command : `# ${input.description}\n${input.command}`,
+        paths,
+        outsideWorkspace: resolved.some((p) => p.outsideWorkspace),
+        command: input.command,
+        shell,
+        sandbox: profile,
+        execute: runShell(sandbox, profile, input.command, ctx.workspaceRoot, input.timeout_ms ?? SHELL_DEFAULT_TIMEOUT_MS)
+      }
     })
 })
 
@@ -53,23 +73,32 @@ const firstLine = (command: string): string => {
   return lines.length > 1 ? `${clipped} …` : clipped
 }
 
-const runShell = (command: string, cwd: string, timeoutMs: number): Effect.Effect<ToolResult> =>
+const shellPath = (): string => (existsSync("/bin/bash") ? "/bin/bash" : "/bin/sh")
+
+const runShell = (sandbox: SandboxShape, profile: SandboxProfile, command: string, cwd: string, timeoutMs: number): Effect.Effect<ToolResult> =>
   Effect.gen(function* () {
+    const wrapped = yield* Effect.either(sandbox.wrap({ argv: [shellPath(), "-c", command], cwd, workspaceRoot: cwd, profile, detached: true }))
+    if (wrapped._tag === "Left") {
+      const message = `could not run the command in the sandbox: ${wrapped.left.message}`
+      return errorResult(message, shellData(command, { _tag: "spawnFailed", message }, false))
+    }
     const output = new HeadTailBuffer(SHELL_HEAD_BYTES, SHELL_TAIL_BYTES)
-    const outcome = yield* runCommand({ command, cwd, timeout: Duration.millis(timeoutMs), onOutput: (chunk) => output.append(chunk) })
+    const outcome = yield* runCommand({ argv: wrapped.right, cwd, timeout: Duration.millis(timeoutMs), onOutput: (chunk) => output.append(chunk) })
     const text = output.total === 0 ? "(no output)" : output.render()
     const data = shellData(command, outcome, output.dropped > 0)
+    const notes = sandboxNotes(text, profile).map((note) => `\n${note}`).join("")
     switch (outcome._tag) {
       case "spawnFailed":
         return errorResult(`could not run the command: ${outcome.message}`, data)
       case "timedOut":
-        return errorResult(`${text}\n[timed out after ${timeoutMs} ms; the command and every process it started were killed]`, data)
+        return errorResult(`${text}\n[timed out after ${timeoutMs} ms; the command and every process it started were killed]${notes}`, data)
       case "exited":
-        if (outcome.exitCode === 0) return okResult(`${text}\n[exit code 0]`, data)
-        if (outcome.exitCode !== null) return errorResult(`${text}\n[exit code ${outcome.exitCode}]`, data)
-        return errorResult(`${text}\n[terminated by ${outcome.signal ?? "a signal"}]`, data)
+        if (outcome.exitCode === 0) return okResult(`${text}\n[exit code 0]${notes}`, data)
+        if (outcome.exitCode !== null) return errorResult(`${text}\n[exit code ${outcome.exitCode}]${notes}`, data)
+        return errorResult(`${text}\n[terminated by ${outcome.signal ?? "a signal"}]${notes}`, data)
     }
-  })
+    // What the sandbox prepared for the command lasts until it has ended.
+  }).pipe(Effect.scoped)
 
 const shellData = (command: string, outcome: CommandOutcome, truncated: boolean) => ({
   _tag: "shell" as const,

@@ -2,6 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
 import { makeTool } from "../../../src/layers/tools/make-tool.js"
 import { localTools } from "../../../src/layers/tools/local.js"
+import { sandboxOff } from "../../../src/layers/sandbox/off.js"
 import { readFileTool } from "../../../src/layers/tools/read-file.js"
 import { contextFor } from "./workspace-fixture.js"
 
@@ -79,12 +80,12 @@ describe("makeTool", () => {
 
 describe("localTools", () => {
   it("holds the six local tools under their exact, unique names", () => {
-    const names = localTools.map((tool) => tool.definition.name)
+    const names = localTools(sandboxOff).map((tool) => tool.definition.name)
     expect(names).toEqual(["read_file", "write_file", "edit_file", "list_files", "grep", "shell"])
   })
 
   it("gives every parameter of every tool a description", () => {
-    for (const tool of localTools) {
+    for (const tool of localTools(sandboxOff)) {
       const properties = tool.definition.inputSchema["properties"]
       if (typeof properties !== "object" || properties === null) throw new Error(`${tool.definition.name} has no properties`)
       for (const [name, property] of Object.entries(properties)) {

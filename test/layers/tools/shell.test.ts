@@ -1,9 +1,13 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber } from "effect"
 import * as path from "node:path"
-import { SHELL_HEAD_BYTES, SHELL_TAIL_BYTES, shellTool } from "../../../src/layers/tools/shell.js"
+import { sandboxOff } from "../../../src/layers/sandbox/off.js"
+import { makeShellTool, SHELL_HEAD_BYTES, SHELL_TAIL_BYTES } from "../../../src/layers/tools/shell.js"
 import { awaitPids, isRunning } from "../../support/process-check.js"
 import { prepare, run, tempWorkspace } from "./workspace-fixture.js"
+
+// The shell itself, outside any sandbox (PIDs the commands print are ours); sandboxed runs: shell-sandbox.test.ts.
+const shellTool = makeShellTool(sandboxOff)
 
 describe("shell", () => {
   it.scoped("describes the call for the permission card", () =>
@@ -15,7 +19,8 @@ describe("shell", () => {
         summary: "shell: npm test -- --run …",
         detail: "# run the tests\nnpm test -- --run\necho done",
         command: "npm test -- --run\necho done",
-        outsideWorkspace: false
+        outsideWorkspace: false,
+        sandbox: { _tag: "none", reason: "off" }
       })
     }))
 

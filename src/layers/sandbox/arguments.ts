@@ -1,0 +1,62 @@
+/**
+ * bubblewrap's command line, built from plain data (no I/O here). The order of the mounts is
+ * the policy: a read-only root, a private /dev, /proc and /tmp, the workspace writable, then
+ * the protected paths bound read-only over it.
+ */
+
+/** How the protected paths inside the workspace are held (see protected-paths.ts). */
+export interface MountPlan {
+  /**
+   * Directories between the workspace root and a protected path, bound writable onto
+   * themselves, parent first: a mount point cannot be renamed or removed, so a protected path
+   * below one stays where the host will look for it.
+   */
+  readonly pinned: ReadonlyArray<string>
+  /** Paths bound read-only onto themselves, parent first. */
+  readonly readOnly: ReadonlyArray<string>
+}
+
+export interface BwrapCommand {
+  readonly network: boolean
+  /** Give the command a session of its own, cut off from our terminal (see SandboxRequest.detached). */
+  readonly newSession: boolean
+  /** Absolute, symlinks resolved. */
+  readonly workspaceRoot: string
+  readonly cwd: string
+  readonly mounts: MountPlan
+  /** Host directories that hold local sockets (`/run`): hidden while the network is off. */
+  readonly socketDirs: ReadonlyArray<string>
+}
+
+/**
+ * Every namespace unshared (the network with its own loopback, unless opened), the sandbox
+ * killed with us, and no capabilities: as root, a capability would let the command unmount
+ * the read-only binds.
+ */
+export const namespaceArguments = (network: boolean, newSession: boolean): ReadonlyArray<string> => [
+  "--unshare-all",
+  ...(network ? ["--share-net"] : []),
+  "--die-with-parent",
+  ...(newSession ? ["--new-session"] : []),
+  "--cap-drop",
+  "ALL"
+]
+
+/** The whole host read-only, with a private /dev, /proc and /tmp. */
+export const baseMounts: ReadonlyArray<string> = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+
+/** Arguments of `bwrap`, up to and including the `--` before the command. */
+export const bwrapArguments = (command: BwrapCommand): ReadonlyArray<string> => [
+  ...namespaceArguments(command.network, command.newSession),
+  ...baseMounts,
+  ...(command.network ? [] : command.socketDirs.flatMap((dir) => ["--tmpfs", dir])),
+  // After the tmpfs mounts: a workspace under /tmp or /run stays visible.
+  "--bind",
+  command.workspaceRoot,
+  command.workspaceRoot,
+  ...command.mounts.pinned.flatMap((dir) => ["--bind", dir, dir]),
+  ...command.mounts.readOnly.flatMap((path) => ["--ro-bind", path, path]),
+  "--chdir",
+  command.cwd,
+  "--"
+]

@@ -1,0 +1,100 @@
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import type * as Scope from "effect/Scope"
+import { realpath } from "node:fs/promises"
+import { platform } from "node:os"
+import type { SandboxProfile } from "../../domain/sandbox.js"
+import { type Argv, Sandbox, SandboxError, type SandboxShape, SandboxUnavailable } from "../../services/Sandbox.js"
+import { bwrapArguments } from "./arguments.js"
+import { type Availability, detect, socketDirectories } from "./detect.js"
+import { sandboxOff, unsandboxed } from "./off.js"
+import * as Placeholders from "./placeholders.js"
+import { planMounts, protectedPaths } from "./protected-paths.js"
+import { projectNetworkSetting, readNetworkSetting, type SandboxMode, type SandboxSettingsError, userSettingsFile } from "./settings.js"
+
+export interface SandboxOptions {
+  readonly mode: SandboxMode
+  /** `--sandbox-network`: open the network whatever the settings say. */
+  readonly network?: boolean
+  /** The user's configuration directory: read-only inside, and its `settings.json` may open the network. */
+  readonly configDir: string
+  /** The data directory: read-only inside. */
+  readonly dataDir: string
+  /** The project's say on the network; the composition may gate it behind project trust. Default: `projectNetworkSetting`. */
+  readonly projectNetwork?: (workspaceRoot: string) => Effect.Effect<Option.Option<boolean>, SandboxSettingsError>
+  /** Default `bwrap`, looked up on PATH. */
+  readonly bwrapPath?: string
+  /** Default: this machine's. */
+  readonly platform?: NodeJS.Platform
+  readonly env?: NodeJS.ProcessEnv
+}
+
+const UNAVAILABLE: SandboxProfile = { _tag: "none", reason: "unavailable" }
+
+/** The network setting of one file; a file we cannot use is said once and counts as saying nothing. */
+const settingOrWarn = (read: Effect.Effect<Option.Option<boolean>, SandboxSettingsError>) =>
+  read.pipe(Effect.catchAll((error) => Effect.as(Effect.logWarning(`sandbox setting ignored: ${error.message}`), Option.none<boolean>())))
+
+const unavailableWarning = (reason: string) =>
+  `no sandbox: ${reason}; shell commands and stdio MCP servers run unsandboxed, so every shell call asks first (--sandbox off silences this)`
+
+/**
+ * The bubblewrap sandbox. Whether bubblewrap works is found out once, in the background from
+ * the moment the layer is built (start-up does not wait on it unless the mode is `on`); in
+ * `auto`, a failure is one warning, and every profile from then on is `none/unavailable`.
+ */
+export const make = (options: SandboxOptions): Effect.Effect<SandboxShape, SandboxUnavailable, Scope.Scope> =>
+  Effect.gen(function* () {
+    if (options.mode === "off") return sandboxOff
+    const availability = yield* Effect.cached(
+      detect({ bwrapPath: options.bwrapPath ?? "bwrap", platform: options.platform ?? platform(), env: options.env ?? process.env }).pipe(
+        Effect.tap((found) => (found._tag === "unavailable" && options.mode === "auto" ? Effect.logWarning(unavailableWarning(found.reason)) : Effect.void))
+      )
+    )
+    if (options.mode === "on") {
+      const found = yield* availability
+      if (found._tag === "unavailable") return yield* new SandboxUnavailable({ reason: found.reason })
+    } else {
+      yield* Effect.forkScoped(availability)
+    }
+    const userNetwork = yield* Effect.cached(settingOrWarn(readNetworkSetting(userSettingsFile(options.configDir))))
+    const socketDirs = yield* Effect.cached(socketDirectories())
+    const placeholders = yield* Placeholders.make
+    const projectNetwork = options.projectNetwork ?? projectNetworkSetting
+
+    const profile: SandboxShape["profile"] = (workspaceRoot) =>
+      Effect.gen(function* () {
+        if ((yield* availability)._tag === "unavailable") return UNAVAILABLE
+        if (options.network === true) return { _tag: "bwrap", network: true }
+        const project = yield* settingOrWarn(projectNetwork(workspaceRoot))
+        const network = Option.isSome(project) ? project.value : Option.getOrElse(yield* userNetwork, () => false)
+        return { _tag: "bwrap", network }
+      })
+
+    const wrap: SandboxShape["wrap"] = (request) =>
+      Effect.gen(function* () {
+        const found: Availability = yield* availability
+        if (request.profile._tag === "none" || found._tag === "unavailable") return yield* unsandboxed(request.profile, request.argv)
+        const workspaceRoot = yield* Effect.tryPromise({
+          try: () => realpath(request.workspaceRoot),
+          catch: (error) => new SandboxError({ message: `cannot find the workspace ${request.workspaceRoot}: ${String(error)}` })
+        })
+        const plan = yield* Effect.flatMap(protectedPaths(workspaceRoot, options.configDir, options.dataDir), (paths) => planMounts(workspaceRoot, paths))
+        yield* placeholders.hold(plan.inside)
+        const args = bwrapArguments({
+          network: request.profile.network,
+          newSession: !request.detached,
+          workspaceRoot,
+          cwd: request.cwd,
+          mounts: plan.mounts,
+          socketDirs: yield* socketDirs
+        })
+        const argv: Argv = [found.bwrapPath, ...args, ...request.argv]
+        return argv
+      })
+
+    return Sandbox.of({ profile, wrap })
+  })
+
+export const layer = (options: SandboxOptions): Layer.Layer<Sandbox, SandboxUnavailable> => Layer.scoped(Sandbox, make(options))
