@@ -23,7 +23,7 @@ import { PendingAsks } from "../host/pending-asks.js"
 import { McpHub } from "../services/McpHub.js"
 import { fromEngineError, internalError, invalidParams, type ProtocolError, sessionNotFound } from "./errors.js"
 import { mcpServerConfigs } from "./mcp-servers.js"
-import { type AcpMode, isAcpMode, modeAfter, modeState } from "./modes.js"
+import { acpModeOf, isAcpMode, modeState } from "./modes.js"
 import { OpenSessions } from "./open-sessions.js"
 import type { ClientPeer } from "./peer.js"
 import { promptText } from "./prompt-content.js"
@@ -98,7 +98,7 @@ export const make = (peer: ClientPeer, info: AgentInfo) =>
           const servers = yield* serversOf(params)
           const view = yield* host.createSession({ cwd: params.cwd, client: "acp" }).pipe(Effect.mapError(fromEngineError))
           yield* hub.configureSession(view.sessionId, view.cwd, servers)
-          const session = sessions.open(view.sessionId, view.cwd, "default")
+          const session = sessions.open(view.sessionId, view.cwd, acpModeOf(view.permissionMode))
           return { sessionId: view.sessionId, modes: modeState(session.mode) }
         }),
 
@@ -113,17 +113,16 @@ export const make = (peer: ClientPeer, info: AgentInfo) =>
           yield* hub.configureSession(view.sessionId, view.cwd, servers)
           // The whole history, as updates, before the answer (ACP: the client renders it as it comes).
           const translator = makeTranslator({ cwd: view.cwd, replay: true })
-          let mode: AcpMode = "default"
           yield* host.exportSession(view.sessionId).pipe(
             Stream.mapError(fromEngineError),
-            Stream.runForEach((event) => {
-              mode = modeAfter(mode, event)
-              return Effect.forEach(translator.updates(event), (update) => peer.update({ sessionId: view.sessionId, update }), { discard: true }).pipe(
+            Stream.runForEach((event) =>
+              Effect.forEach(translator.updates(event), (update) => peer.update({ sessionId: view.sessionId, update }), { discard: true }).pipe(
                 Effect.catchAll((error) => internalError(`could not replay the session: ${error.message}`))
               )
-            })
+            )
           )
-          const session = sessions.open(view.sessionId, view.cwd, mode)
+          // The stored mode: what the session ran under in the process that set it.
+          const session = sessions.open(view.sessionId, view.cwd, acpModeOf(view.permissionMode))
           return { modes: modeState(session.mode) }
         }),
 
@@ -147,6 +146,8 @@ export const make = (peer: ClientPeer, info: AgentInfo) =>
           const session = sessions.get(params.sessionId)
           if (session === undefined) return yield* sessionNotFound(params.sessionId)
           if (!isAcpMode(params.modeId)) return yield* invalidParams(`unknown mode ${params.modeId}`)
+          // Durable at once: a later process that loads the session runs in this mode.
+          yield* host.setMode(params.sessionId, params.modeId, "acp").pipe(Effect.mapError(fromEngineError))
           session.mode = params.modeId
           return {}
         }),

@@ -1,5 +1,4 @@
 import type { SessionModeState } from "@agentclientprotocol/sdk"
-import type { AgentEvent } from "../domain/events.js"
 import type { PermissionMode } from "../domain/permissions.js"
 
 /** The permission modes an editor may pick; `bypass` stays a command-line-only choice. */
@@ -18,9 +17,8 @@ export const modeState = (current: AcpMode): SessionModeState => ({
   availableModes: modes.map((mode) => ({ ...mode }))
 })
 
-/** A loaded session goes on in the mode its last turn ran under: fold this over its events. */
-export const modeAfter = (current: AcpMode, event: AgentEvent): AcpMode => {
-  if (event.type !== "turn.started") return current
-  const mode = event.payload.permissionMode
-  return mode !== undefined && isAcpMode(mode) ? mode : "default"
-}
+/**
+ * The session's stored mode as an editor may hold it. `bypass` (set on the command line) is
+ * not offered here: the editor shows `default`, and its next prompt runs in `default`.
+ */
+export const acpModeOf = (mode: PermissionMode): AcpMode => (isAcpMode(mode) ? mode : "default")

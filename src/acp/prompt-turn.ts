@@ -73,7 +73,7 @@ export const runPrompt = (deps: AskDeps, session: OpenSession, content: string, 
         const start: Effect.Effect<Phase, ProtocolError, Scope.Scope> = Effect.gen(function* () {
           if (cancelled()) return { _tag: "Done", outcome: { stopReason: "cancelled" } }
           const receipt = yield* host
-            .prompt({ sessionId, content, mode: "queue", permissionMode: session.mode })
+            .prompt({ sessionId, content, mode: "queue", permissionMode: session.mode, client: "acp" })
             .pipe(Effect.mapError(fromEngineError))
           if (receipt._tag === "Queued") {
             // Only another process could be running a turn here; do not leave the message behind.

@@ -13,7 +13,8 @@ export interface RunArgs {
   readonly attach: ReadonlyArray<string>
   readonly session: Option.Option<string>
   readonly json: boolean
-  readonly mode: PermissionMode
+  /** None: the session's own mode. */
+  readonly mode: Option.Option<PermissionMode>
   readonly approve: Option.Option<ApprovalPolicy>
   readonly maxSteps: Option.Option<number>
 }

@@ -32,6 +32,8 @@ export const SessionView = Schema.Struct({
   lastSequence: Schema.Finite,
   running: Schema.Boolean,
   inbox: Inbox,
+  /** The mode turns run under now (the session's last `session.mode_changed`, else `default`). */
+  permissionMode: PermissionMode,
   pendingPermissions: Schema.Array(PendingPermission)
 })
 export type SessionView = typeof SessionView.Type
@@ -72,7 +74,10 @@ export const PromptInput = Schema.Struct({
   sessionId: Schema.String,
   content: Schema.String.pipe(Schema.minLength(1)),
   mode: Schema.optionalWith(MessageMode, { default: () => "queue" }),
+  /** Becomes the session's mode (recorded) when it is another; left out, the session's mode holds. */
   permissionMode: Schema.optional(PermissionMode),
+  /** Which client sends it (`cli`, `web`, ...), recorded as who changed the mode; default `rpc`. */
+  client: Schema.optional(Schema.String),
   /** URIs of MCP resources whose text is attached to the message. */
   attachments: Schema.optional(Schema.Array(Schema.String))
 })
@@ -86,7 +91,11 @@ export type QueueAction = typeof QueueAction.Type
 
 export const PermissionAnswer = Schema.Struct({
   decision: Schema.Literal("allow", "deny"),
-  scope: PermissionScope
+  scope: PermissionScope,
+  /** Who answered: a person (`user`, the default) or a client's headless policy (`policy`). */
+  by: Schema.optional(Schema.Literal("user", "policy")),
+  /** Why, for the record: a policy's name. */
+  reason: Schema.optional(Schema.String)
 })
 export type PermissionAnswer = typeof PermissionAnswer.Type
 

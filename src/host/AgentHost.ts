@@ -39,7 +39,10 @@ export interface PromptRequest {
   /** Resource URIs (served by the session's MCP servers) whose text is attached to the message. */
   readonly attachments?: ReadonlyArray<string>
   readonly mode?: MessageMode
+  /** Made the session's mode first when it is another (recorded, also for a queued message); left out, the session's holds. */
   readonly permissionMode?: PermissionMode
+  /** Which client sends it, recorded as who changed the mode: `rpc`, `acp`, `cli`, `web`, ... (default `library`). */
+  readonly client?: string
 }
 
 /**
@@ -54,6 +57,8 @@ export interface AgentHostShape {
   /** Starts a turn (returning once its user message is durable) or queues the message. */
   readonly prompt: (request: PromptRequest) => Effect.Effect<PromptReceipt, EngineError | McpError>
   readonly cancel: (sessionId: string) => Effect.Effect<void, EngineError>
+  /** Makes `mode` the session's permission mode, durably; a running turn checks its next tool call under it. */
+  readonly setMode: (sessionId: string, mode: PermissionMode, by: string) => Effect.Effect<void, EngineError>
   readonly respondPermission: (sessionId: string, toolCallId: string, answer: PermissionAnswer) => Effect.Effect<void, PermissionNotPending>
   readonly editQueue: (sessionId: string, messageId: string, action: QueueAction) => Effect.Effect<void, EngineError | QueuedMessageNotFound>
   /** A baseline, then every event after `afterSequence`, then live frames: no gap, no duplicate. */
@@ -71,8 +76,6 @@ interface Actor {
   /** Guards `running` and inbox changes: prompt, queue edits, steering and turn hand-over. */
   readonly lock: Effect.Semaphore
   running: boolean
-  /** Mode of the turn that runs, for the turns the inbox starts after it. */
-  permissionMode: PermissionMode | undefined
 }
 
 export const make = Effect.gen(function* () {
@@ -89,7 +92,7 @@ export const make = Effect.gen(function* () {
     Ref.modify(actors, (map) => {
       const found = map.get(sessionId)
       if (found !== undefined) return [found, map] as const
-      const actor: Actor = { lock: Effect.unsafeMakeSemaphore(1), running: false, permissionMode: undefined }
+      const actor: Actor = { lock: Effect.unsafeMakeSemaphore(1), running: false }
       return [actor, new Map(map).set(sessionId, actor)] as const
     })
 
@@ -112,6 +115,7 @@ export const make = Effect.gen(function* () {
         lastSequence: info.lastSequence,
         running: actor.running,
         inbox: info.inbox,
+        permissionMode: info.mode,
         pendingPermissions: yield* pending.list(sessionId),
         ...(header.title === undefined ? {} : { title: header.title }),
         ...(header.model === undefined ? {} : { model: header.model })
@@ -177,8 +181,7 @@ export const make = Effect.gen(function* () {
           sessionId,
           content,
           mode,
-          takeSteering: takeSteering(sessionId, actor),
-          ...(actor.permissionMode === undefined ? {} : { permissionMode: actor.permissionMode })
+          takeSteering: takeSteering(sessionId, actor)
         })
         const outcome = yield* Effect.either(
           forEachPulled(turn, (event) =>
@@ -204,8 +207,10 @@ export const make = Effect.gen(function* () {
       const admitted = yield* Deferred.make<PromptReceipt, EngineError>()
       const queued = yield* actor.lock.withPermits(1)(
         Effect.gen(function* () {
+          // The mode belongs to the session: recorded before the turn this prompt starts, or now
+          // for a queued message (the running turn then checks its next tool call under it too).
+          if (request.permissionMode !== undefined) yield* engine.setMode(request.sessionId, request.permissionMode, request.client ?? "library")
           if (!actor.running) {
-            actor.permissionMode = request.permissionMode
             yield* setRunning(request.sessionId, actor, true)
             yield* FiberSet.run(turns, drive(request.sessionId, actor, { content, mode: "queue" }, admitted))
             return Option.none<PromptReceipt>()
@@ -291,8 +296,14 @@ export const make = Effect.gen(function* () {
     getSession: viewOf,
     prompt,
     cancel: (sessionId) => Effect.zipRight(engine.recover(sessionId), engine.cancelTurn(sessionId)),
+    setMode: (sessionId, mode, by) => Effect.zipRight(engine.recover(sessionId), Effect.asVoid(engine.setMode(sessionId, mode, by))),
     respondPermission: (sessionId, toolCallId, answer) =>
-      pending.respond(sessionId, toolCallId, { decision: answer.decision, scope: answer.scope, by: "user" }),
+      pending.respond(sessionId, toolCallId, {
+        decision: answer.decision,
+        scope: answer.scope,
+        by: answer.by ?? "user",
+        ...(answer.reason === undefined ? {} : { reason: answer.reason })
+      }),
     editQueue,
     subscribe,
     compact: (sessionId) =>

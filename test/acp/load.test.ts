@@ -1,8 +1,8 @@
 import { methods } from "@agentclientprotocol/sdk"
 import { afterAll, describe, expect, it } from "@effect/vitest"
-import { writeFileSync } from "node:fs"
+import { existsSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { jsonRpcProblems, makeWorkspace, startAcp, updatesBeforeResponse } from "./acp-harness.js"
+import { exportEvents, jsonRpcProblems, makeWorkspace, startAcp, updatesBeforeResponse } from "./acp-harness.js"
 import { makeTemp } from "../support/temp-dirs.js"
 
 const temp = makeTemp()
@@ -81,6 +81,52 @@ describe("custom-agent acp: session/load and session/list", () => {
       expect(await later.stop()).toBe(0)
     }
     expect(jsonRpcProblems(later.rawStdout())).toEqual([])
+  })
+
+  it("session/set_mode is stored at once: a new process that loads the session is in plan mode and refuses a write", { timeout: 90_000 }, async () => {
+    const workspace = makeWorkspace(temp)
+    const target = join(workspace.cwd, "plan.txt")
+    const earlier = await startAcp(workspace)
+    let sessionId = ""
+    try {
+      sessionId = await earlier.newSession(workspace.cwd)
+      // Only the mode: no prompt runs in this process.
+      await earlier.connection.agent.request(methods.agent.session.setMode, { sessionId, modeId: "plan" })
+    } finally {
+      expect(await earlier.stop()).toBe(0)
+    }
+
+    const script = workspace.script("plan", {
+      responses: [{ chunks: [{ toolCall: { name: "write_file", input: { path: "plan.txt", content: "written" }, id: "call_write" } }] }, "Refused."]
+    })
+    // Whatever the editor would answer, plan mode must not even ask.
+    const later = await startAcp(workspace, { script, behaviour: { onPermission: () => ({ outcome: { outcome: "selected", optionId: "allow_once" } }) } })
+    try {
+      const loaded = await later.connection.agent.request(methods.agent.session.load, { sessionId, cwd: workspace.cwd, mcpServers: [] })
+      expect(loaded?.modes?.currentModeId).toBe("plan")
+      expect((await later.prompt(sessionId, "Write plan.txt")).stopReason).toBe("end_turn")
+      expect(later.permissionRequests).toEqual([])
+      expect(later.updatesOf(sessionId)).toContainEqual(expect.objectContaining({ sessionUpdate: "tool_call_update", toolCallId: "call_write", status: "failed" }))
+    } finally {
+      expect(await later.stop()).toBe(0)
+    }
+    expect(existsSync(target)).toBe(false)
+    const events = await exportEvents(workspace, sessionId)
+    expect(events.flatMap((e) => (e.type === "session.mode_changed" ? [e.payload] : []))).toEqual([{ mode: "plan", by: "acp" }])
+    expect(events.flatMap((e) => (e.type === "turn.started" ? [e.payload.permissionMode] : []))).toEqual(["plan"])
+    expect(events.flatMap((e) => (e.type === "permission.resolved" ? [[e.payload.decision, e.payload.by]] : []))).toEqual([["deny", "mode"]])
+  })
+
+  it("a new session reports the default mode; set_mode on a session this connection did not open is refused", { timeout: 60_000 }, async () => {
+    const workspace = makeWorkspace(temp)
+    const acp = await startAcp(workspace)
+    try {
+      const created = await acp.connection.agent.request(methods.agent.session.new, { cwd: workspace.cwd, mcpServers: [] })
+      expect(created.modes?.currentModeId).toBe("default")
+      await expect(acp.connection.agent.request(methods.agent.session.setMode, { sessionId: "ses_elsewhere", modeId: "plan" })).rejects.toMatchObject({ code: -32002 })
+    } finally {
+      await acp.stop()
+    }
   })
 
   it("lists the stored sessions, filtered by workspace", { timeout: 60_000 }, async () => {

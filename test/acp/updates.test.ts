@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Either, Schema } from "effect"
 import { AgentEvent } from "../../src/domain/events.js"
 import { mcpServerConfigs } from "../../src/acp/mcp-servers.js"
-import { modeAfter } from "../../src/acp/modes.js"
+import { acpModeOf } from "../../src/acp/modes.js"
 import { answerOf } from "../../src/acp/permission.js"
 import { promptText } from "../../src/acp/prompt-content.js"
 import { makeTranslator } from "../../src/acp/updates.js"
@@ -113,10 +113,14 @@ describe("ACP request pieces", () => {
     )
   })
 
-  it("a loaded session keeps the mode of its last turn, bypass excepted", () => {
-    const started = (permissionMode: string) => event("turn.started", { promptPreview: "p", permissionMode })
-    expect([started("plan"), started("accept-edits")].reduce(modeAfter, "default")).toBe("accept-edits")
-    expect([started("plan"), started("bypass")].reduce(modeAfter, "default")).toBe("default")
-    expect([event("session.created", { cwd: "/w", client: "acp" }, undefined)].reduce(modeAfter, "plan")).toBe("plan")
+  it("an editor holds the stored mode, except bypass, which it shows (and runs) as default", () => {
+    expect(acpModeOf("plan")).toBe("plan")
+    expect(acpModeOf("accept-edits")).toBe("accept-edits")
+    expect(acpModeOf("default")).toBe("default")
+    expect(acpModeOf("bypass")).toBe("default")
+  })
+
+  it("a mode change shows nothing in the editor (the new and load answers carry the mode)", () => {
+    expect(translate([event("session.mode_changed", { mode: "plan", by: "rpc" }, undefined)])).toEqual([])
   })
 })

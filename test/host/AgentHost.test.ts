@@ -9,6 +9,7 @@ import { AgentHost } from "../../src/host/AgentHost.js"
 import * as MemoryStore from "../../src/layers/event-store/memory.js"
 import type { Script } from "../../src/layers/model/scripted.js"
 import { localTools } from "../../src/layers/tools/local.js"
+import { sandboxOff } from "../../src/layers/sandbox/off.js"
 import { EventStore } from "../../src/services/EventStore.js"
 import { replayAll, types } from "../support/engine-harness.js"
 import { hostTestLayer } from "../support/host-harness.js"
@@ -104,7 +105,7 @@ describe("AgentHost", () => {
       expect(order.indexOf("tool.completed")).toBeLessThan(log.findIndex((e) => e.type === "user.message" && e.payload.mode === "steer"))
       expect(log.filter((e) => e.type === "inbox.updated").at(-1)?.payload).toEqual({ nextTurn: [], nextStep: [] })
       expect(turnsNeverOverlap(log)).toBe(true)
-    }).pipe(Effect.provide(hostTestLayer(MemoryStore.layer, script, { tools: localTools })))
+    }).pipe(Effect.provide(hostTestLayer(MemoryStore.layer, script, { tools: localTools(sandboxOff) })))
   })
 
   it.live("queued messages can be edited, deleted and promoted; every change is an event", () =>
@@ -169,7 +170,7 @@ describe("AgentHost", () => {
       expect((yield* host.getSession(sessionId)).pendingPermissions).toEqual([])
     }).pipe(
       Effect.provide(
-        hostTestLayer(MemoryStore.layer, { responses: [{ chunks: [toolCall("write_file", { path: "w.txt", content: "hi" })] }, "written"] }, { tools: localTools })
+        hostTestLayer(MemoryStore.layer, { responses: [{ chunks: [toolCall("write_file", { path: "w.txt", content: "hi" })] }, "written"] }, { tools: localTools(sandboxOff) })
       )
     )
   })
@@ -195,7 +196,7 @@ describe("AgentHost", () => {
       expect(completions).toEqual([{ stopReason: "cancelled" }, { stopReason: "final" }])
       expect(events.find((e) => e.type === "permission.resolved")?.payload).toMatchObject({ decision: "cancelled" })
     }).pipe(
-      Effect.provide(hostTestLayer(MemoryStore.layer, { responses: [{ chunks: [toolCall("shell", { command: "true" })] }, "second"] }, { tools: localTools }))
+      Effect.provide(hostTestLayer(MemoryStore.layer, { responses: [{ chunks: [toolCall("shell", { command: "true" })] }, "second"] }, { tools: localTools(sandboxOff) }))
     )
   })
 

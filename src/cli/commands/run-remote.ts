@@ -52,8 +52,10 @@ export const runRemote = (args: RunArgs) =>
             ? yield* terminal.ask(request)
             : undefined
         if (decided === undefined) return yield* stderr("waiting for a client of the server to answer the permission question…\n")
+        // The record says who answered: this client's policy (named in the reason) or the person here.
+        const answer = { decision: decided.decision, scope: decided.scope, by: decided.by, ...(decided.reason === undefined ? {} : { reason: decided.reason }) }
         yield* client
-          .RespondPermission({ sessionId, toolCallId: request.toolCallId, answer: { decision: decided.decision, scope: decided.scope } })
+          .RespondPermission({ sessionId, toolCallId: request.toolCallId, answer })
           .pipe(Effect.catchTag("PermissionNotPending", () => stderr("(another client answered first)\n")))
       })
 
@@ -69,7 +71,8 @@ export const runRemote = (args: RunArgs) =>
     const receipt = yield* client.Prompt({
       sessionId,
       content: args.prompt,
-      permissionMode: args.mode,
+      client: "cli",
+      ...(Option.isSome(args.mode) ? { permissionMode: args.mode.value } : {}),
       ...(args.attach.length === 0 ? {} : { attachments: args.attach })
     })
     if (receipt._tag === "Queued") {

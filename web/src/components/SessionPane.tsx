@@ -126,6 +126,7 @@ export const SessionPane = ({ api, sessionId, events, onNavigate, review, onStat
           <p class="muted">
             {header?.cwd ?? ""}
             {header?.model === undefined ? "" : ` · ${header.model}`}
+            {state.mode === undefined ? "" : ` · mode: ${state.mode}`}
           </p>
         </div>
         <div class="status">
