@@ -16,10 +16,10 @@ import type { ModelGateway } from "../services/ModelGateway.js"
 import type { PermissionEngine } from "../services/PermissionEngine.js"
 import type { Skills } from "../services/Skills.js"
 import type { Files, ToolRouter } from "../services/ToolRouter.js"
-import { approvalsFile, memoryFile, type StoreKind, userPermissionsFile } from "./locations.js"
+import { approvalsFile, memoryFile, type StoreKind, trustFile, userPermissionsFile } from "./locations.js"
 import { type ModelSelection, modelLayer } from "./model.js"
 import { storeLayer } from "./store.js"
-import { mcpLayer, routerLayer, skillsLayer } from "./tools.js"
+import { mcpLayer, routerLayer, type SandboxConfig, sandboxLayer, skillsLayer } from "./tools.js"
 
 export interface AgentConfig {
   readonly dataDir: string
@@ -35,6 +35,8 @@ export interface AgentConfig {
   readonly version?: string
   /** How file tools read and write (default: the local disk); the ACP agent passes the editor's. */
   readonly files?: Layer.Layer<Files, unknown>
+  /** Where shell commands and stdio MCP servers run (default: `auto`, the network closed unless settings open it). */
+  readonly sandbox?: SandboxConfig
 }
 
 export type CoreServices =
@@ -50,8 +52,16 @@ export type CoreServices =
   | ContextBuilder
 
 /** Everything the engine stands on: store, model, ids, context, memory, tools and the permission boundary. */
-export const coreLayer = (config: AgentConfig): Layer.Layer<CoreServices, unknown> =>
-  Layer.mergeAll(
+export const coreLayer = (config: AgentConfig): Layer.Layer<CoreServices, unknown> => {
+  // One instance: the sandbox asks it whether the project is trusted to open the network.
+  const permissions = Permissions.layer({
+    userRulesFile: userPermissionsFile(config.configDir),
+    approvalsFile: approvalsFile(config.dataDir),
+    trustFile: trustFile(config.dataDir),
+    privateDirectories: [config.configDir, config.dataDir],
+    ...(config.workspaceRoots === undefined ? {} : { projectRoots: config.workspaceRoots })
+  })
+  return Layer.mergeAll(
     storeLayer(config.store, config.dataDir),
     modelLayer(config.model),
     IdsLive,
@@ -62,15 +72,13 @@ export const coreLayer = (config: AgentConfig): Layer.Layer<CoreServices, unknow
           skillsLayer(config.configDir),
           MemoryFile.layer(memoryFile(config.dataDir))
         )
-      )
+      ),
+      Layer.provide(sandboxLayer(config.sandbox, config.configDir, config.dataDir).pipe(Layer.provide(permissions)))
     ),
-    Permissions.layer({
-      userRulesFile: userPermissionsFile(config.configDir),
-      approvalsFile: approvalsFile(config.dataDir),
-      ...(config.workspaceRoots === undefined ? {} : { projectRoots: config.workspaceRoots })
-    }),
+    permissions,
     config.files ?? LocalFilesLive
   )
+}
 
 export const engineOptions = (config: AgentConfig): SessionEngine.SessionEngineOptions => ({
   ...SessionEngine.defaultEngineOptions,

@@ -33,4 +33,6 @@ export const resolveConfigDir = (env: NodeJS.ProcessEnv = process.env): string =
 
 export const userPermissionsFile = (configDir: string) => join(configDir, "permissions.json")
 export const approvalsFile = (dataDir: string) => join(dataDir, "approvals.json")
+/** Project rules files a person trusted, by content hash. */
+export const trustFile = (dataDir: string) => join(dataDir, "trusted-projects.json")
 export const memoryFile = (dataDir: string) => join(dataDir, "memory.json")

@@ -17,12 +17,14 @@ import { runCommand } from "./commands/run.js"
 import { serveCommand } from "./commands/serve.js"
 import { sessionsCommand } from "./commands/sessions.js"
 import { skillsCommand } from "./commands/skills.js"
+import { trustCommand } from "./commands/trust.js"
+import { cliLoggerLayer } from "./logger.js"
 
 export const version = packageVersion()
 
 const root = Command.make("custom-agent").pipe(
   Command.withDescription("A local-first, event-sourced coding agent"),
-  Command.withSubcommands([runCommand, sessionsCommand, serveCommand, acpCommand, mcpCommand, skillsCommand, memoryCommand])
+  Command.withSubcommands([runCommand, sessionsCommand, serveCommand, acpCommand, mcpCommand, skillsCommand, memoryCommand, trustCommand])
 )
 
 const cli = Command.run(root, { name: "custom-agent", version })
@@ -64,7 +66,7 @@ const report = (cause: Cause.Cause<unknown>) =>
 const cliEnvironment = Layer.mergeAll(NodeFileSystem.layer, NodePath.layer, NodeTerminal.layer)
 
 export const main = (argv: ReadonlyArray<string>) =>
-  cli(argv).pipe(Effect.catchAllCause(report), Effect.provide(cliEnvironment))
+  cli(argv).pipe(Effect.catchAllCause(report), Effect.provide(cliEnvironment), Effect.provide(cliLoggerLayer))
 
 /**
  * Ends the process once stdout and stderr have taken everything written to them. By then the

@@ -84,6 +84,8 @@ export const makeRenderer = (options: RenderOptions) => {
               bold(`session ${event.sessionId}`) +
                 dim(` · ${event.payload.client} · ${event.payload.cwd}${event.payload.model === undefined ? "" : ` · ${event.payload.model}`} · ${event.timestamp}`)
             )
+      case "session.mode_changed":
+        return line(side, dim(`  mode: ${event.payload.mode} (set by ${event.payload.by})`))
       case "turn.started":
         turnNumber++
         return options.live ? [] : line("out", cyan(`── turn ${turnNumber} · ${clock(event.timestamp)} ──`))
@@ -114,6 +116,17 @@ export const makeRenderer = (options: RenderOptions) => {
       }
       case "tool.started":
         return []
+      case "permission.project_rules": {
+        const { file, allowRules, opensNetwork, trusted, trustedBy } = event.payload
+        if (allowRules === 0 && !opensNetwork) return []
+        const widening = `${allowRules} allow rule(s)${opensNetwork ? " and an open network" : ""}`
+        return line(
+          "err",
+          trusted
+            ? dim(`project rules ${file} trusted${trustedBy === undefined ? "" : ` by ${trustedBy}`}: ${widening} apply`)
+            : yellow(`project rules ${file} are not trusted: ${widening} ignored (custom-agent trust)`)
+        )
+      }
       case "tool.completed": {
         const name = toolNames.get(event.payload.toolCallId) ?? "tool"
         const data = event.payload.data

@@ -24,6 +24,7 @@ import { EventStore } from "../services/EventStore.js"
 import { Ids } from "../services/Ids.js"
 import { ModelGateway } from "../services/ModelGateway.js"
 import { PermissionEngine } from "../services/PermissionEngine.js"
+import { projectRulesDrafts } from "./project-rules-record.js"
 import { Files, ToolRouter } from "../services/ToolRouter.js"
 import { ContextBuilder } from "../services/ContextBuilder.js"
 import { McpHub } from "../services/McpHub.js"
@@ -43,8 +44,14 @@ export interface RunTurnInput {
   readonly sessionId: string
   readonly content: string
   readonly mode?: MessageMode
-  /** The PermissionEngine mode for this turn (default `default`). */
+  /**
+   * The permission mode the client asks for. A mode other than the session's is first recorded
+   * as the session's new mode (`session.mode_changed`, before `turn.started`); left out, the
+   * turn runs under the session's mode.
+   */
   readonly permissionMode?: PermissionMode
+  /** Which client runs the turn (`by` of a mode change it makes; default `library`). */
+  readonly client?: string
   /** Overrides the engine's step limit for this turn. */
   readonly maxSteps?: number
   /** Messages to steer the running turn, read at each step boundary (the host's inbox). */
@@ -56,6 +63,7 @@ export interface SessionInfo {
   readonly lastSequence: number
   readonly running: boolean
   readonly inbox: SessionState["inbox"]
+  readonly mode: PermissionMode
 }
 
 export interface SessionEngineOptions {
@@ -102,6 +110,11 @@ export interface SessionEngineShape {
    * `context.compacted` event, or none when there was nothing (new) to compact.
    */
   readonly compact: (sessionId: string) => Effect.Effect<Option.Option<AgentEvent>, EngineError>
+  /**
+   * Makes `mode` the session's permission mode, recorded as `session.mode_changed` by `by`;
+   * none when it already is. A running turn's next permission check already uses it.
+   */
+  readonly setMode: (sessionId: string, mode: PermissionMode, by: string) => Effect.Effect<Option.Option<AgentEvent>, EngineError>
 }
 
 export class SessionEngine extends Context.Tag("custom-agent/SessionEngine")<SessionEngine, SessionEngineShape>() {}
@@ -253,8 +266,18 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
         const header = handle.state.header
         if (header === undefined) return yield* new SessionNotFound({ sessionId: handle.state.sessionId })
         const running = yield* Ref.get(handle.running)
-        return { header, lastSequence: handle.state.lastSequence, running: Option.isSome(running), inbox: handle.state.inbox }
+        return { header, lastSequence: handle.state.lastSequence, running: Option.isSome(running), inbox: handle.state.inbox, mode: handle.state.mode }
       })
+
+    /** Compared under the lock, so two clients setting the same mode record it once. */
+    const changeMode = (handle: SessionHandle, mode: PermissionMode, by: string): Effect.Effect<Option.Option<AgentEvent>, EventStoreError> =>
+      handle.lock.withLock(
+        Effect.suspend(() =>
+          handle.state.mode === mode
+            ? Effect.succeedNone
+            : Effect.asSome(commitLocked(handle, { type: "session.mode_changed", payload: { mode, by } }))
+        )
+      )
 
     const createSession = (input: CreateSessionInput): Effect.Effect<SessionInfo, EngineError> =>
       Effect.gen(function* () {
@@ -310,10 +333,15 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
           const closed = yield* closeLeftOpen(handle, true)
           if (Option.isSome(closed)) yield* out.offer(closed.value)
           const turnId = yield* ids.make("turn")
-          const permissionMode = input.permissionMode ?? "default"
+          if (input.permissionMode !== undefined) {
+            const changed = yield* changeMode(handle, input.permissionMode, input.client ?? "library")
+            if (Option.isSome(changed)) yield* out.offer(changed.value)
+          }
+          const permissionMode = handle.state.mode
           const started = yield* emit({ type: "turn.started", turnId, payload: { promptPreview: preview(input.content), permissionMode } })
           yield* emit({ type: "user.message", turnId, payload: { content: input.content, mode: input.mode ?? "queue" } })
           const workspaceRoot = handle.state.header?.cwd ?? "."
+          yield* emitAll(yield* projectRulesDrafts(permissions, handle.state, workspaceRoot, turnId))
           const outcome = yield* runTurnBody({
             turnId,
             state: handle.state,
@@ -327,7 +355,11 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
               sessionId: input.sessionId,
               turnId,
               workspaceRoot,
-              mode: permissionMode,
+              // Read at each permission check: a mode set while the turn runs (an editor
+              // switching to plan) holds from the next tool call on.
+              get mode() {
+                return handle.state.mode
+              },
               router,
               permissions,
               approvals,
@@ -401,7 +433,10 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
         )
       })
 
-    return SessionEngine.of({ createSession, runTurn, cancelTurn, getSession, record, recover, compact })
+    const setMode = (sessionId: string, mode: PermissionMode, by: string) =>
+      Effect.flatMap(open(sessionId), (handle) => changeMode(handle, mode, by))
+
+    return SessionEngine.of({ createSession, runTurn, cancelTurn, getSession, record, recover, compact, setMode })
   })
 
 export const layer = (options: SessionEngineOptions = defaultEngineOptions) =>

@@ -1,5 +1,7 @@
 import type { AgentEvent, QueuedMessage } from "../domain/events.js"
+import type { PermissionMode } from "../domain/permissions.js"
 import { type ConversationBuilder, type ConversationOptions, makeConversation } from "./conversation.js"
+import { projectRulesKey, projectRulesValue } from "./project-rules-record.js"
 
 export interface SessionHeader {
   readonly sessionId: string
@@ -18,12 +20,14 @@ export interface SessionState {
   readonly sessionId: string
   header: SessionHeader | undefined
   lastSequence: number
+  /** The permission mode turns run under: the last `session.mode_changed`, else `default`. */
+  mode: PermissionMode
   /** The turn that was started and not yet completed, if any. */
   openTurnId: string | undefined
   /** The inbox as of the last `inbox.updated`. */
   inbox: { readonly nextTurn: ReadonlyArray<QueuedMessage>; readonly nextStep: ReadonlyArray<QueuedMessage> }
   readonly conversation: ConversationBuilder
-  /** The hash of each context source the log holds the text of, by `kind:id`. */
+  /** The hash of each context source the log holds the text of, by `kind:id`; and the project rules last recorded. */
   readonly recordedSources: Map<string, string>
   /** Every turn with the sequences it started and ended at. */
   readonly turns: Array<{ readonly turnId: string; readonly start: number; end: number | undefined }>
@@ -37,6 +41,7 @@ export const emptySessionState = (sessionId: string, options?: ConversationOptio
   sessionId,
   header: undefined,
   lastSequence: 0,
+  mode: "default",
   openTurnId: undefined,
   inbox: { nextTurn: [], nextStep: [] },
   conversation: makeConversation(options),
@@ -58,6 +63,9 @@ export const applyEvent = (state: SessionState, event: AgentEvent): void => {
         ...(event.payload.model === undefined ? {} : { model: event.payload.model })
       }
       break
+    case "session.mode_changed":
+      state.mode = event.payload.mode
+      break
     case "turn.started":
       state.openTurnId = event.turnId
       state.turns.push({ turnId: event.turnId ?? "", start: event.sequence, end: undefined })
@@ -70,6 +78,9 @@ export const applyEvent = (state: SessionState, event: AgentEvent): void => {
     }
     case "context.source":
       state.recordedSources.set(sourceKey(event.payload.kind, event.payload.id), event.payload.hash)
+      break
+    case "permission.project_rules":
+      state.recordedSources.set(projectRulesKey(event.payload.file), projectRulesValue(event.payload.sha256, event.payload.trusted))
       break
     case "context.compacted":
       state.compactedThrough = event.payload.throughSequence

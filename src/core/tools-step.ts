@@ -95,7 +95,8 @@ const authorize = (ctx: ToolStepContext, call: ToolCall): Effect.Effect<Option.O
       workspaceRoot: ctx.workspaceRoot,
       tool: call.name,
       mode: ctx.mode,
-      call: prepared.right
+      call: prepared.right,
+      input: call.input
     }
     const verdict = yield* ctx.permissions.decide(check)
     const resolved = (payload: Extract<Draft, { type: "permission.resolved" }>["payload"]) =>
@@ -130,7 +131,10 @@ const authorize = (ctx: ToolStepContext, call: ToolCall): Effect.Effect<Option.O
           )
         )
       if (answer.scope !== "once") {
-        yield* ctx.permissions.remember(check, answer.decision, answer.scope).pipe(
+        yield* ctx.permissions.remember(check, answer.decision, answer.scope, answer.paths).pipe(
+          Effect.flatMap((kept) =>
+            kept ? Effect.void : Effect.logWarning(`the answer for ${call.name} holds nothing that can be remembered safely; it applies to this call only`)
+          ),
           Effect.catchAll((error) => Effect.logWarning(`could not remember the answer ${answer.scope}`, error.message))
         )
       }
@@ -166,7 +170,11 @@ const authorize = (ctx: ToolStepContext, call: ToolCall): Effect.Effect<Option.O
 /** Runs an allowed call; a crash of the tool is its error result, a cancel is recorded too. */
 const execute = (ctx: ToolStepContext, { call, prepared }: Allowed): Effect.Effect<void, EventStoreError> =>
   Effect.gen(function* () {
-    yield* ctx.emit({ type: "tool.started", turnId: ctx.turnId, payload: { toolCallId: call.toolCallId, name: call.name } })
+    yield* ctx.emit({
+      type: "tool.started",
+      turnId: ctx.turnId,
+      payload: { toolCallId: call.toolCallId, name: call.name, ...(prepared.sandbox === undefined ? {} : { sandbox: prepared.sandbox }) }
+    })
     const started = yield* Clock.currentTimeMillis
     const elapsed = Effect.map(Clock.currentTimeMillis, (now) => now - started)
     const result = yield* prepared.execute.pipe(

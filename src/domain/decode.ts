@@ -12,6 +12,7 @@ type MemberDecoder = (u: unknown) => Either.Either<AgentEvent, ParseResult.Parse
  */
 const memberDecoders: { readonly [T in EventType]: MemberDecoder } = {
   "session.created": Schema.decodeUnknownEither(eventSchemas["session.created"]),
+  "session.mode_changed": Schema.decodeUnknownEither(eventSchemas["session.mode_changed"]),
   "turn.started": Schema.decodeUnknownEither(eventSchemas["turn.started"]),
   "user.message": Schema.decodeUnknownEither(eventSchemas["user.message"]),
   "model.delta": Schema.decodeUnknownEither(eventSchemas["model.delta"]),
@@ -33,6 +34,7 @@ const memberDecoders: { readonly [T in EventType]: MemberDecoder } = {
   "memory.deleted": Schema.decodeUnknownEither(eventSchemas["memory.deleted"]),
   "skill.loaded": Schema.decodeUnknownEither(eventSchemas["skill.loaded"]),
   "mcp.notice": Schema.decodeUnknownEither(eventSchemas["mcp.notice"]),
+  "permission.project_rules": Schema.decodeUnknownEither(eventSchemas["permission.project_rules"]),
   "turn.completed": Schema.decodeUnknownEither(eventSchemas["turn.completed"])
 }
 

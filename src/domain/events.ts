@@ -1,6 +1,7 @@
 import * as Schema from "effect/Schema"
 import { ModelErrorCode, ModelStopReason, Usage } from "./model.js"
 import { DecidedBy, PermissionDecision, PermissionMode, PermissionScope, RuleRef } from "./permissions.js"
+import { SandboxProfile } from "./sandbox.js"
 import { RiskClass, ToolResultData } from "./tools.js"
 
 /**
@@ -41,6 +42,16 @@ export const SessionCreated = defineEvent("session.created", {
   client: Schema.String,
   title: Schema.optional(Schema.String),
   model: Schema.optional(Schema.String)
+})
+
+/**
+ * The session's permission mode changed; turns from here on run under it. The current mode
+ * is the last of these in the log (`default` before any).
+ */
+export const SessionModeChanged = defineEvent("session.mode_changed", {
+  mode: PermissionMode,
+  /** Which client changed it: `acp`, `rpc`, `cli`, `web`, ... */
+  by: Schema.String
 })
 
 export const TurnStarted = defineEvent("turn.started", {
@@ -99,7 +110,9 @@ export const PermissionResolved = defineEvent("permission.resolved", {
 
 export const ToolStarted = defineEvent("tool.started", {
   toolCallId: Schema.String,
-  name: Schema.String
+  name: Schema.String,
+  /** Where the call runs, for tools that run a local process (shell, stdio MCP servers). */
+  sandbox: Schema.optional(SandboxProfile)
 })
 
 export const ToolCompleted = defineEvent("tool.completed", {
@@ -224,6 +237,22 @@ export const McpServerNotice = defineEvent("mcp.notice", {
   message: Schema.optional(Schema.String)
 })
 
+/**
+ * The project's own rules (and settings) as a turn found them, recorded when their content or
+ * trust changed: which content, how many allow rules, whether it opens the network, and
+ * whether (and by whom) it was trusted. Untrusted, only its deny and ask rules apply.
+ */
+export const ProjectRulesRecorded = defineEvent("permission.project_rules", {
+  file: Schema.String,
+  sha256: Schema.String,
+  allowRules: Schema.Int,
+  /** The project's settings open the sandbox's network (honoured only once trusted). */
+  opensNetwork: Schema.Boolean,
+  trusted: Schema.Boolean,
+  trustedAt: Schema.optional(Schema.String),
+  trustedBy: Schema.optional(Schema.String)
+})
+
 export const TurnCompleted = defineEvent("turn.completed", {
   stopReason: TurnStopReason,
   /** Set when stopReason is `error`: a model error code, `interrupted`, `store_failure`, ... */
@@ -234,6 +263,7 @@ export const TurnCompleted = defineEvent("turn.completed", {
 /** The catalogue, keyed by type: decoding dispatches on `type` instead of trying each member. */
 export const eventSchemas = {
   "session.created": SessionCreated,
+  "session.mode_changed": SessionModeChanged,
   "turn.started": TurnStarted,
   "user.message": UserMessageEvent,
   "model.delta": ModelDelta,
@@ -255,11 +285,13 @@ export const eventSchemas = {
   "memory.deleted": MemoryDeleted,
   "skill.loaded": SkillLoaded,
   "mcp.notice": McpServerNotice,
+  "permission.project_rules": ProjectRulesRecorded,
   "turn.completed": TurnCompleted
 } as const
 
 export const AgentEvent = Schema.Union(
   SessionCreated,
+  SessionModeChanged,
   TurnStarted,
   UserMessageEvent,
   ModelDelta,
@@ -281,6 +313,7 @@ export const AgentEvent = Schema.Union(
   MemoryDeleted,
   SkillLoaded,
   McpServerNotice,
+  ProjectRulesRecorded,
   TurnCompleted
 )
 export type AgentEvent = typeof AgentEvent.Type

@@ -2,7 +2,9 @@ import { Rpc, RpcGroup } from "@effect/rpc"
 import * as Schema from "effect/Schema"
 import { EventDecodeError, SequenceConflict, SessionNotFound, StoreFailure, TurnInProgress } from "../domain/errors.js"
 import { AgentEvent } from "../domain/events.js"
+import { PermissionMode, ProjectTrust } from "../domain/permissions.js"
 import { McpError } from "../services/McpHub.js"
+import { PermissionStoreError, ProjectTrustError } from "../services/PermissionEngine.js"
 import { Memory, MemoryCandidate, MemoryNotFound, MemoryStoreFailure } from "../services/MemoryStore.js"
 import {
   HostFrame,
@@ -48,6 +50,11 @@ export class AgentRpcs extends RpcGroup.make(
     stream: true
   }),
   Rpc.make("Cancel", { payload: { sessionId: Schema.String }, error: EngineFailure }),
+  /** Makes `mode` the session's permission mode, recorded in its log with who set it (default `rpc`). */
+  Rpc.make("SetMode", {
+    payload: { sessionId: Schema.String, mode: PermissionMode, by: Schema.optional(Schema.String) },
+    error: EngineFailure
+  }),
   Rpc.make("RespondPermission", {
     payload: { sessionId: Schema.String, toolCallId: Schema.String, answer: PermissionAnswer },
     error: PermissionNotPending
@@ -90,5 +97,17 @@ export class AgentRpcs extends RpcGroup.make(
     payload: { events: Schema.Array(AgentEvent) },
     success: Schema.Struct({ sessionId: Schema.String, events: Schema.Finite }),
     error: Schema.Union(EngineFailure, InvalidSessionLog, SessionExists)
+  }),
+  /** Whether a workspace's own rules file is trusted, with the allow rules trust would turn on. */
+  Rpc.make("GetProjectTrust", {
+    payload: { workspaceRoot: Schema.String },
+    success: ProjectTrust,
+    error: PermissionStoreError
+  }),
+  /** Trusts a workspace's rules file as shown: `sha256` from GetProjectTrust, refused if the file changed since. */
+  Rpc.make("TrustProject", {
+    payload: { workspaceRoot: Schema.String, sha256: Schema.String, by: Schema.optional(Schema.String) },
+    success: ProjectTrust,
+    error: Schema.Union(PermissionStoreError, ProjectTrustError)
   })
 ) {}

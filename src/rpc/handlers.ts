@@ -5,6 +5,7 @@ import { SessionEngine } from "../core/SessionEngine.js"
 import { AgentHost } from "../host/AgentHost.js"
 import { Ids } from "../services/Ids.js"
 import { MemoryStore } from "../services/MemoryStore.js"
+import { PermissionEngine } from "../services/PermissionEngine.js"
 import { AgentRpcs } from "./group.js"
 
 /** Protocol code translates; the host owns every decision. */
@@ -12,6 +13,7 @@ export const handlersLayer = AgentRpcs.toLayer(
   Effect.gen(function* () {
     const host = yield* AgentHost
     const memory = yield* MemoryStore
+    const permissions = yield* PermissionEngine
     // Memory review records its decision in the session's log through the engine.
     const reviewContext = Effect.provideService(SessionEngine, yield* SessionEngine)
     const withIds = Effect.provideService(Ids, yield* Ids)
@@ -20,16 +22,18 @@ export const handlersLayer = AgentRpcs.toLayer(
         host.createSession({ cwd, client: client ?? "rpc", ...(title === undefined ? {} : { title }) }),
       ListSessions: () => host.listSessions,
       GetSession: ({ sessionId }) => host.getSession(sessionId),
-      Prompt: ({ sessionId, content, mode, permissionMode, attachments }) =>
+      Prompt: ({ sessionId, content, mode, permissionMode, client, attachments }) =>
         host.prompt({
           sessionId,
           content,
           mode,
+          client: client ?? "rpc",
           ...(permissionMode === undefined ? {} : { permissionMode }),
           ...(attachments === undefined ? {} : { attachments })
         }),
       Subscribe: ({ sessionId, afterSequence }) => host.subscribe(sessionId, afterSequence),
       Cancel: ({ sessionId }) => host.cancel(sessionId),
+      SetMode: ({ sessionId, mode, by }) => host.setMode(sessionId, mode, by ?? "rpc"),
       RespondPermission: ({ sessionId, toolCallId, answer }) => host.respondPermission(sessionId, toolCallId, answer),
       EditQueue: ({ sessionId, messageId, action }) => host.editQueue(sessionId, messageId, action),
       ExportSession: ({ sessionId }) => host.exportSession(sessionId),
@@ -49,7 +53,9 @@ export const handlersLayer = AgentRpcs.toLayer(
           : rejectMemory(candidateId, by ?? "rpc", reason)
         ).pipe(reviewContext, Effect.provideService(MemoryStore, memory)),
       DeleteMemory: ({ memoryId, by }) =>
-        Effect.asVoid(deleteMemory(memoryId, by ?? "rpc")).pipe(reviewContext, Effect.provideService(MemoryStore, memory))
+        Effect.asVoid(deleteMemory(memoryId, by ?? "rpc")).pipe(reviewContext, Effect.provideService(MemoryStore, memory)),
+      GetProjectTrust: ({ workspaceRoot }) => permissions.projectTrust(workspaceRoot),
+      TrustProject: ({ workspaceRoot, sha256, by }) => permissions.trustProject(workspaceRoot, sha256, by ?? "rpc")
     }
   })
 )

@@ -2,6 +2,8 @@ import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type { ToolDefinition } from "../domain/model.js"
+import type { SandboxProfile } from "../domain/sandbox.js"
+import type { ShellAnalysis } from "../domain/shell.js"
 import type { RiskClass, ToolCall, ToolResult } from "../domain/tools.js"
 
 export class FileAccessError extends Schema.TaggedError<FileAccessError>()("FileAccessError", {
@@ -52,6 +54,10 @@ export interface PreparedCall {
   readonly outsideWorkspace: boolean
   /** The command line, for shell prefix rules. */
   readonly command?: string
+  /** The command line parsed by a bash grammar: what shell rules and remembered answers match on. */
+  readonly shell?: ShellAnalysis
+  /** Where the call runs (shell commands, stdio MCP servers): recorded in `tool.started`. */
+  readonly sandbox?: SandboxProfile
   readonly execute: Effect.Effect<ToolResult>
 }
 

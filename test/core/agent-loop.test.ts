@@ -8,6 +8,7 @@ import type { PermissionMode } from "../../src/domain/permissions.js"
 import * as MemoryStore from "../../src/layers/event-store/memory.js"
 import type { Script } from "../../src/layers/model/scripted.js"
 import { localTools } from "../../src/layers/tools/local.js"
+import { sandboxOff } from "../../src/layers/sandbox/off.js"
 import { isRunning } from "../support/process-check.js"
 import { awaitEvent, engineLayer, type HarnessOptions, replayAll, turnTypes, types } from "../support/engine-harness.js"
 import { eventsOf } from "../support/events.js"
@@ -38,7 +39,7 @@ const turn = (cwd: string, prompt: string, permissionMode: PermissionMode = "def
   })
 
 const run = (script: Script, options: HarnessOptions = {}) =>
-  Effect.provide(engineLayer(MemoryStore.layer, script, { tools: localTools, ...options }))
+  Effect.provide(engineLayer(MemoryStore.layer, script, { tools: localTools(sandboxOff), ...options }))
 
 
 describe("the agent loop", () => {

@@ -7,6 +7,7 @@ import { SessionEngine } from "../../src/core/SessionEngine.js"
 import * as MemoryStore from "../../src/layers/event-store/memory.js"
 import * as Anthropic from "../../src/layers/model/anthropic.js"
 import { localTools } from "../../src/layers/tools/local.js"
+import { sandboxOff } from "../../src/layers/sandbox/off.js"
 import { ModelGateway } from "../../src/services/ModelGateway.js"
 import { engineLayer, replayAll, types } from "../support/engine-harness.js"
 import * as Replay from "../support/replay-server.js"
@@ -34,7 +35,7 @@ describe("the agent loop against the real Anthropic SDK and a replay server", ()
         const { header } = yield* engine.createSession({ cwd, client: "test" })
         yield* Stream.runDrain(engine.runTurn({ sessionId: header.sessionId, content: "What does the README say?" }))
         return yield* replayAll(header.sessionId)
-      }).pipe(Effect.provide(engineLayer(MemoryStore.layer, undefined, { tools: localTools, model })))
+      }).pipe(Effect.provide(engineLayer(MemoryStore.layer, undefined, { tools: localTools(sandboxOff), model })))
 
       expect(types(events)).toContain("tool.completed")
       const reply = events.map((e) => (e.type === "model.delta" ? e.payload.text : "")).join("")

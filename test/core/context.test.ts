@@ -11,6 +11,7 @@ import * as MemoryFile from "../../src/layers/memory/file-store.js"
 import type { Script } from "../../src/layers/model/scripted.js"
 import * as SkillFolders from "../../src/layers/skills/folders.js"
 import { localTools } from "../../src/layers/tools/local.js"
+import { sandboxOff } from "../../src/layers/sandbox/off.js"
 import { engineLayer, type HarnessOptions, replayAll } from "../support/engine-harness.js"
 import { RecordedRequests, recordingScripted } from "../support/recording-model.js"
 import { eventsOf } from "../support/events.js"
@@ -31,7 +32,7 @@ const setup = (script: Script, options: { readonly configDir: string; readonly e
     model: recording,
     context,
     memoryFile,
-    ...(options.tools === true ? { tools: localTools } : {}),
+    ...(options.tools === true ? { tools: localTools(sandboxOff) } : {}),
     ...(options.engine === undefined ? {} : { engine: options.engine })
   }).pipe(Layer.provideMerge(recording))
 }

@@ -9,6 +9,7 @@ import type { AgentEvent } from "../../src/domain/events.js"
 import * as MemoryStore from "../../src/layers/event-store/memory.js"
 import type { Script } from "../../src/layers/model/scripted.js"
 import { localTools } from "../../src/layers/tools/local.js"
+import { sandboxOff } from "../../src/layers/sandbox/off.js"
 import { EventStore } from "../../src/services/EventStore.js"
 import { engineLayer, replayAll } from "../support/engine-harness.js"
 import { parseEventLines } from "../support/events.js"
@@ -73,7 +74,7 @@ describe("the golden transcript: list, read, edit, check, answer", () => {
       expect(check?.payload).toMatchObject({ isError: false, output: expect.stringContaining("edit-ok") })
     }).pipe(
       Effect.provide(
-        engineLayer(MemoryStore.layer, script, { tools: localTools, answers: [{ decision: "allow", scope: "once", by: "user" }] })
+        engineLayer(MemoryStore.layer, script, { tools: localTools(sandboxOff), answers: [{ decision: "allow", scope: "once", by: "user" }] })
       )
     )
   })

@@ -10,6 +10,7 @@ import type { ScriptedAnswer } from "../../src/layers/approvals/scripted.js"
 import type { Script } from "../../src/layers/model/scripted.js"
 import * as Permissions from "../../src/layers/permission/engine.js"
 import { localTools } from "../../src/layers/tools/local.js"
+import { sandboxOff } from "../../src/layers/sandbox/off.js"
 import { engineLayer, replayAll } from "../support/engine-harness.js"
 import { storeCases } from "../support/store-cases.js"
 
@@ -147,7 +148,7 @@ for (const store of storeCases.filter((s) => s.name !== "jsonl (fail)")) {
           const log = yield* replayAll(sessionId)
           expect(log.slice(1)).toEqual(emitted)
           checkLog(log)
-        }).pipe(Effect.provide(engineLayer(store.fresh(), scriptOf(responses), { tools: localTools, answers })))
+        }).pipe(Effect.provide(engineLayer(store.fresh(), scriptOf(responses), { tools: localTools(sandboxOff), answers })))
       },
       { fastCheck: { numRuns: 50 } }
     )

@@ -1,32 +1,21 @@
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { RpcClient, RpcSerialization } from "@effect/rpc"
 import { afterAll, describe, expect, it, layer } from "@effect/vitest"
 import { Chunk, Effect, Fiber, Layer, Stream } from "effect"
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import type { HostFrame } from "../../src/domain/host.js"
 import * as MemoryStore from "../../src/layers/event-store/memory.js"
 import { AgentClient } from "../../src/rpc/client.js"
 import { AgentRpcs } from "../../src/rpc/group.js"
 import { serverLayer } from "../../src/rpc/server.js"
 import { hostTestLayer } from "../support/host-harness.js"
+import { makeWebRoot, testClientLayer } from "../support/rpc-test-client.js"
 
 const token = "test-token-0123456789"
-const webRoot = mkdtempSync(join(tmpdir(), "web-"))
-writeFileSync(join(webRoot, "index.html"), "<!doctype html><title>custom-agent</title>")
-afterAll(() => rmSync(webRoot, { recursive: true, force: true }))
+const web = makeWebRoot()
+const webRoot = web.dir
+afterAll(web.remove)
 
-const ClientLive = Layer.scoped(AgentClient, RpcClient.make(AgentRpcs)).pipe(
-  Layer.provide(
-    RpcClient.layerProtocolHttp({
-      url: "",
-      transformClient: HttpClient.mapRequest((r) => r.pipe(HttpClientRequest.appendUrl("/rpc"), HttpClientRequest.bearerToken(token)))
-    })
-  ),
-  Layer.provide(RpcSerialization.layerNdjson)
-)
+const ClientLive = testClientLayer(token)
 
 const script = {
   responses: [
@@ -174,7 +163,7 @@ layer(E2E, { timeout: 30_000, excludeTestServices: true })("the RPC API over rea
 describe("the RPC group", () => {
   it("names every operation a client needs", () => {
     expect([...AgentRpcs.requests.keys()].sort()).toEqual(
-      ["Cancel", "Compact", "CreateSession", "DeleteMemory", "EditQueue", "ExportSession", "GetSession", "ImportSession", "ListMemories", "ListMemoryCandidates", "ListSessions", "Prompt", "RespondPermission", "ReviewMemory", "Subscribe"].sort()
+      ["Cancel", "Compact", "CreateSession", "DeleteMemory", "EditQueue", "ExportSession", "GetProjectTrust", "GetSession", "ImportSession", "ListMemories", "ListMemoryCandidates", "ListSessions", "Prompt", "RespondPermission", "ReviewMemory", "SetMode", "Subscribe", "TrustProject"].sort()
     )
   })
 })

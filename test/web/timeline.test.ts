@@ -213,6 +213,7 @@ describe("the timeline reducer", () => {
       lastSequence: 3,
       running: true,
       inbox: { nextTurn: [], nextStep: [{ id: "msg_2", content: "faster" }] },
+      permissionMode: "plan",
       pendingPermissions: []
     }
     const e = recorder()
@@ -222,11 +223,26 @@ describe("the timeline reducer", () => {
       { _tag: "Event", event: e("inbox.updated", { nextTurn: [], nextStep: [] }) }
     ]
     const afterBaseline = applyFrame(emptyTimeline("ses_1"), frames[0] ?? { _tag: "Status", running: false })
-    expect(afterBaseline).toMatchObject({ running: true, header: { cwd: "/work", client: "cli" }, inbox: session.inbox, lastSequence: 0 })
+    expect(afterBaseline).toMatchObject({ running: true, header: { cwd: "/work", client: "cli" }, inbox: session.inbox, mode: "plan", lastSequence: 0 })
     const state = applyFrames(emptyTimeline("ses_1"), frames)
     expect(state.inbox).toEqual({ nextTurn: [], nextStep: [] })
     expect(state.lastSequence).toBe(2)
     expect(applyFrame(state, { _tag: "Status", running: false }).running).toBe(false)
+  })
+
+  it("shows a mode change as a small line and keeps the session's current mode", () => {
+    const e = recorder()
+    const state = replay([
+      e("session.mode_changed", { mode: "plan", by: "acp" }, undefined),
+      e("user.message", { content: "look around", mode: "queue" }),
+      e("session.mode_changed", { mode: "accept-edits", by: "rpc" }, undefined)
+    ])
+    expect(state.mode).toBe("accept-edits")
+    expect(state.blocks.flatMap((b) => (b._tag === "note" ? [{ topic: b.topic, text: b.text }] : []))).toEqual([
+      { topic: "mode", text: "mode: plan (set by acp)" },
+      { topic: "mode", text: "mode: accept-edits (set by rpc)" }
+    ])
+    expect(replay([]).mode).toBeUndefined()
   })
 
   it("survives the JSON round trip a reload goes through", () => {

@@ -2,7 +2,7 @@ import { Schema } from "effect"
 import { type AgentEvent, MessageMode, TurnStopReason } from "../../src/domain/events.js"
 import { type HostFrame, Inbox } from "../../src/domain/host.js"
 import { ModelErrorCode } from "../../src/domain/model.js"
-import { DecidedBy, PermissionDecision, PermissionScope, RuleRef } from "../../src/domain/permissions.js"
+import { DecidedBy, PermissionDecision, PermissionMode, PermissionScope, RuleRef } from "../../src/domain/permissions.js"
 import { RiskClass, ToolResultData } from "../../src/domain/tools.js"
 
 /**
@@ -82,7 +82,7 @@ export type CandidateNote = typeof CandidateNote.Type
 /** A line about the session rather than the conversation: compaction, memory, skills, MCP servers. */
 export const NoteBlock = Schema.TaggedStruct("note", {
   ...position,
-  topic: Schema.Literal("compaction", "memory", "skill", "mcp"),
+  topic: Schema.Literal("compaction", "memory", "skill", "mcp", "permissions", "mode"),
   tone: Schema.Literal("info", "warning"),
   text: Schema.String,
   /** Longer text shown on demand (a compaction's summary). */
@@ -111,6 +111,8 @@ export const TimelineState = Schema.Struct({
   /** From the host's Status frames: true also between turns the queue starts back to back. */
   running: Schema.Boolean,
   inbox: Inbox,
+  /** The session's permission mode now; unknown until a baseline or a mode change says. */
+  mode: Schema.optional(PermissionMode),
   blocks: Schema.Array(Block)
 })
 export type TimelineState = typeof TimelineState.Type
@@ -188,6 +190,8 @@ const blocksAfter = (blocks: ReadonlyArray<Block>, event: AgentEvent): ReadonlyA
     case "context.source":
     case "context.built":
       return blocks
+    case "session.mode_changed":
+      return [...seal(blocks), { _tag: "note", ...at, topic: "mode", tone: "info", text: `mode: ${event.payload.mode} (set by ${event.payload.by})` }]
     case "context.compacted": {
       const { turns, tokensBefore, tokensAfter, summary } = event.payload
       const text = `Compacted ${turns.length} earlier turn(s) into a summary: ${tokensBefore} → ${tokensAfter} tokens`
@@ -215,6 +219,15 @@ const blocksAfter = (blocks: ReadonlyArray<Block>, event: AgentEvent): ReadonlyA
       return [...seal(blocks), { _tag: "note", ...at, topic: "memory", tone: "info", text: `Memory deleted by ${event.payload.by}` }]
     case "skill.loaded":
       return [...seal(blocks), { _tag: "note", ...at, topic: "skill", tone: "info", text: `Skill loaded: ${event.payload.name}` }]
+    case "permission.project_rules": {
+      const { file, allowRules, opensNetwork, trusted, trustedBy } = event.payload
+      if (allowRules === 0 && !opensNetwork) return blocks
+      const widening = `${allowRules} allow rule(s)${opensNetwork ? " and an open network" : ""}`
+      const text = trusted
+        ? `Project rules ${file} trusted${trustedBy === undefined ? "" : ` by ${trustedBy}`}: ${widening} apply`
+        : `Project rules ${file} are not trusted: ${widening} ignored until trusted`
+      return [...seal(blocks), { _tag: "note", ...at, topic: "permissions", tone: trusted ? "info" : "warning", text }]
+    }
     case "mcp.notice": {
       const { server, state, message } = event.payload
       const tone = state === "failed" || state === "exited" ? "warning" : "info"
@@ -304,6 +317,8 @@ export const applyEvent = (state: TimelineState, event: AgentEvent): TimelineSta
     }
     case "inbox.updated":
       return { ...next, inbox: { nextTurn: event.payload.nextTurn, nextStep: event.payload.nextStep } }
+    case "session.mode_changed":
+      return { ...next, mode: event.payload.mode }
     default:
       return next
   }
@@ -316,7 +331,7 @@ export const applyEvent = (state: TimelineState, event: AgentEvent): TimelineSta
 export const applyFrame = (state: TimelineState, frame: HostFrame): TimelineState => {
   switch (frame._tag) {
     case "Baseline": {
-      const { cwd, client, createdAt, title, model, running, inbox } = frame.session
+      const { cwd, client, createdAt, title, model, running, inbox, permissionMode } = frame.session
       const header: Header = {
         cwd,
         client,
@@ -324,7 +339,7 @@ export const applyFrame = (state: TimelineState, frame: HostFrame): TimelineStat
         ...(title === undefined ? {} : { title }),
         ...(model === undefined ? {} : { model })
       }
-      return { ...state, header, running, inbox }
+      return { ...state, header, running, inbox, mode: permissionMode }
     }
     case "Status":
       return { ...state, running: frame.running }

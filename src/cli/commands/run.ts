@@ -10,8 +10,10 @@ import * as InteractiveApprovals from "../../layers/approvals/interactive.js"
 import * as PolicyApprovals from "../../layers/approvals/policy.js"
 import { EventStore } from "../../services/EventStore.js"
 import { McpHub } from "../../services/McpHub.js"
+import { PermissionEngine } from "../../services/PermissionEngine.js"
 import { agentSetup } from "../agent-setup.js"
 import { useColor } from "../io.js"
+import { promptForTrust } from "../trust-prompt.js"
 import * as shared from "../options.js"
 import { describeTransport, remoteLayer, server, token } from "../remote.js"
 import { compactRequested, interactive, makePrinter, needsSession, reportCompaction, type RunArgs, titleOf } from "../turn-output.js"
@@ -24,8 +26,10 @@ const session = Options.text("session").pipe(
 )
 
 const mode = Options.choice("mode", ["default", "plan", "accept-edits", "bypass"]).pipe(
-  Options.withDescription("Permission mode: plan is read-only, accept-edits allows writes in the workspace, bypass allows everything"),
-  Options.withDefault("default")
+  Options.withDescription(
+    "Permission mode, kept by the session for later turns: plan is read-only, accept-edits allows writes in the workspace, bypass allows everything (default: the session's mode; a new session's is default)"
+  ),
+  Options.optional
 )
 
 const approve = Options.choice("approve", ["deny", "allow-reads", "allow-edits", "allow-all"]).pipe(
@@ -66,11 +70,16 @@ const runEmbedded = (args: RunArgs) =>
       sessionId = created.header.sessionId
       if (args.json) yield* store.replay(sessionId).pipe(Stream.runForEach(printer.show))
     }
+    // A person at the terminal decides on a project's untrusted allow rules before they could matter.
+    if (Option.isNone(args.approve) && interactive()) {
+      yield* promptForTrust(yield* PermissionEngine, process.cwd(), { input: process.stdin, output: process.stderr })
+    }
     const content = yield* withAttachments(yield* Effect.serviceOption(McpHub), sessionId, args.prompt, args.attach)
     const turn = engine.runTurn({
       sessionId,
       content,
-      permissionMode: args.mode,
+      client: "cli",
+      ...(Option.isSome(args.mode) ? { permissionMode: args.mode.value } : {}),
       ...(Option.isSome(args.maxSteps) ? { maxSteps: args.maxSteps.value } : {})
     })
     yield* forEachPulled(turn, printer.show)
@@ -93,6 +102,8 @@ export const runCommand = Command.make(
     maxSteps,
     dataDir: shared.dataDir,
     store: shared.store,
+    sandbox: shared.sandbox,
+    sandboxNetwork: shared.sandboxNetwork,
     server,
     token
   },

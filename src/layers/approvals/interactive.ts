@@ -31,7 +31,8 @@ const describe = (request: ApprovalRequest, color: boolean) => {
 
 /**
  * Asks the person at the terminal, one line per question: allow once, for the session,
- * always, deny, or deny always. Closed input denies (nobody is there to say yes).
+ * always, deny, or deny always; a lasting answer about a write then asks which paths it
+ * covers. Closed input denies (nobody is there to say yes).
  */
 export const make = (options: TerminalOptions) =>
   Approvals.of({
@@ -48,12 +49,20 @@ export const make = (options: TerminalOptions) =>
         options.output.write(describe(request, options.color))
         const prompt = () => options.output.write("  [y] allow once  [s] allow for this session  [a] always  [n] deny  [d] deny always > ")
         prompt()
+        // A lasting answer about a file can name more than it: a glob the person types.
+        let lasting: ApprovalAnswer | undefined
         rl.on("line", (line) => {
+          if (lasting !== undefined) {
+            const globs = line.trim().split(/\s+/).filter((glob) => glob !== "")
+            return settle(globs.length === 0 ? lasting : { ...lasting, paths: globs })
+          }
           const choice = choices[line.trim().toLowerCase()]
           if (choice === undefined) return prompt()
-          settle(choice)
+          if (choice.scope === "once" || request.risk !== "write") return settle(choice)
+          lasting = choice
+          options.output.write("  remember for which paths? (globs such as src/**, Enter: just this file) > ")
         })
-        rl.on("close", () => settle({ decision: "deny", scope: "once", by: "user", reason: "no answer (input closed)" }))
+        rl.on("close", () => settle(lasting ?? { decision: "deny", scope: "once", by: "user", reason: "no answer (input closed)" }))
         return Effect.sync(() => {
           settled = true
           rl.close()

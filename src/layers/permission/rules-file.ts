@@ -16,6 +16,20 @@ export class PermissionsFileError extends Schema.TaggedError<PermissionsFileErro
 
 const decode = Schema.decodeUnknownEither(PermissionsFile)
 
+/** The rules of a parsed permissions file, or an error naming the file and each problem. */
+export const decodeRules = (file: string, json: unknown): Effect.Effect<ReadonlyArray<PermissionRule>, PermissionsFileError> =>
+  decode(json).pipe(
+    Effect.map((parsed) => parsed.rules),
+    Effect.mapError((error) =>
+      new PermissionsFileError({
+        file,
+        problem: ParseResult.ArrayFormatter.formatErrorSync(error)
+          .map((issue) => `${issue.path.join(".") || "file"}: ${issue.message}`)
+          .join("; ")
+      })
+    )
+  )
+
 /** Reads a permissions file; a missing file has no rules, a malformed one is an error naming it. */
 export const loadRulesFile = (file: string): Effect.Effect<ReadonlyArray<PermissionRule>, PermissionsFileError> =>
   readOptionalJson(file).pipe(
@@ -23,18 +37,7 @@ export const loadRulesFile = (file: string): Effect.Effect<ReadonlyArray<Permiss
     Effect.flatMap(
       Option.match({
         onNone: () => Effect.succeed([]),
-        onSome: (json) =>
-          decode(json).pipe(
-            Effect.map((parsed) => parsed.rules),
-            Effect.mapError((error) =>
-              new PermissionsFileError({
-                file,
-                problem: ParseResult.ArrayFormatter.formatErrorSync(error)
-                  .map((issue) => `${issue.path.join(".") || "file"}: ${issue.message}`)
-                  .join("; ")
-              })
-            )
-          )
+        onSome: (json) => decodeRules(file, json)
       })
     )
   )

@@ -7,7 +7,7 @@ import { type EditRequest, planEdit } from "./edit-plan.js"
 import { makeTool } from "./make-tool.js"
 import { errorResult, okResult } from "./tool-results.js"
 import { unifiedDiff } from "./unified-diff.js"
-import { resolveWorkspacePath, type WorkspacePath } from "./workspace-paths.js"
+import { OUTSIDE_NOTE, resolveWorkspacePath, type WorkspacePath } from "./workspace-paths.js"
 
 const EditFileInput = Schema.Struct({
   path: Schema.String.annotations({ description: "The file to edit: relative to the workspace root, or absolute." }),
@@ -34,6 +34,17 @@ export const editFileTool = makeTool({
       }
       const target = yield* resolveWorkspacePath(ctx.workspaceRoot, input.path)
       // The diff shown before approval; a bad file or match state is reported by execute, which re-reads the file.
+      // Outside the workspace nothing is read before the call is allowed (see write_file).
+      if (target.outsideWorkspace) {
+        return {
+          risk: "write" as const,
+          summary: `edit ${target.display} (outside the workspace)`,
+          detail: `${OUTSIDE_NOTE}\n- ${input.old_string}\n+ ${input.new_string}`,
+          paths: [target.absolute],
+          outsideWorkspace: true,
+          execute: editFile(target, input, ctx)
+        }
+      }
       const preview = yield* editedContent(target, input, ctx).pipe(Effect.option)
       return {
         risk: "write" as const,

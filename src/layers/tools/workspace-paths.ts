@@ -12,6 +12,9 @@ export interface WorkspacePath {
   readonly outsideWorkspace: boolean
 }
 
+/** Shown instead of a diff for a file outside the workspace, which is not read before the call is allowed. */
+export const OUTSIDE_NOTE = "(outside the workspace, or reached through a link that leaves it: its current content is not shown before approval)"
+
 /** How many symlinks to follow before giving up on a chain (the same bound as Linux's ELOOP). */
 const MAX_LINK_HOPS = 40
 
@@ -25,7 +28,7 @@ export const resolveWorkspacePath = (workspaceRoot: string, input: string): Effe
   Effect.sync(() => {
     const absolute = path.resolve(workspaceRoot, input)
     const realRoot = realpathOrSelf(workspaceRoot)
-    const real = resolveExisting(absolute, 0)
+    const real = resolveExisting(absolute)
     const outsideWorkspace = !isWithin(realRoot, real) || !isWithin(workspaceRoot, absolute)
     return { absolute, display: displayPath(workspaceRoot, absolute), outsideWorkspace }
   })
@@ -48,20 +51,51 @@ const realpathOrSelf = (p: string): string => {
   }
 }
 
-/** The real location `p` would have: realpath of its longest existing prefix, dangling links followed. */
-const resolveExisting = (p: string, hops: number): string => {
+/**
+ * Where `p` really lands, judged as the kernel would: components from left to right, each
+ * symlink followed where it stands (dangling ones too) before a later `..` applies, and a part
+ * that does not exist yet judged by its nearest existing parent. `p` may hold `..` and `.`: a
+ * shell passes `src/link/../x` to the kernel unfolded, and folding it first would judge
+ * another file. A relative `p` is taken from the process's directory.
+ */
+export const realLocation = (p: string): string => {
+  const absolute = path.isAbsolute(p) ? p : `${process.cwd()}${path.sep}${p}`
   try {
-    return fs.realpathSync.native(p)
+    // The whole path exists: the kernel resolves it in one call.
+    return fs.realpathSync.native(absolute)
   } catch {
-    // Not resolvable as a whole: it or a parent is missing, or it is a dangling symlink.
+    // It, or a part of it, does not exist (or is a dangling link): walk it.
   }
-  const parent = path.dirname(p)
-  if (parent === p) return p
-  const realParent = resolveExisting(parent, hops)
-  const target = readLinkOrNull(p)
-  if (target !== null && hops < MAX_LINK_HOPS) return resolveExisting(path.resolve(realParent, target), hops + 1)
-  return path.join(realParent, path.basename(p))
+  return walk(absolute, { hops: 0 })
 }
+
+const walk = (absolute: string, budget: { hops: number }): string => {
+  let current = path.parse(absolute).root
+  // Past a missing component nothing can be a link: the rest lands where it says.
+  let missing = false
+  for (const part of absolute.split(path.sep)) {
+    if (part === "" || part === ".") continue
+    if (part === "..") {
+      current = path.dirname(current)
+      continue
+    }
+    const next = path.join(current, part)
+    if (!missing) {
+      const target = readLinkOrNull(next)
+      if (target !== null && budget.hops < MAX_LINK_HOPS) {
+        budget.hops++
+        current = walk(path.isAbsolute(target) ? target : `${current}${path.sep}${target}`, budget)
+        continue
+      }
+      if (!fs.existsSync(next)) missing = true
+    }
+    current = next
+  }
+  return current
+}
+
+/** The real location `p` would have: realpath of its longest existing prefix, dangling links followed. */
+const resolveExisting = (p: string): string => realLocation(p)
 
 const readLinkOrNull = (p: string): string | null => {
   try {

@@ -6,7 +6,7 @@ import { currentContent } from "./current-content.js"
 import { makeTool } from "./make-tool.js"
 import { errorResult, okResult } from "./tool-results.js"
 import { unifiedDiff } from "./unified-diff.js"
-import { resolveWorkspacePath, type WorkspacePath } from "./workspace-paths.js"
+import { OUTSIDE_NOTE, resolveWorkspacePath, type WorkspacePath } from "./workspace-paths.js"
 
 const WriteFileInput = Schema.Struct({
   path: Schema.String.annotations({
@@ -24,6 +24,18 @@ export const writeFileTool = makeTool({
   prepare: (input, ctx) =>
     Effect.gen(function* () {
       const target = yield* resolveWorkspacePath(ctx.workspaceRoot, input.path)
+      // A file outside the workspace is not read before the call is allowed: its content would
+      // show in the question (and the log) without anyone having allowed that read.
+      if (target.outsideWorkspace) {
+        return {
+          risk: "write" as const,
+          summary: `write ${target.display} (outside the workspace)`,
+          detail: `${OUTSIDE_NOTE}\n${unifiedDiff(target.display, null, input.content).diff}`,
+          paths: [target.absolute],
+          outsideWorkspace: true,
+          execute: writeFile(target, input.content, ctx)
+        }
+      }
       // The diff shown before approval; execute recomputes it from the file as it is by then.
       const before = yield* currentContent(target, ctx).pipe(Effect.option)
       const preview = before._tag === "Some" ? unifiedDiff(target.display, before.value, input.content).diff : undefined

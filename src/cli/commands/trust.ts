@@ -1,0 +1,43 @@
+import { Command, Options } from "@effect/cli"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { resolve } from "node:path"
+import { approvalsFile, resolveConfigDir, resolveDataDir, trustFile, userPermissionsFile } from "../../app/locations.js"
+import * as Permissions from "../../layers/permission/engine.js"
+import { PermissionEngine } from "../../services/PermissionEngine.js"
+import { CliError } from "../errors.js"
+import { stdout } from "../io.js"
+import * as shared from "../options.js"
+import { describeTrust } from "../trust-prompt.js"
+
+const cwd = Options.directory("cwd", { exists: "yes" }).pipe(
+  Options.withDescription("The project whose .custom-agent/permissions.json to trust (default: the current directory)"),
+  Options.optional
+)
+
+const status = Options.boolean("status").pipe(Options.withDescription("Only show whether the file is trusted; change nothing"))
+
+export const trustCommand = Command.make("trust", { cwd, status, dataDir: shared.dataDir }, (args) => {
+  const dataDir = resolveDataDir(Option.getOrUndefined(args.dataDir))
+  const configDir = resolveConfigDir()
+  return Effect.gen(function* () {
+    const permissions = yield* PermissionEngine
+    const root = resolve(Option.getOrElse(args.cwd, () => process.cwd()))
+    const current = yield* permissions.projectTrust(root)
+    if (current.sha256 === undefined) return yield* new CliError({ message: `${current.file} does not exist: there is nothing to trust` })
+    if (args.status || current.trusted) {
+      const state = current.trusted ? `trusted${current.trustedAt === undefined ? "" : ` since ${current.trustedAt}`}` : "not trusted"
+      return yield* stdout(`${describeTrust(current)}\n${state}\n`)
+    }
+    const trusted = yield* permissions.trustProject(root, current.sha256, "user")
+    yield* stdout(`${describeTrust(trusted)}\ntrusted: its allow rules apply until the file changes\n`)
+  }).pipe(
+    Effect.provide(
+      Permissions.layer({ userRulesFile: userPermissionsFile(configDir), approvalsFile: approvalsFile(dataDir), trustFile: trustFile(dataDir) })
+    )
+  )
+}).pipe(
+  Command.withDescription(
+    "Trust the project's .custom-agent/permissions.json as it is now: its allow rules apply until the file changes (deny and ask rules always do)"
+  )
+)

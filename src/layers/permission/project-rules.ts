@@ -1,0 +1,103 @@
+import * as Effect from "effect/Effect"
+import { createHash } from "node:crypto"
+import { readFileSync, statSync } from "node:fs"
+import { join } from "node:path"
+import type { PermissionRule } from "../../domain/permissions.js"
+import { errnoCode } from "../tools/fs-errors.js"
+import { decodeRules, PermissionsFileError } from "./rules-file.js"
+
+export const projectRulesFile = (workspaceRoot: string) => join(workspaceRoot, ".custom-agent", "permissions.json")
+/** The project's settings (the sandbox's network): a widening trust covers too. */
+export const projectSettingsFile = (workspaceRoot: string) => join(workspaceRoot, ".custom-agent", "settings.json")
+
+/** A project's rules and settings as read: their content's hash (what trust is keyed by), its rules, what it opens. */
+export interface ProjectRules {
+  readonly file: string
+  /** Absent when the project has neither a rules nor a settings file. */
+  readonly sha256?: string
+  readonly rules: ReadonlyArray<PermissionRule>
+  /** The project's settings open the sandbox's network (only honoured once trusted). */
+  readonly opensNetwork: boolean
+}
+
+interface Cached {
+  readonly stamp: string
+  readonly loaded: ProjectRules | PermissionsFileError
+}
+
+/** -1 for a missing file, asked for without an exception: the file is checked on every tool call and usually absent. */
+const statOf = (file: string): { mtimeMs: number; size: number } => {
+  try {
+    const stat = statSync(file, { throwIfNoEntry: false })
+    return stat === undefined ? { mtimeMs: -1, size: -1 } : { mtimeMs: stat.mtimeMs, size: stat.size }
+  } catch {
+    // Unreadable metadata reads as missing here; the read below reports the real problem.
+    return { mtimeMs: -2, size: -2 }
+  }
+}
+
+const sha256 = (text: string) => createHash("sha256").update(text).digest("hex")
+
+const readText = (file: string): Effect.Effect<string | undefined, PermissionsFileError> =>
+  Effect.try({ try: () => readFileSync(file, "utf8"), catch: (error) => error }).pipe(
+    Effect.map((content): string | undefined => content),
+    Effect.catchAll((error) =>
+      errnoCode(error) === "ENOENT"
+        ? Effect.succeed(undefined)
+        : Effect.fail(new PermissionsFileError({ file, problem: `cannot be read (${error instanceof Error ? error.message : String(error)})` }))
+    )
+  )
+
+/** Whether a project's settings ask for the sandbox's network; a malformed file asks for nothing (the sandbox reports it). */
+const opensNetwork = (text: string | undefined): boolean => {
+  if (text === undefined) return false
+  try {
+    const json: unknown = JSON.parse(text)
+    if (typeof json !== "object" || json === null || !("sandbox" in json)) return false
+    const sandbox = json.sandbox
+    return typeof sandbox === "object" && sandbox !== null && "network" in sandbox && sandbox.network === true
+  } catch {
+    return false
+  }
+}
+
+const read = (workspaceRoot: string): Effect.Effect<ProjectRules, PermissionsFileError> =>
+  Effect.gen(function* () {
+    const file = projectRulesFile(workspaceRoot)
+    const text = yield* readText(file)
+    const settings = yield* readText(projectSettingsFile(workspaceRoot))
+    const rules = text === undefined ? [] : yield* decodeRules(file, yield* parse(file, text))
+    if (text === undefined && settings === undefined) return { file, rules, opensNetwork: false }
+    // One hash over both files: trusting the rules trusts what the settings open, and an edit to either needs trust again.
+    const hash = sha256(`permissions.json\0${text ?? ""}\0settings.json\0${settings ?? ""}`)
+    return { file, sha256: hash, rules, opensNetwork: opensNetwork(settings) }
+  })
+
+const parse = (file: string, text: string) =>
+  Effect.try({
+    try: (): unknown => JSON.parse(text),
+    catch: (error) => new PermissionsFileError({ file, problem: `not valid JSON (${error instanceof Error ? error.message : String(error)})` })
+  })
+
+/**
+ * Project rules per workspace, re-read when a file changes (size or mtime). A malformed
+ * file is kept as its error: the engine fails closed on it.
+ */
+export const makeProjectRules = () => {
+  const cache = new Map<string, Cached>()
+  return (workspaceRoot: string): Effect.Effect<ProjectRules | PermissionsFileError> =>
+    Effect.suspend(() => {
+      const stamp = [projectRulesFile(workspaceRoot), projectSettingsFile(workspaceRoot)]
+        .map((file) => {
+          const { mtimeMs, size } = statOf(file)
+          return `${mtimeMs}:${size}`
+        })
+        .join("|")
+      const cached = cache.get(workspaceRoot)
+      if (cached !== undefined && cached.stamp === stamp) return Effect.succeed(cached.loaded)
+      return read(workspaceRoot).pipe(
+        Effect.merge,
+        Effect.tap((loaded) => Effect.sync(() => cache.set(workspaceRoot, { stamp, loaded })))
+      )
+    })
+}
