@@ -1,0 +1,53 @@
+import { afterAll, describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { PassThrough } from "node:stream"
+import { projectRulesFile } from "../../src/layers/permission/engine.js"
+import { PermissionEngine } from "../../src/services/PermissionEngine.js"
+import { promptForTrust } from "../../src/cli/trust-prompt.js"
+import { makeScratch, writeRules } from "../layers/permission/fixture.js"
+
+const { scratch, cleanup } = makeScratch()
+afterAll(cleanup)
+
+/** The prompt on fake terminal streams, answered with `answer` once it has asked. */
+const promptWith = (root: string, answer: string) =>
+  Effect.gen(function* () {
+    const input = new PassThrough()
+    const output = new PassThrough()
+    let shown = ""
+    output.on("data", (chunk: Buffer) => {
+      shown += chunk.toString()
+      if (shown.includes("Trust it? [y/N]")) input.write(`${answer}\n`)
+    })
+    const status = yield* promptForTrust(yield* PermissionEngine, root, { input, output })
+    return { status, shown }
+  })
+
+describe("the trust prompt before a run", () => {
+  it.live("shows the allow rules and trusts only on yes", () => {
+    const s = scratch()
+    writeRules(projectRulesFile(s.root), [{ tool: "shell", command: "make *", decision: "allow" }, { tool: "shell", command: "rm", decision: "deny" }])
+    return Effect.gen(function* () {
+      const declined = yield* promptWith(s.root, "")
+      expect(declined.shown).toContain('allow shell command "make *"')
+      expect(declined.shown).not.toContain('command "rm"')
+      expect(declined.status.trusted).toBe(false)
+      expect(declined.shown).toContain("Not trusted")
+      const accepted = yield* promptWith(s.root, "y")
+      expect(accepted.status).toMatchObject({ trusted: true, trustedBy: "user" })
+      // Trusted content is not asked about again.
+      const again = yield* promptWith(s.root, "n")
+      expect(again.shown).toBe("")
+    }).pipe(Effect.provide(s.layer()))
+  })
+
+  it.live("a project with nothing to widen is not asked about", () => {
+    const s = scratch()
+    writeRules(projectRulesFile(s.root), [{ tool: "shell", command: "rm", decision: "deny" }])
+    return Effect.gen(function* () {
+      const { shown, status } = yield* promptWith(s.root, "y")
+      expect(shown).toBe("")
+      expect(status.trusted).toBe(false)
+    }).pipe(Effect.provide(s.layer()))
+  })
+})
