@@ -26,6 +26,24 @@ export interface BwrapCommand {
   readonly mounts: MountPlan
   /** Host directories that hold local sockets (`/run`): hidden while the network is off. */
   readonly socketDirs: ReadonlyArray<string>
+  /**
+   * Host directories under the private /tmp that the command names (its program, a script it
+   * runs, its directory): shown read-only, so a server installed under /tmp still starts.
+   */
+  readonly visible: ReadonlyArray<string>
+}
+
+/**
+ * The top-level /tmp entries (`/tmp/x`) that absolute paths in a command's argv or its
+ * directory lie under: what the private /tmp would otherwise hide from it.
+ */
+export const hiddenByTmp = (paths: ReadonlyArray<string>): ReadonlyArray<string> => {
+  const found = new Set<string>()
+  for (const p of paths) {
+    const match = /^\/tmp\/([^/]+)/.exec(p)
+    if (match !== null && match[1] !== "." && match[1] !== "..") found.add(`/tmp/${match[1]}`)
+  }
+  return [...found]
 }
 
 /**
@@ -50,6 +68,7 @@ export const bwrapArguments = (command: BwrapCommand): ReadonlyArray<string> => 
   ...namespaceArguments(command.network, command.newSession),
   ...baseMounts,
   ...(command.network ? [] : command.socketDirs.flatMap((dir) => ["--tmpfs", dir])),
+  ...command.visible.flatMap((dir) => ["--ro-bind-try", dir, dir]),
   // After the tmpfs mounts: a workspace under /tmp or /run stays visible.
   "--bind",
   command.workspaceRoot,

@@ -6,7 +6,7 @@ import { realpath } from "node:fs/promises"
 import { platform } from "node:os"
 import type { SandboxProfile } from "../../domain/sandbox.js"
 import { type Argv, Sandbox, SandboxError, type SandboxShape, SandboxUnavailable } from "../../services/Sandbox.js"
-import { bwrapArguments } from "./arguments.js"
+import { bwrapArguments, hiddenByTmp } from "./arguments.js"
 import { type Availability, detect, socketDirectories } from "./detect.js"
 import { sandboxOff, unsandboxed } from "./off.js"
 import * as Placeholders from "./placeholders.js"
@@ -88,7 +88,8 @@ export const make = (options: SandboxOptions): Effect.Effect<SandboxShape, Sandb
           workspaceRoot,
           cwd: request.cwd,
           mounts: plan.mounts,
-          socketDirs: yield* socketDirs
+          socketDirs: yield* socketDirs,
+          visible: hiddenByTmp([...request.argv, request.cwd])
         })
         const argv: Argv = [found.bwrapPath, ...args, ...request.argv]
         return argv

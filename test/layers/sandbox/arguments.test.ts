@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { type BwrapCommand, bwrapArguments } from "../../../src/layers/sandbox/arguments.js"
+import { type BwrapCommand, bwrapArguments, hiddenByTmp } from "../../../src/layers/sandbox/arguments.js"
 
 const command: BwrapCommand = {
   network: false,
@@ -7,7 +7,8 @@ const command: BwrapCommand = {
   workspaceRoot: "/home/u/ws",
   cwd: "/home/u/ws/sub",
   mounts: { pinned: ["/home/u/ws/.git"], readOnly: ["/home/u/ws/.custom-agent", "/home/u/ws/.git/hooks"] },
-  socketDirs: ["/run"]
+  socketDirs: ["/run"],
+  visible: []
 }
 
 /** The flag pairs and triples in order, as `flag a b` strings, to compare mount order at a glance. */
@@ -15,7 +16,7 @@ const mounts = (args: ReadonlyArray<string>) => {
   const out: Array<string> = []
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] ?? ""
-    if (arg === "--bind" || arg === "--ro-bind") out.push(`${arg} ${args[++i]} ${args[++i]}`)
+    if (arg === "--bind" || arg === "--ro-bind" || arg === "--ro-bind-try") out.push(`${arg} ${args[++i]} ${args[++i]}`)
     else if (arg === "--tmpfs" || arg === "--dev" || arg === "--proc") out.push(`${arg} ${args[++i]}`)
   }
   return out
@@ -47,5 +48,14 @@ describe("bubblewrap's command line", () => {
     expect(open.slice(0, 6)).toEqual(["--unshare-all", "--share-net", "--die-with-parent", "--new-session", "--cap-drop", "ALL"])
     // With the network open, /run (name resolution, for one) stays as the host has it.
     expect(mounts(open)).not.toContain("--tmpfs /run")
+  })
+
+  it("shows read-only the /tmp directories a command names, before the workspace, so a program installed there still starts", () => {
+    expect(hiddenByTmp(["/usr/bin/node", "/tmp/repo/node_modules/tsx/cli.mjs", "/tmp/repo/server.ts", "/tmp/other", "tmp/rel", "/tmpx/y", "/tmp/../etc"])).toEqual([
+      "/tmp/repo",
+      "/tmp/other"
+    ])
+    const args = bwrapArguments({ ...command, workspaceRoot: "/tmp/repo/ws", cwd: "/tmp/repo/ws", visible: ["/tmp/repo"] })
+    expect(mounts(args).slice(3, 7)).toEqual(["--tmpfs /tmp", "--tmpfs /run", "--ro-bind-try /tmp/repo /tmp/repo", "--bind /tmp/repo/ws /tmp/repo/ws"])
   })
 })
