@@ -72,6 +72,20 @@ describe("architecture", () => {
     expect(violations("services", (t) => isEffect(t) || under("domain", "services")(t))).toEqual([])
   })
 
+  it("src/rpc talks to the host, never to src/core", () => {
+    // Memory review still records its decision through the engine; the session-actor work
+    // (issue 16) moves it behind the host. Only these imports, in this file, are tolerated.
+    const tolerated = new Set([
+      "src/rpc/handlers.ts imports src/core/SessionEngine.js",
+      "src/rpc/handlers.ts imports src/core/memory-review.js"
+    ])
+    expect(violations("rpc", (t) => !under("core")(t)).filter((v) => !tolerated.has(v))).toEqual([])
+  })
+
+  it("src/acp talks to the host, never to src/core", () => {
+    expect(violations("acp", (t) => !under("core")(t))).toEqual([])
+  })
+
   it("the web page talks to the agent only through the API: domain schemas and the RPC client", () => {
     const web = join(root, "web", "src")
     const misplaced = filesUnder(web).flatMap((file) =>
