@@ -18,10 +18,12 @@ export * from "./domain/tools.js"
 
 // Ports: one service per boundary.
 export * from "./services/Approvals.js"
+export * from "./services/ContextBuilder.js"
 export * from "./services/EventBus.js"
 export * from "./services/EventStore.js"
 export * from "./services/Ids.js"
 export * from "./services/McpHub.js"
+export * from "./services/MemoryStore.js"
 export * from "./services/ModelGateway.js"
 export * from "./services/PermissionEngine.js"
 export * from "./services/Sandbox.js"
@@ -63,6 +65,11 @@ export * as PolicyApprovals from "./layers/approvals/policy.js"
 export * as ScriptedApprovals from "./layers/approvals/scripted.js"
 export * as InteractiveApprovals from "./layers/approvals/interactive.js"
 export * as SkillFolders from "./layers/skills/folders.js"
+// The engine requires every port; these stand in for the ones a wiring has nothing for.
+export { noEventBus } from "./layers/event-bus/none.js"
+export { noMcp } from "./layers/tools/mcp-none.js"
+export { noMemoryStore } from "./layers/memory/none.js"
+export { builtInContext } from "./layers/context/static.js"
 export { loadSkillTool, skillsToolSource } from "./layers/skills/load-skill-tool.js"
 
 // The API: the RPC group, a typed client, the HTTP server.

@@ -7,15 +7,19 @@ import * as path from "node:path"
 import * as SessionEngine from "../../src/core/SessionEngine.js"
 import type { ConversationMessage, ModelRequest } from "../../src/domain/model.js"
 import * as Policy from "../../src/layers/approvals/policy.js"
+import { builtInContext } from "../../src/layers/context/static.js"
+import { noEventBus } from "../../src/layers/event-bus/none.js"
 import * as MemoryStore from "../../src/layers/event-store/memory.js"
 import * as SqliteStore from "../../src/layers/event-store/sqlite.js"
 import { IdsLive } from "../../src/layers/ids.js"
+import { noMemoryStore } from "../../src/layers/memory/none.js"
 import * as Anthropic from "../../src/layers/model/anthropic.js"
 import { toAnthropicParams } from "../../src/layers/model/anthropic-request.js"
 import * as Scripted from "../../src/layers/model/scripted.js"
 import * as Permissions from "../../src/layers/permission/engine.js"
 import { LocalFilesLive } from "../../src/layers/tools/local-file-access.js"
 import { localTools } from "../../src/layers/tools/local.js"
+import { noMcp } from "../../src/layers/tools/mcp-none.js"
 import { sandboxOff } from "../../src/layers/sandbox/off.js"
 import * as Router from "../../src/layers/tools/router.js"
 import type { EventStore } from "../../src/services/EventStore.js"
@@ -56,7 +60,11 @@ const engineLayer = (store: Layer.Layer<EventStore, unknown>, workspace: string)
         Router.layer([Router.staticSource("local", localTools(sandboxOff))]),
         Permissions.layer({ approvalsFile: path.join(workspace, "approvals.json") }),
         Policy.layer("deny"),
-        LocalFilesLive
+        LocalFilesLive,
+        builtInContext,
+        noMemoryStore,
+        noMcp,
+        noEventBus
       )
     )
   )

@@ -1,6 +1,7 @@
 import * as Layer from "effect/Layer"
 import * as SessionEngine from "../core/SessionEngine.js"
 import * as PolicyApprovals from "../layers/approvals/policy.js"
+import { noEventBus } from "../layers/event-bus/none.js"
 import { IdsLive } from "../layers/ids.js"
 import * as Permissions from "../layers/permission/engine.js"
 import { LocalFilesLive } from "../layers/tools/local-file-access.js"
@@ -89,5 +90,7 @@ export const engineOptions = (config: AgentConfig): SessionEngine.SessionEngineO
 export const agentLayer = (config: AgentConfig): Layer.Layer<SessionEngine.SessionEngine | CoreServices, unknown> =>
   SessionEngine.layer(engineOptions(config)).pipe(
     Layer.provideMerge(coreLayer(config)),
+    // Nobody subscribes here: the turn's stream is the only reader.
+    Layer.provide(noEventBus),
     Layer.provide(config.approvals ?? PolicyApprovals.layer("deny"))
   )

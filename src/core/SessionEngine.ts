@@ -147,14 +147,13 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
     const permissions = yield* PermissionEngine
     const approvals = yield* Approvals
     const files = yield* Files
-    // Both optional for embedders: without a ContextBuilder the built-in instructions alone
-    // are sent; without a MemoryStore candidates stay in the log only (nothing to review them in).
-    const context = Option.getOrElse(yield* Effect.serviceOption(ContextBuilder), () => builtInContext)
-    const memory = yield* Effect.serviceOption(MemoryStore)
-    const mcp = yield* Effect.serviceOption(McpHub)
+    // Required, so a wiring cannot forget one: a wiring without them provides the "none"
+    // layers (noEventBus, noMcp, noMemoryStore, builtInContext) explicitly.
+    const context = yield* ContextBuilder
+    const memory = yield* MemoryStore
+    const mcp = yield* McpHub
+    const bus = yield* EventBus
     const conversationOptions = { toolResultChars: options.toolResultChars }
-    const bus = yield* Effect.serviceOption(EventBus)
-    const publish = Option.match(bus, { onNone: () => (_: AgentEvent) => Effect.void, onSome: (b) => b.publish })
     const handles = yield* Ref.make(new Map<string, Deferred.Deferred<SessionHandle, EngineError>>())
 
     const newHandle = (state: SessionState) =>
@@ -193,7 +192,7 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
         yield* store.appendAll(events)
         for (const event of events) {
           applyEvent(handle.state, event)
-          yield* publish(event)
+          yield* bus.publish(event)
         }
         return events
       })
@@ -443,17 +442,6 @@ export const layer = (options: SessionEngineOptions = defaultEngineOptions) =>
   Layer.effect(SessionEngine, make(options))
 
 const cancelledOutcome: TurnOutcome = { stopReason: "cancelled" }
-
-const builtInContext = ContextBuilder.of({
-  sources: () =>
-    Effect.succeed([
-      {
-        kind: "system",
-        id: "built-in",
-        text: "You are a coding agent working in the user's workspace. Use the tools you are given, check your work, and answer concisely."
-      }
-    ])
-})
 
 const preview = (content: string): string => {
   const line = content.replace(/\s+/g, " ").trim()

@@ -1,21 +1,19 @@
 import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
-import { McpError, type McpHubShape } from "../services/McpHub.js"
+import type { McpError, McpHubShape } from "../services/McpHub.js"
 
 /**
  * A message with the text of each attached resource after it (resources are served by the
  * session's MCP servers, read once, before the message is admitted).
  */
 export const withAttachments = (
-  hub: Option.Option<McpHubShape>,
+  hub: McpHubShape,
   sessionId: string,
   content: string,
   uris: ReadonlyArray<string>
 ): Effect.Effect<string, McpError> =>
   Effect.gen(function* () {
     if (uris.length === 0) return content
-    if (Option.isNone(hub)) return yield* new McpError({ server: "", message: "no MCP servers here to read attached resources from" })
-    const resources = yield* Effect.forEach(uris, (uri) => hub.value.readResource(sessionId, uri))
+    const resources = yield* Effect.forEach(uris, (uri) => hub.readResource(sessionId, uri))
     const attached = resources.map(
       (r) => `<resource uri="${r.uri}"${r.mimeType === undefined ? "" : ` type="${r.mimeType}"`}>\n${r.text}\n</resource>`
     )

@@ -11,6 +11,7 @@ import type { MemoryStoreShape } from "../services/MemoryStore.js"
 import type { PermissionCheck, PermissionEngineShape } from "../services/PermissionEngine.js"
 import type { FileAccess, PreparedCall, ToolContext, ToolRouterShape } from "../services/ToolRouter.js"
 import type { Draft } from "./SessionEngine.js"
+import { messageOf } from "../domain/cause-message.js"
 
 export interface ToolStepContext {
   readonly sessionId: string
@@ -21,7 +22,7 @@ export interface ToolStepContext {
   readonly permissions: PermissionEngineShape
   readonly approvals: ApprovalsShape
   readonly files: FileAccess
-  readonly memory: Option.Option<MemoryStoreShape>
+  readonly memory: MemoryStoreShape
   readonly newId: (kind: IdKind) => Effect.Effect<string>
   /** Where the running turn started: the default evidence of a memory it proposes. */
   readonly turnStart: number
@@ -66,8 +67,7 @@ const recordConsequences = (ctx: ToolStepContext, toolCallId: string, result: To
       turnId: ctx.turnId,
       payload: { candidateId, text: data.text, scope: data.scope, evidence }
     })
-    if (Option.isNone(ctx.memory)) return
-    yield* ctx.memory.value
+    yield* ctx.memory
       .propose({ id: candidateId, sessionId: ctx.sessionId, workspaceRoot: ctx.workspaceRoot, scope: data.scope, text: data.text, evidence, proposedAt: proposed.timestamp })
       .pipe(Effect.catchAll((error) => Effect.logWarning(`memory candidate ${candidateId} is in the log but not in the review queue`, error.message)))
   })
@@ -179,7 +179,7 @@ const execute = (ctx: ToolStepContext, { call, prepared }: Allowed): Effect.Effe
     const elapsed = Effect.map(Clock.currentTimeMillis, (now) => now - started)
     const result = yield* prepared.execute.pipe(
       Effect.catchAllDefect((defect) =>
-        Effect.succeed<ToolResult>({ output: `The tool failed unexpectedly: ${defect instanceof Error ? defect.message : String(defect)}`, isError: true })
+        Effect.succeed<ToolResult>({ output: `The tool failed unexpectedly: ${messageOf(defect)}`, isError: true })
       ),
       Effect.onInterrupt(() =>
         Effect.flatMap(elapsed, (ms) => complete(ctx, call.toolCallId, { output: "Cancelled before the tool finished.", isError: true }, ms)).pipe(

@@ -28,7 +28,7 @@ export interface TurnContext {
   readonly context: ContextBuilderShape
   /** Share of the usable window a request may fill before older turns are compacted. */
   readonly compactionThreshold: number
-  readonly mcp: Option.Option<McpHubShape>
+  readonly mcp: McpHubShape
   readonly maxSteps: number
   readonly tools: ToolStepContext
   /** Messages sent while the turn runs, read at each step boundary. */
@@ -101,19 +101,15 @@ const admitSteering = (ctx: TurnContext) =>
 
 /** What the session's MCP servers went through since the last step: started, failed, died. */
 const recordMcpNotices = (ctx: TurnContext) =>
-  Option.match(ctx.mcp, {
-    onNone: () => Effect.void,
-    onSome: (hub) =>
-      Effect.flatMap(hub.drainNotices(ctx.state.sessionId), (notices) =>
-        ctx.emitAll(
-          notices.map((notice) => ({
-            type: "mcp.notice",
-            turnId: ctx.turnId,
-            payload: { server: notice.server, state: notice.state, ...(notice.message === undefined ? {} : { message: notice.message }) }
-          }))
-        )
-      )
-  })
+  Effect.flatMap(ctx.mcp.drainNotices(ctx.state.sessionId), (notices) =>
+    ctx.emitAll(
+      notices.map((notice) => ({
+        type: "mcp.notice",
+        turnId: ctx.turnId,
+        payload: { server: notice.server, state: notice.state, ...(notice.message === undefined ? {} : { message: notice.message }) }
+      }))
+    )
+  )
 
 /**
  * Builds the request: the context sources in their order (each text recorded in the log the

@@ -84,7 +84,7 @@ export const make = Effect.gen(function* () {
   const ids = yield* Ids
   const fanout = yield* Fanout
   const pending = yield* PendingAsks
-  const mcp = yield* Effect.serviceOption(McpHub)
+  const mcp = yield* McpHub
   const turns = yield* FiberSet.make()
   const actors = yield* Ref.make(new Map<string, Actor>())
 

@@ -15,7 +15,11 @@ import {
   SqliteEventStore,
   sandboxOff,
   ToolRouterLayer,
-  sessionEngineLayer
+  sessionEngineLayer,
+  builtInContext,
+  noEventBus,
+  noMcp,
+  noMemoryStore
 } from "custom-agent"
 
 const dir = mkdtempSync(join(tmpdir(), "embed-"))
@@ -33,7 +37,11 @@ describe("embedding the library (the README's example)", () => {
           ToolRouterLayer.layer([ToolRouterLayer.staticSource("local", LocalTools.localTools(sandboxOff))]),
           PermissionRules.layer({ approvalsFile: join(dir, "approvals.json") }),
           PolicyApprovals.layer("allow-reads"),
-          LocalFilesLive
+          LocalFilesLive,
+          builtInContext,
+          noMemoryStore,
+          noMcp,
+          noEventBus
         )
       )
     )

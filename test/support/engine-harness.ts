@@ -15,6 +15,9 @@ import * as Router from "../../src/layers/tools/router.js"
 import { EventStore } from "../../src/services/EventStore.js"
 import { checkingCanonical } from "./canonical-store.js"
 import type { ContextBuilder } from "../../src/services/ContextBuilder.js"
+import type { McpHub } from "../../src/services/McpHub.js"
+import { noMcp } from "../../src/layers/tools/mcp-none.js"
+import { noEventBus } from "../../src/layers/event-bus/none.js"
 import type { ModelGateway } from "../../src/services/ModelGateway.js"
 import type { Tool } from "../../src/services/ToolRouter.js"
 
@@ -28,8 +31,8 @@ export interface HarnessOptions {
   readonly approvalsFile?: string
   /** A real model adapter instead of the scripted model. */
   readonly model?: Layer.Layer<ModelGateway, unknown>
-  /** The context sources (default: the built-in system instructions only). */
-  readonly context?: Layer.Layer<ContextBuilder, unknown>
+  /** The context sources (default: the built-in system instructions only); no MCP servers here. */
+  readonly context?: Layer.Layer<ContextBuilder, unknown, McpHub>
   /** Where memory candidates and memories persist; a fresh temporary file by default. */
   readonly memoryFile?: string
 }
@@ -49,7 +52,9 @@ export const engineLayer = (store: StoreLayer, script?: Scripted.Script, options
         options.context ?? StaticContext.layer(),
         MemoryFile.layer(options.memoryFile ?? join(tmpdir(), `memory-${randomUUID()}.json`))
       )
-    )
+    ),
+    // No subscribers and no MCP servers: tests read the turn's stream and the store.
+    Layer.provideMerge(Layer.merge(noEventBus, noMcp))
   )
 
 export const replayAll = (sessionId: string) =>

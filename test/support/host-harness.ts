@@ -14,6 +14,8 @@ import * as Permissions from "../../src/layers/permission/engine.js"
 import { LocalFilesLive } from "../../src/layers/tools/local-file-access.js"
 import * as Router from "../../src/layers/tools/router.js"
 import type { ContextBuilder } from "../../src/services/ContextBuilder.js"
+import type { McpHub } from "../../src/services/McpHub.js"
+import { noMcp } from "../../src/layers/tools/mcp-none.js"
 import type { Tool } from "../../src/services/ToolRouter.js"
 import type { StoreLayer } from "./engine-harness.js"
 import { checkingCanonical } from "./canonical-store.js"
@@ -22,7 +24,7 @@ export interface HostHarnessOptions {
   readonly tools?: ReadonlyArray<Tool>
   readonly subscriberBuffer?: number
   readonly engine?: SessionEngine.SessionEngineOptions
-  readonly context?: Layer.Layer<ContextBuilder, unknown>
+  readonly context?: Layer.Layer<ContextBuilder, unknown, McpHub>
   readonly memoryFile?: string
 }
 
@@ -44,5 +46,5 @@ export const hostTestLayer = (store: StoreLayer, script?: Scripted.Script, optio
         Fanout.eventBusLayer
       )
     ),
-    Layer.provideMerge(Fanout.layer({ bufferSize: options.subscriberBuffer ?? 4096 }))
+    Layer.provideMerge(Layer.merge(Fanout.layer({ bufferSize: options.subscriberBuffer ?? 4096 }), noMcp))
   )

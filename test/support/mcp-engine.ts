@@ -4,11 +4,14 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import * as SessionEngine from "../../src/core/SessionEngine.js"
 import * as ScriptedApprovals from "../../src/layers/approvals/scripted.js"
+import { builtInContext } from "../../src/layers/context/static.js"
+import { noEventBus } from "../../src/layers/event-bus/none.js"
 import * as MemoryStore from "../../src/layers/event-store/memory.js"
 import { IdsDeterministic } from "../../src/layers/ids.js"
 import * as Scripted from "../../src/layers/model/scripted.js"
 import * as Permissions from "../../src/layers/permission/engine.js"
 import { LocalFilesLive } from "../../src/layers/tools/local-file-access.js"
+import { noMemoryStore } from "../../src/layers/memory/none.js"
 import * as Mcp from "../../src/layers/tools/mcp.js"
 import * as Router from "../../src/layers/tools/router.js"
 import { sandboxOff } from "../../src/layers/sandbox/off.js"
@@ -34,7 +37,10 @@ export const mcpEngineLayer = (
         Layer.effect(ToolRouter, Effect.map(McpHub, (mcp) => Router.make([mcp.source]))),
         Permissions.layer({ approvalsFile: join(tmpdir(), `approvals-${randomUUID()}.json`) }),
         ScriptedApprovals.layer(answers),
-        LocalFilesLive
+        LocalFilesLive,
+        builtInContext,
+        noMemoryStore,
+        noEventBus
       )
     ),
     Layer.provideMerge(Mcp.layer({ sandbox: sandboxOff, ...hub }))

@@ -74,7 +74,7 @@ const runEmbedded = (args: RunArgs) =>
     if (Option.isNone(args.approve) && interactive()) {
       yield* promptForTrust(yield* PermissionEngine, process.cwd(), { input: process.stdin, output: process.stderr })
     }
-    const content = yield* withAttachments(yield* Effect.serviceOption(McpHub), sessionId, args.prompt, args.attach)
+    const content = yield* withAttachments(yield* McpHub, sessionId, args.prompt, args.attach)
     const turn = engine.runTurn({
       sessionId,
       content,

@@ -1,6 +1,5 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
 import { ContextBuilder, type ContextSourceText } from "../../services/ContextBuilder.js"
 import { McpHub } from "../../services/McpHub.js"
 import { MemoryStore } from "../../services/MemoryStore.js"
@@ -30,7 +29,7 @@ export const make = (options: ContextBuilderOptions) =>
   Effect.gen(function* () {
     const skills = yield* Skills
     const memory = yield* MemoryStore
-    const mcp = yield* Effect.serviceOption(McpHub)
+    const mcp = yield* McpHub
     const system = options.systemPrompt ?? defaultSystemPrompt
     return ContextBuilder.of({
       sources: (scope) =>
@@ -46,10 +45,8 @@ export const make = (options: ContextBuilderOptions) =>
           const listed = yield* skills.list(scope.workspaceRoot)
           const skillsText = catalogue(listed.skills)
           if (skillsText !== "") sources.push({ kind: "skills", id: "catalogue", text: skillsText })
-          if (Option.isSome(mcp)) {
-            for (const server of yield* mcp.value.instructions(scope.sessionId)) {
-              sources.push({ kind: "mcp", id: server.server, text: server.text })
-            }
+          for (const server of yield* mcp.instructions(scope.sessionId)) {
+            sources.push({ kind: "mcp", id: server.server, text: server.text })
           }
           return sources
         })
