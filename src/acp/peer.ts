@@ -9,14 +9,13 @@ import type {
 import { methods } from "@agentclientprotocol/sdk"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
+import { messageOf } from "../domain/cause-message.js"
 
 /** A call to the client failed: it answered with an error, or the connection is gone. */
 export class ClientCallFailed extends Data.TaggedError("ClientCallFailed")<{
   readonly method: string
   readonly message: string
 }> {}
-
-const reasonOf = (error: unknown): string => (error instanceof Error ? error.message : String(error))
 
 /**
  * The client at the other end of the connection: how to call it, and what it said it can do
@@ -50,7 +49,7 @@ export class ClientPeer {
       if (context === undefined) return Effect.fail(new ClientCallFailed({ method, message: "not connected" }))
       return Effect.tryPromise({
         try: (signal) => context.request(method, params, { cancellationSignal: signal, stopWaitingOnCancel: true }),
-        catch: (error) => new ClientCallFailed({ method, message: reasonOf(error) })
+        catch: (error) => new ClientCallFailed({ method, message: messageOf(error) })
       })
     })
   }
@@ -62,7 +61,7 @@ export class ClientPeer {
       if (context === undefined) return Effect.fail(new ClientCallFailed({ method: methods.client.session.update, message: "not connected" }))
       return Effect.tryPromise({
         try: () => context.notify(methods.client.session.update, notification),
-        catch: (error) => new ClientCallFailed({ method: methods.client.session.update, message: reasonOf(error) })
+        catch: (error) => new ClientCallFailed({ method: methods.client.session.update, message: messageOf(error) })
       })
     })
   }

@@ -1,5 +1,6 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import { messageOf } from "../domain/cause-message.js"
 import { StoreFailure } from "../domain/errors.js"
 import { claimPrivateDir } from "../layers/private-files.js"
 import type { EventStore } from "../services/EventStore.js"
@@ -10,7 +11,7 @@ const claimDataDir = (dataDir: string) =>
   Effect.try({
     try: () => claimPrivateDir(dataDir),
     catch: (error) =>
-      new StoreFailure({ operation: "open", reason: `${dataDir}: cannot be made private (${error instanceof Error ? error.message : String(error)})` })
+      new StoreFailure({ operation: "open", reason: `${dataDir}: cannot be made private (${messageOf(error)})`, cause: error })
   })
 
 /**

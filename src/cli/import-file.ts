@@ -5,6 +5,7 @@ import { decodeEventJson } from "../domain/decode.js"
 import type { AgentEvent } from "../domain/events.js"
 import { sessionLogProblem } from "../domain/session-log.js"
 import { CliError } from "./errors.js"
+import { messageOf } from "../domain/cause-message.js"
 
 /**
  * Reads and validates a whole session export before anything is written: every line must
@@ -32,7 +33,7 @@ export const readSessionFile = (path: string): Effect.Effect<ReadonlyArray<Agent
       }
       return { events }
     },
-    catch: (error) => new CliError({ message: `cannot read ${path}: ${error instanceof Error ? error.message : String(error)}` })
+    catch: (error) => new CliError({ message: `cannot read ${path}: ${messageOf(error)}` })
   }).pipe(
     Effect.flatMap((result) =>
       "events" in result ? Effect.succeed(result.events) : Effect.fail(new CliError({ message: `${path}: ${result.error}; nothing was imported` }))

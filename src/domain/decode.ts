@@ -3,6 +3,7 @@ import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { EventDecodeError } from "./errors.js"
 import { type AgentEvent, type EventType, eventSchemas, isEventType, SCHEMA_VERSION } from "./events.js"
+import { messageOf } from "./cause-message.js"
 
 type MemberDecoder = (u: unknown) => Either.Either<AgentEvent, ParseResult.ParseError>
 
@@ -120,7 +121,7 @@ export const decodeEventJson = (text: string, line?: number): Either.Either<Agen
     parsed = JSON.parse(text)
   } catch (error) {
     const where = line === undefined ? "" : `line ${line}: `
-    const reason = error instanceof Error ? error.message : String(error)
+    const reason = messageOf(error)
     return Either.left(
       new EventDecodeError({
         problem: "malformed_json",

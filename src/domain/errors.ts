@@ -34,7 +34,9 @@ export class SequenceConflict extends Schema.TaggedError<SequenceConflict>()("Se
 /** The store could not do its job (I/O, a locked or corrupt database, a full disk). */
 export class StoreFailure extends Schema.TaggedError<StoreFailure>()("StoreFailure", {
   operation: Schema.String,
-  reason: Schema.String
+  reason: Schema.String,
+  /** The failure underneath (a driver's or the file system's error), kept for whoever handles or logs this. */
+  cause: Schema.optional(Schema.Defect)
 }) {
   override get message() {
     return `event store ${this.operation} failed: ${this.reason}`
@@ -65,7 +67,9 @@ export class ModelError extends Schema.TaggedError<ModelError>()("ModelError", {
   code: ModelErrorCode,
   message: Schema.String,
   /** HTTP status, when the provider answered with one. */
-  status: Schema.optional(Schema.Finite)
+  status: Schema.optional(Schema.Finite),
+  /** The failure underneath (a socket's error, say), when there was one. */
+  cause: Schema.optional(Schema.Defect)
 }) {}
 
 export type EngineError = SessionNotFound | TurnInProgress | EventStoreError

@@ -2,11 +2,10 @@ import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { readFile } from "node:fs/promises"
+import { messageOf } from "../domain/cause-message.js"
 
 /** Why a configuration file could not be used, in words, for a message that names the file. */
 export class JsonFileProblem extends Data.TaggedError("JsonFileProblem")<{ readonly problem: string }> {}
-
-const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error))
 
 const isMissing = (error: unknown) => typeof error === "object" && error !== null && "code" in error && error.code === "ENOENT"
 
@@ -20,7 +19,7 @@ export const readOptionalJson = (file: string): Effect.Effect<Option.Option<unkn
     Effect.catchAll((error) =>
       isMissing(error)
         ? Effect.succeed(Option.none<string>())
-        : Effect.fail(new JsonFileProblem({ problem: `cannot be read (${errorText(error)})` }))
+        : Effect.fail(new JsonFileProblem({ problem: `cannot be read (${messageOf(error)})` }))
     ),
     Effect.flatMap(
       Option.match({
@@ -28,7 +27,7 @@ export const readOptionalJson = (file: string): Effect.Effect<Option.Option<unkn
         onSome: (text) =>
           Effect.try({
             try: (): Option.Option<unknown> => Option.some(JSON.parse(text)),
-            catch: (error) => new JsonFileProblem({ problem: `not valid JSON (${errorText(error)})` })
+            catch: (error) => new JsonFileProblem({ problem: `not valid JSON (${messageOf(error)})` })
           })
       })
     )

@@ -1,6 +1,7 @@
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
+import { messageOf } from "../domain/cause-message.js"
 
 /** A request id as the RPC client writes it: a decimal integer in a string (the server makes it a bigint). */
 const RequestId = Schema.String.pipe(Schema.pattern(/^\d{1,20}$/, { message: () => "a request id is a decimal integer in a string" }))
@@ -64,7 +65,7 @@ export const envelopeProblem = (body: string): string | undefined => {
     try {
       value = JSON.parse(line)
     } catch (error) {
-      return `line ${i + 1}: not valid JSON (${error instanceof Error ? error.message : String(error)})`
+      return `line ${i + 1}: not valid JSON (${messageOf(error)})`
     }
     const problem = messageProblem(value)
     if (problem !== undefined) return `line ${i + 1}: ${problem}`

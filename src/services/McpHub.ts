@@ -48,7 +48,9 @@ export interface McpNotice {
 
 export class McpError extends Schema.TaggedError<McpError>()("McpError", {
   server: Schema.String,
-  message: Schema.String
+  message: Schema.String,
+  /** The failure underneath (the SDK's or the transport's error), when there was one. */
+  cause: Schema.optional(Schema.Defect)
 }) {}
 
 export interface McpResource {

@@ -1,3 +1,4 @@
+import { messageOf } from "../../domain/cause-message.js"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
@@ -44,13 +45,11 @@ interface SessionFile {
 
 const SAFE_SESSION_ID = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,199}$/
 
-const reasonOf = (error: unknown) => (error instanceof Error ? error.message : String(error))
-
 const isNotFound = (error: unknown) =>
   typeof error === "object" && error !== null && "code" in error && error.code === "ENOENT"
 
 const io = <A>(operation: string, file: string, run: () => Promise<A>) =>
-  Effect.tryPromise({ try: run, catch: (error) => new StoreFailure({ operation, reason: `${file}: ${reasonOf(error)}` }) })
+  Effect.tryPromise({ try: run, catch: (error) => new StoreFailure({ operation, reason: `${file}: ${messageOf(error)}`, cause: error }) })
 
 /** A file handle closed with the scope; none when the file does not exist. */
 const openForRead = (operation: string, file: string) =>
@@ -90,7 +89,7 @@ export const make = (options: JsonlStoreOptions): Effect.Effect<EventStoreShape,
     const directory = path.resolve(options.directory)
     yield* Effect.try({
       try: () => ensurePrivateDir(directory),
-      catch: (error) => new StoreFailure({ operation: "open", reason: `${directory}: ${reasonOf(error)}` })
+      catch: (error) => new StoreFailure({ operation: "open", reason: `${directory}: ${messageOf(error)}`, cause: error })
     })
     const sessions = new Map<string, SessionFile>()
 

@@ -1,3 +1,4 @@
+import { messageOf } from "../../domain/cause-message.js"
 import type Database from "better-sqlite3"
 import SqliteDatabase from "better-sqlite3"
 import * as Effect from "effect/Effect"
@@ -24,8 +25,7 @@ export interface ConnectionOptions {
 
 const validPageSize = (n: number) => Number.isInteger(n) && n >= 512 && n <= 65536 && (n & (n - 1)) === 0
 
-export const storeFailure = (operation: string) => (cause: unknown) =>
-  new StoreFailure({ operation, reason: cause instanceof Error ? cause.message : String(cause) })
+export const storeFailure = (operation: string) => (cause: unknown) => new StoreFailure({ operation, reason: messageOf(cause), cause })
 
 /**
  * Opens the raw better-sqlite3 connection the hot path runs on. It is opened before the

@@ -11,14 +11,13 @@ import {
   MemoryStoreFailure
 } from "../../services/MemoryStore.js"
 import { writePrivateFile } from "../private-files.js"
+import { messageOf } from "../../domain/cause-message.js"
 
 const MemoryFile = Schema.Struct({
   candidates: Schema.Array(MemoryCandidate),
   memories: Schema.Array(Memory)
 })
 type MemoryFile = typeof MemoryFile.Type
-
-const describe = (error: unknown) => (error instanceof Error ? error.message : String(error))
 
 /**
  * Candidates and approved memories in one JSON file (per user, in the data directory).
@@ -36,7 +35,7 @@ export const make = (file: string) =>
       Effect.catchAll((error) =>
         typeof error === "object" && error !== null && "code" in error && error.code === "ENOENT"
           ? Effect.succeed(undefined)
-          : Effect.fail(new MemoryStoreFailure({ message: `${file}: cannot be read (${describe(error)})` }))
+          : Effect.fail(new MemoryStoreFailure({ message: `${file}: cannot be read (${messageOf(error)})` }))
       ),
       Effect.flatMap((text) =>
         text === undefined
@@ -51,7 +50,7 @@ export const make = (file: string) =>
       Effect.tryPromise({
         // Memories quote the user's work: private like the transcripts beside them.
         try: () => writePrivateFile(file, `${JSON.stringify(content, null, 2)}\n`),
-        catch: (error) => new MemoryStoreFailure({ message: `${file}: cannot be written (${describe(error)})` })
+        catch: (error) => new MemoryStoreFailure({ message: `${file}: cannot be written (${messageOf(error)})` })
       })
 
     const update = <A, E>(change: (content: MemoryFile) => Effect.Effect<readonly [A, MemoryFile], E>) =>

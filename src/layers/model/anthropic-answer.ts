@@ -6,6 +6,7 @@ import { readStreamEvent } from "./anthropic-stream-events.js"
 import { invalidResponse } from "./provider-errors.js"
 import type { AttemptBatch, AttemptFailure } from "./retry.js"
 import { makeSseDecoder, type SseEvent } from "./sse.js"
+import { messageOf } from "../../domain/cause-message.js"
 
 /**
  * Server-sent events with nothing to read in them: `ping`, and any event without a name (the
@@ -43,7 +44,7 @@ export const makeAnswerReader = (body: AsyncIterable<unknown>) => {
       try {
         json = JSON.parse(sse.data)
       } catch (error) {
-        return invalidResponse(anthropicLabel, `a stream event is not JSON (${error instanceof Error ? error.message : String(error)})`)
+        return invalidResponse(anthropicLabel, `a stream event is not JSON (${messageOf(error)})`)
       }
       const read = readStreamEvent(json)
       if (!read.ok) return invalidResponse(anthropicLabel, read.problem)

@@ -4,6 +4,7 @@ import type { ModelStopReason, ModelStreamEvent, Usage } from "../../domain/mode
 import type { StreamEvent, UsageUpdate } from "./anthropic-stream-events.js"
 import { invalidResponse, type ProviderLabel, truncatedStream } from "./provider-errors.js"
 import type { AttemptFailure } from "./retry.js"
+import { messageOf } from "../../domain/cause-message.js"
 
 export const anthropicLabel: ProviderLabel = { name: "Anthropic", keyVariable: "ANTHROPIC_API_KEY" }
 
@@ -33,7 +34,7 @@ const parseToolInput = (block: ToolBlock): { readonly ok: true; readonly input: 
   try {
     return { ok: true, input: JSON.parse(json) }
   } catch (error) {
-    return { ok: false, error: error instanceof Error ? error.message : String(error) }
+    return { ok: false, error: messageOf(error) }
   }
 }
 

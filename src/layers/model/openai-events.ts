@@ -5,6 +5,7 @@ import type { ModelStopReason, ModelStreamEvent, Usage } from "../../domain/mode
 import { classifyProblem, invalidResponse, type ProviderLabel, truncatedStream } from "./provider-errors.js"
 import type { AttemptFailure } from "./retry.js"
 import type { SseEvent } from "./sse.js"
+import { messageOf } from "../../domain/cause-message.js"
 
 export const openaiLabel: ProviderLabel = { name: "the OpenAI-compatible server", keyVariable: "OPENAI_API_KEY" }
 
@@ -91,7 +92,7 @@ export const makeOpenAIAssembler = (newId: () => string) => {
         try {
           input = JSON.parse(json)
         } catch (error) {
-          const reason = error instanceof Error ? error.message : String(error)
+          const reason = messageOf(error)
           return Either.left(invalidResponse(openaiLabel, `the arguments of tool call ${id} (${call.name}) are not valid JSON: ${reason}`))
         }
       }

@@ -125,7 +125,8 @@ export const networkFailure = (provider: ProviderLabel, cause: unknown, phase: N
       code: "network",
       message: phase === "connecting"
         ? `could not reach ${provider.name}: ${describe(cause)}`
-        : `the connection to ${provider.name} broke while streaming: ${describe(cause)}`
+        : `the connection to ${provider.name} broke while streaming: ${describe(cause)}`,
+      cause
     }),
     retryable: true
   })

@@ -167,5 +167,6 @@ const withAttempts = (error: ModelError, attempts: number): ModelError =>
   new ModelError({
     code: error.code,
     message: `${error.message} (gave up after ${attempts} attempts)`,
-    ...(error.status === undefined ? {} : { status: error.status })
+    ...(error.status === undefined ? {} : { status: error.status }),
+    ...(error.cause === undefined ? {} : { cause: error.cause })
   })

@@ -7,6 +7,7 @@ import * as Stream from "effect/Stream"
 import { ModelError } from "../../domain/errors.js"
 import { ModelErrorCode, type ModelInfo, type ModelRequest, ModelStopReason, type ModelStreamEvent, Usage } from "../../domain/model.js"
 import { ModelGateway, type ModelGatewayShape } from "../../services/ModelGateway.js"
+import { messageOf } from "../../domain/cause-message.js"
 
 /**
  * The scripted model: a deterministic provider for tests, demos and offline runs. The
@@ -78,7 +79,7 @@ const validate = (value: unknown, source: string): Effect.Effect<ValidScript, Sc
 export const parseScript = (json: string, source: string): Effect.Effect<Script, ScriptError> =>
   Effect.try({
     try: (): unknown => JSON.parse(json),
-    catch: (error) => new ScriptError({ message: `${source}: not valid JSON (${error instanceof Error ? error.message : String(error)})` })
+    catch: (error) => new ScriptError({ message: `${source}: not valid JSON (${messageOf(error)})` })
   }).pipe(Effect.flatMap((value) => validate(value, source)), Effect.map((script) => Schema.encodeSync(Script)(script)))
 
 const words = (text: string): ReadonlyArray<Chunk> =>

@@ -4,6 +4,7 @@ import * as Schema from "effect/Schema"
 import { PermissionStoreError } from "../../services/PermissionEngine.js"
 import { readOptionalJson } from "../optional-json-file.js"
 import { writePrivateFile } from "../private-files.js"
+import { messageOf } from "../../domain/cause-message.js"
 
 /** One of the permission engine's files in the data directory, decoded; none when it does not exist yet. */
 export const loadStoreFile = <A, I>(file: string, schema: Schema.Schema<A, I>, what: string): Effect.Effect<Option.Option<A>, PermissionStoreError> =>
@@ -21,11 +22,9 @@ export const loadStoreFile = <A, I>(file: string, schema: Schema.Schema<A, I>, w
     )
   )
 
-const describe = (error: unknown) => (error instanceof Error ? error.message : String(error))
-
 /** Writes the whole file, private to the user, through a temporary name: a crash never leaves half a file. */
 export const saveStoreFile = (file: string, content: unknown) =>
   Effect.tryPromise({
     try: () => writePrivateFile(file, `${JSON.stringify(content, null, 2)}\n`),
-    catch: (error) => new PermissionStoreError({ message: `${file}: cannot be written (${describe(error)})` })
+    catch: (error) => new PermissionStoreError({ message: `${file}: cannot be written (${messageOf(error)})` })
   })

@@ -5,6 +5,7 @@ import { join } from "node:path"
 import type { PermissionRule } from "../../domain/permissions.js"
 import { errnoCode } from "../tools/fs-errors.js"
 import { decodeRules, PermissionsFileError } from "./rules-file.js"
+import { messageOf } from "../../domain/cause-message.js"
 
 export const projectRulesFile = (workspaceRoot: string) => join(workspaceRoot, ".custom-agent", "permissions.json")
 /** The project's settings (the sandbox's network): a widening trust covers too. */
@@ -44,7 +45,7 @@ const readText = (file: string): Effect.Effect<string | undefined, PermissionsFi
     Effect.catchAll((error) =>
       errnoCode(error) === "ENOENT"
         ? Effect.succeed(undefined)
-        : Effect.fail(new PermissionsFileError({ file, problem: `cannot be read (${error instanceof Error ? error.message : String(error)})` }))
+        : Effect.fail(new PermissionsFileError({ file, problem: `cannot be read (${messageOf(error)})` }))
     )
   )
 
@@ -76,7 +77,7 @@ const read = (workspaceRoot: string): Effect.Effect<ProjectRules, PermissionsFil
 const parse = (file: string, text: string) =>
   Effect.try({
     try: (): unknown => JSON.parse(text),
-    catch: (error) => new PermissionsFileError({ file, problem: `not valid JSON (${error instanceof Error ? error.message : String(error)})` })
+    catch: (error) => new PermissionsFileError({ file, problem: `not valid JSON (${messageOf(error)})` })
   })
 
 /**

@@ -2,6 +2,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { createRequire } from "node:module"
 import type { Parser } from "web-tree-sitter"
+import { messageOf } from "../../domain/cause-message.js"
 
 /** The bash grammar could not be loaded: every shell call then asks. */
 export class ShellParserError extends Schema.TaggedError<ShellParserError>()("ShellParserError", {
@@ -29,8 +30,6 @@ const treeSitter = () =>
       throw error
     }))
 
-const describe = (error: unknown) => (error instanceof Error ? error.message : String(error))
-
 /**
  * A loader for a parser of the grammar at `grammarPath`, memoized: one parser serves every
  * call (parsing is synchronous, so calls never interleave on it). A failed load is not
@@ -53,7 +52,7 @@ export const makeParserLoader = (grammarPath: () => string): Effect.Effect<Parse
       })
       return loading
     },
-    catch: (error) => new ShellParserError({ message: describe(error) })
+    catch: (error) => new ShellParserError({ message: messageOf(error) })
   })
 }
 

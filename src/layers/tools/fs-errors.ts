@@ -1,3 +1,5 @@
+import { messageOf } from "../../domain/cause-message.js"
+
 /** The errno code of a Node fs error, if it carries one. */
 export const errnoCode = (error: unknown): string | undefined =>
   error instanceof Error && "code" in error && typeof error.code === "string" ? error.code : undefined
@@ -16,6 +18,6 @@ export const describeFsError = (action: "read" | "write" | "list" | "search", p:
     case "ENOTDIR":
       return action === "list" ? `${p} is not a directory` : `a parent of ${p} is not a directory`
     default:
-      return `cannot ${action} ${p}: ${error instanceof Error ? error.message : String(error)}`
+      return `cannot ${action} ${p}: ${messageOf(error)}`
   }
 }

@@ -10,6 +10,7 @@ import { looksBinaryBytes, SNIFF_BYTES } from "./text-sniff.js"
 import { errorResult, okResult } from "./tool-results.js"
 import { newWalkStats, WALK_MAX_ENTRIES, walkFiles } from "./workspace-walk.js"
 import { isWithin, relativePosix, resolveWorkspacePath, type WorkspacePath } from "./workspace-paths.js"
+import { messageOf } from "../../domain/cause-message.js"
 
 export const GREP_DEFAULT_RESULTS = 100
 export const GREP_MAX_RESULTS = 1000
@@ -53,11 +54,11 @@ export const grepTool = makeTool({
       const regex = yield* Effect.try({
         try: () => new RegExp(input.pattern, input.ignore_case === true ? "i" : ""),
         catch: (error) =>
-          new ToolInputError({ message: `pattern: not a valid regular expression: ${errorMessage(error)}` })
+          new ToolInputError({ message: `pattern: not a valid regular expression: ${messageOf(error)}` })
       })
       const filter = yield* Effect.try({
         try: () => makePathFilter(input.glob),
-        catch: (error) => new ToolInputError({ message: `glob: ${errorMessage(error)}` })
+        catch: (error) => new ToolInputError({ message: `glob: ${messageOf(error)}` })
       })
       const target = yield* resolveWorkspacePath(ctx.workspaceRoot, input.path ?? ".")
       return {
@@ -69,8 +70,6 @@ export const grepTool = makeTool({
       }
     })
 })
-
-const errorMessage = (error: unknown): string => (error instanceof Error ? error.message : String(error))
 
 const grep = (workspaceRoot: string, target: WorkspacePath, regex: RegExp, filter: PathFilter, maxResults: number): Effect.Effect<ToolResult> =>
   Effect.tryPromise({

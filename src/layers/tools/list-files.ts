@@ -8,6 +8,7 @@ import { makePathFilter, type PathFilter } from "./path-filter.js"
 import { errorResult, okResult } from "./tool-results.js"
 import { newWalkStats, WALK_MAX_ENTRIES, walkFiles } from "./workspace-walk.js"
 import { isWithin, relativePosix, resolveWorkspacePath, type WorkspacePath } from "./workspace-paths.js"
+import { messageOf } from "../../domain/cause-message.js"
 
 export const LIST_MAX_ENTRIES = 1000
 
@@ -34,7 +35,7 @@ export const listFilesTool = makeTool({
     Effect.gen(function* () {
       const filter = yield* Effect.try({
         try: () => makePathFilter(input.pattern),
-        catch: (error) => new ToolInputError({ message: `pattern: ${error instanceof Error ? error.message : String(error)}` })
+        catch: (error) => new ToolInputError({ message: `pattern: ${messageOf(error)}` })
       })
       const target = yield* resolveWorkspacePath(ctx.workspaceRoot, input.path ?? ".")
       return {

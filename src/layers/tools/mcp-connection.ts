@@ -34,6 +34,7 @@ import { StderrTail, withStderr } from "./mcp-stderr.js"
 import { awaitExit, StdioTransport } from "./mcp-stdio.js"
 import { type CallServerTool, makeServerTool } from "./mcp-tool.js"
 import { errorResult } from "./tool-results.js"
+import { messageOf } from "../../domain/cause-message.js"
 
 export interface ConnectionOptions {
   /** The session's working directory: where stdio servers run, and what a relative `cwd` is relative to. */
@@ -66,8 +67,6 @@ const MAX_PAGES = 100
 /** How long one step of stopping a server may take (the SDK's stdio close takes up to 4 s). */
 const STOP_STEP_WAIT = Duration.seconds(5)
 
-const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error))
-
 const seconds = (ms: number) => `${Number((ms / 1000).toFixed(1))} s`
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
@@ -89,9 +88,9 @@ const startFailure = (config: McpServerConfig, error: unknown): string => {
   if ("command" in config && isRecord(error) && error["code"] === "ENOENT") return `cannot run "${config.command}": command not found`
   if (isProtocolError(error, ErrorCode.ConnectionClosed)) return "exited during start-up"
   if (error instanceof StreamableHTTPError && error.code !== undefined && "url" in config) {
-    return `cannot connect to ${config.url}: HTTP ${error.code} (${errorText(error)})`
+    return `cannot connect to ${config.url}: HTTP ${error.code} (${messageOf(error)})`
   }
-  return `cannot start: ${errorText(error)}`
+  return `cannot start: ${messageOf(error)}`
 }
 
 /** A server's transport and, for a stdio server, the sandbox profile its process runs under. */
@@ -190,7 +189,7 @@ export const connect = (server: ConfiguredServer, options: ConnectionOptions): E
       if (isProtocolError(error, ErrorCode.RequestTimeout)) {
         return `MCP server "${name}" did not answer ${tool} within ${seconds(toolTimeoutMs)}; the call was cancelled`
       }
-      return `MCP server "${name}" failed the call to ${tool}: ${errorText(error)}`
+      return `MCP server "${name}" failed the call to ${tool}: ${messageOf(error)}`
     }
 
     const callTool: CallServerTool = (tool, args) =>
@@ -246,7 +245,7 @@ export const connect = (server: ConfiguredServer, options: ConnectionOptions): E
         const change = [...added.map((tool) => `+${tool}`), ...removed.map((tool) => `-${tool}`)]
         options.notify({ server: name, state: "tools_changed", message: change.length > 0 ? change.join(" ") : "tool descriptions changed" })
       })
-    ).pipe(Effect.catchAll((error) => Effect.logWarning(`MCP server ${name}: cannot re-list its tools: ${errorText(error)}`)))
+    ).pipe(Effect.catchAll((error) => Effect.logWarning(`MCP server ${name}: cannot re-list its tools: ${messageOf(error)}`)))
 
     const listsResource = (uri: string): Effect.Effect<boolean> =>
       Effect.gen(function* () {
@@ -265,7 +264,7 @@ export const connect = (server: ConfiguredServer, options: ConnectionOptions): E
         }
         return false
       }).pipe(
-        Effect.catchAll((error) => Effect.logDebug(`MCP server ${name}: cannot list its resources: ${errorText(error)}`).pipe(Effect.as(false)))
+        Effect.catchAll((error) => Effect.logDebug(`MCP server ${name}: cannot list its resources: ${messageOf(error)}`).pipe(Effect.as(false)))
       )
 
     const readResource = (uri: string): Effect.Effect<McpResource, McpError> =>
@@ -274,7 +273,7 @@ export const connect = (server: ConfiguredServer, options: ConnectionOptions): E
         if (client === undefined) return Effect.fail(new McpError({ server: name, message: `MCP server "${name}" is not running (${state})` }))
         return Effect.tryPromise({
           try: (signal) => client.readResource({ uri }, { signal, timeout: toolTimeoutMs }),
-          catch: (error) => new McpError({ server: name, message: `MCP server "${name}" cannot read ${uri}: ${errorText(error)}` })
+          catch: (error) => new McpError({ server: name, message: `MCP server "${name}" cannot read ${uri}: ${messageOf(error)}`, cause: error })
         }).pipe(Effect.map((result) => toResource(uri, result)))
       })
 
@@ -313,7 +312,7 @@ export const connect = (server: ConfiguredServer, options: ConnectionOptions): E
     const attempt = (step: string, promise: () => Promise<unknown>) =>
       Effect.tryPromise({ try: promise, catch: (error) => error }).pipe(
         Effect.timeout(STOP_STEP_WAIT),
-        Effect.catchAll((error) => Effect.logDebug(`MCP server ${name}: ${step} failed: ${errorText(error)}`))
+        Effect.catchAll((error) => Effect.logDebug(`MCP server ${name}: ${step} failed: ${messageOf(error)}`))
       )
     const close = Effect.suspend(() => {
       if (closing) return Effect.void

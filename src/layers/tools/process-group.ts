@@ -6,6 +6,7 @@ import type { ChildProcess } from "node:child_process"
 import { readdirSync, readFileSync } from "node:fs"
 import type { Argv } from "../../services/Sandbox.js"
 import { errnoCode } from "./fs-errors.js"
+import { messageOf } from "../../domain/cause-message.js"
 
 /** How a command run ended. */
 export type CommandOutcome =
@@ -71,7 +72,7 @@ const start = (options: CommandOptions): Effect.Effect<Running, string> =>
       // detached: the program leads a new session and process group, so one signal reaches
       // everything it starts (inside a sandbox too), and it has no controlling terminal.
       try: () => spawn(program, args, { cwd: options.cwd, detached: true, stdio: ["ignore", "pipe", "pipe"] }),
-      catch: (error) => (error instanceof Error ? error.message : String(error))
+      catch: (error) => (messageOf(error))
     })
     child.on("exit", (exitCode, signal) => Deferred.unsafeDone(exited, Effect.succeed({ _tag: "exited", exitCode, signal })))
     child.on("error", (error) =>
