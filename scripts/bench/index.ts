@@ -5,6 +5,7 @@ import * as EventStore from "./event-store.js"
 import * as Floors from "./floors.js"
 import * as Profile from "./profile.js"
 import * as Sandbox from "./sandbox.js"
+import * as Sessions from "./sessions.js"
 
 /**
  * Every benchmark, run one after another in this process; add new ones here. Name some to
@@ -16,6 +17,7 @@ const benches: ReadonlyArray<{ readonly id: string; readonly name: string; reado
   { id: "agent-loop", name: "agent loop (issue 8)", run: AgentLoop.run },
   { id: "end-to-end", name: "end to end over RPC (issue 5)", run: EndToEnd.run },
   { id: "sandbox", name: "sandbox: added latency per shell call (issue 15)", run: Sandbox.run },
+  { id: "sessions", name: "sessions: what 10,000 one-turn sessions leave behind in one host (issue 16)", run: Sessions.run },
   { id: "profile", name: "profile of a 100-step chain", run: Profile.run, onlyWhenNamed: true },
   { id: "floors", name: "floors: the engine alone, one HTTP round trip", run: Floors.run, onlyWhenNamed: true },
   { id: "effect-ops", name: "effect operations per chain step", run: EffectOps.run, onlyWhenNamed: true }
