@@ -3,8 +3,8 @@ import * as Effect from "effect/Effect"
 /**
  * Mutual exclusion for a session's commits, held uninterruptibly from acquiring to release
  * (a commit must never stop between its append and its publish). Waiters get the lock in
- * the order they asked. Every event takes it, so it is cheap: an uncontended pass costs a
- * handful of effect operations, against about 30 for effect's Semaphore.
+ * the order they asked. Every event takes it, so it is cheaper than effect's Semaphore on an
+ * uncontended pass (docs/performance.md).
  */
 export interface CommitLock {
   readonly withLock: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
@@ -31,8 +31,7 @@ export const makeCommitLock = (): CommitLock => {
     })
   })
 
-  // Already uninterruptible, so releasing after the outcome needs no `ensuring` (10 effect
-  // operations against 3, on every event).
+  // Already uninterruptible, so releasing after the outcome needs no (costlier) `ensuring`.
   return {
     withLock: (effect) =>
       Effect.uninterruptible(

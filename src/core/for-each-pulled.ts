@@ -10,8 +10,8 @@ const isDirectlyPullable = <A, E, R>(stream: Stream.Stream<A, E, R>): stream is 
 /**
  * `Stream.runForEachChunk` on a plain pull: the same chunks, in order, with the stream's
  * resources released when this ends or is interrupted. On effect 3 a `runForEach` run costs
- * about twice the effect operations of pulling (hundreds per run), which counts on the
- * per-step path (docs/performance.md). A stream that carries its own pull (`DirectPull`,
+ * more than pulling, which counts on the per-step path (figures in docs/performance.md). A
+ * stream that carries its own pull (`DirectPull`,
  * as model answers and turns do) is read through that, without effect's stream machinery.
  */
 export const forEachChunkPulled = <A, E, R, E2, R2>(

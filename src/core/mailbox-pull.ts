@@ -10,7 +10,7 @@ import * as Scheduler from "effect/Scheduler"
  * that wait is a model request, whose socket write Node queues with process.nextTick: those
  * run only once every queued microtask has. A reader woken as a microtask would render the
  * step's events first and hold the request back; woken later, it renders while the model
- * server works (about 0.2 ms per chain step, docs/performance.md).
+ * server works (the gain per chain step is in docs/performance.md).
  */
 const afterPendingIo = Scheduler.make((task) => {
   setImmediate(task)

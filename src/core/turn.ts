@@ -79,8 +79,8 @@ export const runTurnBody = (ctx: TurnContext): Effect.Effect<TurnOutcome, EventS
 
 /**
  * The effect's first success, kept for the later runs. Not `Effect.cached`, whose later runs
- * cost about 28 effect operations each (this runs at every step of a turn); a failure is not
- * kept, so the next run tries again.
+ * cost more (this runs at every step of a turn); a failure is not kept, so the next run
+ * tries again.
  */
 const readOnce = <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<A, E> => {
   let value: { readonly a: A } | undefined

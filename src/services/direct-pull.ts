@@ -6,10 +6,9 @@ import type * as Stream from "effect/Stream"
 
 /**
  * The key under which a stream may also hand out its pull. Running a stream through effect's
- * channel machinery costs a few hundred effect operations per run on effect 3, and the engine
- * runs one model answer per step (docs/performance.md): an adapter that builds its answer
- * from a pull anyway attaches it, and the engine reads it directly. Any other stream works
- * the usual way.
+ * channel machinery is costly on effect 3, and the engine runs one model answer per step
+ * (figures in docs/performance.md): an adapter that builds its answer from a pull anyway
+ * attaches it, and the engine reads it directly. Any other stream works the usual way.
  */
 export const DirectPull: unique symbol = Symbol.for("custom-agent/DirectPull")
 

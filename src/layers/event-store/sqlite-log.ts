@@ -62,11 +62,11 @@ export interface SqliteLog {
 }
 
 /**
- * Append, head and replay on a raw connection with prepared statements. Measured with
- * scripts/bench/event-store.ts: the same autocommit insert through @effect/sql's client runs
- * at about a quarter of the raw driver's rate (a prepare-cache lookup, a fiber hop and a span
- * per statement), under the 50%-of-raw target; here an append is one synchronous call in one
- * effect and runs at 80-100% of raw. Tables must exist (migrations run first).
+ * Append, head and replay on a raw connection with prepared statements: through @effect/sql's
+ * client an insert pays a prepare-cache lookup, a fiber hop and a span per statement and
+ * misses the event-store bench's target against the raw driver; here an append is one
+ * synchronous call in one effect (figures in docs/performance.md). Tables must exist
+ * (migrations run first).
  */
 export const makeSqliteLog = (db: Database.Database): SqliteLog => {
   const insertEvent = db.prepare<[string, number, string, string | null, string, string]>(

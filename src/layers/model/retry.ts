@@ -82,8 +82,8 @@ export interface ModelAnswer<R> {
  * emitted, replaying the request would duplicate it, so a later failure just ends the stream.
  * Batches are read in a plain pull rather than through stream operators, and the attempts'
  * resources live in a scope the stream closes when it ends, fails or is interrupted (instead
- * of `Stream.unwrapScoped`): every stream stage costs hundreds of effect operations per
- * request on effect 3, and this runs once per model step (docs/performance.md). For the same
+ * of `Stream.unwrapScoped`): stream stages are costly on effect 3, and this runs once per
+ * model step (figures in docs/performance.md). For the same
  * reason the stream carries its pull (`DirectPull`), which the engine reads directly.
  */
 export const modelAnswer = <R>(answer: ModelAnswer<R>): DirectlyPullable<ModelStreamEvent, ModelError, R> => {
@@ -115,7 +115,7 @@ const answerRun = <R>(answer: ModelAnswer<R>, parent: Scope.Scope | undefined) =
       attempts++
       const scope = yield* Scope.fork(outer, ExecutionStrategy.sequential)
       // A failed attempt's resources go before the next attempt; an interrupted one's go with
-      // the outer scope, so catching the failure is enough (onError costs 10 effect operations, this 3).
+      // the outer scope, so catching the failure is enough (and cheaper than onError).
       return yield* Effect.gen(function* () {
         const opened = yield* answer.open(scope)
         for (;;) {
@@ -149,7 +149,7 @@ const answerRun = <R>(answer: ModelAnswer<R>, parent: Scope.Scope | undefined) =
 
 /**
  * Retries `again` by the policy after a first attempt failed with `failure`. Most answers
- * succeed at once, so the schedule (tens of effect operations to set up) starts only now; its
+ * succeed at once, so the schedule (costly to set up) starts only now; its
  * first run replays that failure, so it decides and waits exactly as if it had run the first
  * attempt itself.
  */
