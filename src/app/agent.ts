@@ -28,14 +28,14 @@ export interface AgentConfig {
   readonly store: StoreKind
   readonly model: ModelSelection
   /** How "ask" is answered; a headless policy that denies when not given. */
-  readonly approvals?: Layer.Layer<Approvals, unknown>
+  readonly approvals?: Layer.Layer<Approvals>
   /** Workspaces whose project rules are validated at start-up (a malformed file stops us here). */
   readonly workspaceRoots?: ReadonlyArray<string>
   readonly engine?: Partial<SessionEngine.SessionEngineOptions>
   /** Reported to MCP servers. */
   readonly version?: string
   /** How file tools read and write (default: the local disk); the ACP agent passes the editor's. */
-  readonly files?: Layer.Layer<Files, unknown>
+  readonly files?: Layer.Layer<Files>
   /** Where shell commands and stdio MCP servers run (default: `auto`, the network closed unless settings open it). */
   readonly sandbox?: SandboxConfig
 }
@@ -53,7 +53,7 @@ export type CoreServices =
   | ContextBuilder
 
 /** Everything the engine stands on: store, model, ids, context, memory, tools and the permission boundary. */
-export const coreLayer = (config: AgentConfig): Layer.Layer<CoreServices, unknown> => {
+export const coreLayer = (config: AgentConfig) => {
   // One instance: the sandbox asks it whether the project is trusted to open the network.
   const permissions = Permissions.layer({
     userRulesFile: userPermissionsFile(config.configDir),
@@ -87,7 +87,7 @@ export const engineOptions = (config: AgentConfig): SessionEngine.SessionEngineO
 })
 
 /** The embedded agent: the engine driven directly (the CLI without a server). */
-export const agentLayer = (config: AgentConfig): Layer.Layer<SessionEngine.SessionEngine | CoreServices, unknown> =>
+export const agentLayer = (config: AgentConfig) =>
   SessionEngine.layer(engineOptions(config)).pipe(
     Layer.provideMerge(coreLayer(config)),
     // Nobody subscribes here: the turn's stream is the only reader.

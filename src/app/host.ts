@@ -3,7 +3,7 @@ import * as SessionEngine from "../core/SessionEngine.js"
 import * as AgentHost from "../host/AgentHost.js"
 import * as Fanout from "../host/fanout.js"
 import * as PendingAsks from "../host/pending-asks.js"
-import { type AgentConfig, type CoreServices, coreLayer, engineOptions } from "./agent.js"
+import { type AgentConfig, coreLayer, engineOptions } from "./agent.js"
 
 export interface HostConfig extends AgentConfig {
   /** Frames a subscriber may have waiting before it is dropped (and resumes). */
@@ -14,7 +14,7 @@ export interface HostConfig extends AgentConfig {
  * The agent as a host for many clients: permission questions wait for any client to answer
  * them, and every committed event is fanned out to subscribers.
  */
-export const hostLayer = (config: HostConfig): Layer.Layer<AgentHost.AgentHost | SessionEngine.SessionEngine | CoreServices | PendingAsks.PendingAsks, unknown> =>
+export const hostLayer = (config: HostConfig) =>
   AgentHost.layer.pipe(
     Layer.provideMerge(SessionEngine.layer(engineOptions(config))),
     Layer.provideMerge(Layer.mergeAll(coreLayer(config), PendingAsks.layer, Fanout.eventBusLayer)),

@@ -1,7 +1,9 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { readFile } from "node:fs/promises"
-import { parseModelSpec } from "../layers/model/model-spec.js"
+import { messageOf } from "../domain/cause-message.js"
+import type { ModelConfigError } from "../layers/model/model-config.js"
+import { type ModelSpecError, parseModelSpec } from "../layers/model/model-spec.js"
 import * as Scripted from "../layers/model/scripted.js"
 import type { ModelGateway } from "../services/ModelGateway.js"
 
@@ -20,16 +22,19 @@ export const loadScript = (path: string): Effect.Effect<Scripted.Script, Scripte
   Effect.tryPromise({
     try: () => readFile(path, "utf8"),
     catch: (error) =>
-      new Scripted.ScriptError({ message: `cannot read script ${path}: ${error instanceof Error ? error.message : String(error)}` })
+      new Scripted.ScriptError({ message: `cannot read script ${path}: ${messageOf(error)}` })
   }).pipe(Effect.flatMap((text) => Scripted.parseScript(text, path)))
 
 /**
  * The composition root's only branch on the provider: it picks the ModelGateway layer. A
  * provider's adapter (and its SDK) is imported only when selected.
  */
-export const modelLayer = (selection: ModelSelection): Layer.Layer<ModelGateway, unknown> =>
+/** What choosing and building the model can fail with: a bad spec, an unreadable script, missing settings (a key). */
+export type ModelLayerError = ModelSpecError | Scripted.ScriptError | ModelConfigError
+
+export const modelLayer = (selection: ModelSelection): Layer.Layer<ModelGateway, ModelLayerError> =>
   Layer.unwrapEffect(
-    Effect.gen(function* (): Effect.fn.Return<Layer.Layer<ModelGateway, unknown>, unknown> {
+    Effect.gen(function* (): Effect.fn.Return<Layer.Layer<ModelGateway, ModelLayerError>, ModelLayerError> {
       const parsed = yield* parseModelSpec(selection.spec)
       const limits = {
         ...(selection.maxOutputTokens === undefined ? {} : { maxOutputTokens: selection.maxOutputTokens })

@@ -18,7 +18,7 @@ const claimDataDir = (dataDir: string) =>
  * The store a command uses. Each adapter is imported only when chosen, so a JSONL run never
  * loads the SQLite driver and the other way round.
  */
-export const storeLayer = (kind: StoreKind, dataDir: string): Layer.Layer<EventStore, unknown> => {
+export const storeLayer = (kind: StoreKind, dataDir: string): Layer.Layer<EventStore, StoreFailure> => {
   const adapter =
     kind === "sqlite"
       ? Effect.promise(() => import("../layers/event-store/sqlite.js")).pipe(

@@ -107,7 +107,8 @@ export const runCommand = Command.make(
     server,
     token
   },
-  (args) => {
+  // Two paths that fail differently; the CLI reports either one the same way (main.ts).
+  (args): Effect.Effect<void, unknown> => {
     if (Option.isSome(args.server)) {
       const url = args.server.value
       return Effect.flatMap(Effect.promise(() => import("./run-remote.js")), (remote) => remote.runRemote(args)).pipe(
