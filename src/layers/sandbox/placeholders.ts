@@ -3,11 +3,12 @@ import type * as Scope from "effect/Scope"
 import { appendFile, lstat, mkdir, rmdir, unlink } from "node:fs/promises"
 import { dirname } from "node:path"
 import { SandboxError } from "../../services/Sandbox.js"
+import { errnoCode } from "../tools/fs-errors.js"
 import type { ProtectedPath } from "./protected-paths.js"
 
 /**
  * Protected paths that must exist while sandboxed commands run, so they can be bound
- * read-only: what is missing is created empty for as long as any command of this process
+ * read-only: what is missing is created empty while some command of this process still
  * needs it, then removed if still empty, leaving the workspace as it was.
  */
 export interface Placeholders {
@@ -21,13 +22,11 @@ interface Entry {
   readonly created: ReadonlyArray<string>
 }
 
-const errnoOf = (error: unknown) => (typeof error === "object" && error !== null && "code" in error ? String(error.code) : undefined)
-
 const exists = (path: string) =>
   lstat(path).then(
     () => true,
     (error: unknown) => {
-      if (errnoOf(error) === "ENOENT") return false
+      if (errnoCode(error) === "ENOENT") return false
       throw error
     }
   )
@@ -59,7 +58,7 @@ const remove = (created: ReadonlyArray<string>): Effect.Effect<void> =>
       }).pipe(
         Effect.catchAll(({ error }) => {
           // Not empty, or gone: whoever wrote there or removed it meant to, and it stays as they left it.
-          const code = errnoOf(error)
+          const code = errnoCode(error)
           if (code === "ENOTEMPTY" || code === "EEXIST" || code === "ENOENT") return Effect.void
           return Effect.logWarning(`could not remove ${path}, made for the sandbox: ${String(error)}`)
         })
