@@ -1,15 +1,14 @@
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { createHash } from "node:crypto"
-import { readFileSync, statSync } from "node:fs"
+import { statSync } from "node:fs"
 import { join } from "node:path"
 import type { PermissionRule } from "../../domain/permissions.js"
-import { errnoCode } from "../tools/fs-errors.js"
+import { parseJson, readOptionalText } from "../optional-json-file.js"
+import { networkSettingOf, projectSettingsFile } from "../sandbox/settings.js"
 import { decodeRules, PermissionsFileError } from "./rules-file.js"
-import { messageOf } from "../../domain/cause-message.js"
 
 export const projectRulesFile = (workspaceRoot: string) => join(workspaceRoot, ".custom-agent", "permissions.json")
-/** The project's settings (the sandbox's network): a widening trust covers too. */
-export const projectSettingsFile = (workspaceRoot: string) => join(workspaceRoot, ".custom-agent", "settings.json")
 
 /** A project's rules and settings as read: their content's hash (what trust is keyed by), its rules, what it opens. */
 export interface ProjectRules {
@@ -39,45 +38,36 @@ const statOf = (file: string): { mtimeMs: number; size: number } => {
 
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex")
 
+/** A file's text, none when it is missing; an unreadable one is an error naming it. */
 const readText = (file: string): Effect.Effect<string | undefined, PermissionsFileError> =>
-  Effect.try({ try: () => readFileSync(file, "utf8"), catch: (error) => error }).pipe(
-    Effect.map((content): string | undefined => content),
-    Effect.catchAll((error) =>
-      errnoCode(error) === "ENOENT"
-        ? Effect.succeed(undefined)
-        : Effect.fail(new PermissionsFileError({ file, problem: `cannot be read (${messageOf(error)})` }))
-    )
+  readOptionalText(file).pipe(
+    Effect.map(Option.getOrUndefined),
+    Effect.mapError(({ problem }) => new PermissionsFileError({ file, problem }))
   )
 
-/** Whether a project's settings ask for the sandbox's network; a malformed file asks for nothing (the sandbox reports it). */
-const opensNetwork = (text: string | undefined): boolean => {
-  if (text === undefined) return false
-  try {
-    const json: unknown = JSON.parse(text)
-    if (typeof json !== "object" || json === null || !("sandbox" in json)) return false
-    const sandbox = json.sandbox
-    return typeof sandbox === "object" && sandbox !== null && "network" in sandbox && sandbox.network === true
-  } catch {
-    return false
-  }
-}
+/** Whether a project's settings open the sandbox's network; a malformed file opens nothing (the sandbox reports it). */
+const opensNetwork = (text: string | undefined): Effect.Effect<boolean> =>
+  text === undefined
+    ? Effect.succeed(false)
+    : parseJson(text).pipe(
+        Effect.flatMap(networkSettingOf),
+        Effect.map((network) => Option.getOrElse(network, () => false)),
+        Effect.orElseSucceed(() => false)
+      )
 
 const read = (workspaceRoot: string): Effect.Effect<ProjectRules, PermissionsFileError> =>
   Effect.gen(function* () {
     const file = projectRulesFile(workspaceRoot)
     const text = yield* readText(file)
     const settings = yield* readText(projectSettingsFile(workspaceRoot))
-    const rules = text === undefined ? [] : yield* decodeRules(file, yield* parse(file, text))
+    const rules =
+      text === undefined
+        ? []
+        : yield* decodeRules(file, yield* parseJson(text).pipe(Effect.mapError(({ problem }) => new PermissionsFileError({ file, problem }))))
     if (text === undefined && settings === undefined) return { file, rules, opensNetwork: false }
     // One hash over both files: trusting the rules trusts what the settings open, and an edit to either needs trust again.
     const hash = sha256(`permissions.json\0${text ?? ""}\0settings.json\0${settings ?? ""}`)
-    return { file, sha256: hash, rules, opensNetwork: opensNetwork(settings) }
-  })
-
-const parse = (file: string, text: string) =>
-  Effect.try({
-    try: (): unknown => JSON.parse(text),
-    catch: (error) => new PermissionsFileError({ file, problem: `not valid JSON (${messageOf(error)})` })
+    return { file, sha256: hash, rules, opensNetwork: yield* opensNetwork(settings) }
   })
 
 /**

@@ -5,7 +5,8 @@ import type { ShellAnalysis, ShellRedirect, ShellWord, SimpleCommand } from "../
 import { commandFacts, runsSubstitution } from "./shell-command-facts.js"
 import { commandReadings } from "./shell-commands.js"
 import { bashParser, type ShellParserError } from "./shell-parser.js"
-import { isSpecialTarget, physicalLocation } from "./shell-targets.js"
+import { realLocation } from "../tools/workspace-paths.js"
+import { isSpecialTarget } from "./shell-targets.js"
 import { assignmentValue, decodeAnsiC, wordValue } from "./shell-word-value.js"
 
 /**
@@ -483,7 +484,8 @@ class Walker {
   target(value: string): { readonly target: string; readonly real?: string } {
     if (isSpecialTarget(value)) return { target: value }
     if (!isAbsolute(value)) this.state.relativeTargets.push(value)
-    return { target: resolve(this.state.cwd, value), real: physicalLocation(this.state.cwd, value) }
+    // Unfolded: the kernel follows a link before a `..` after it, and so does realLocation.
+    return { target: resolve(this.state.cwd, value), real: realLocation(isAbsolute(value) ? value : `${this.state.cwd}/${value}`) }
   }
 
   heredoc(node: Node): ParsedRedirect {

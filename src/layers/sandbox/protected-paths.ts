@@ -3,6 +3,8 @@ import type { Stats } from "node:fs"
 import { lstat, readlink } from "node:fs/promises"
 import { dirname, join, relative, resolve, sep } from "node:path"
 import { SandboxError } from "../../services/Sandbox.js"
+import { errnoCode } from "../tools/fs-errors.js"
+import { isWithin } from "../tools/workspace-paths.js"
 import type { MountPlan } from "./arguments.js"
 
 /** A path no sandboxed command may change, and what to create while a command runs when it does not exist. */
@@ -13,19 +15,15 @@ export interface ProtectedPath {
   readonly mode?: number
 }
 
-const errnoOf = (error: unknown) => (typeof error === "object" && error !== null && "code" in error ? String(error.code) : undefined)
-
 const lstatOrUndefined = (path: string): Effect.Effect<Stats | undefined, SandboxError> =>
   Effect.tryPromise({
     try: () => lstat(path),
     catch: (error) => error
   }).pipe(
     Effect.catchAll((error) =>
-      errnoOf(error) === "ENOENT" ? Effect.succeed(undefined) : Effect.fail(new SandboxError({ message: `cannot inspect ${path}: ${String(error)}` }))
+      errnoCode(error) === "ENOENT" ? Effect.succeed(undefined) : Effect.fail(new SandboxError({ message: `cannot inspect ${path}: ${String(error)}` }))
     )
   )
-
-const inside = (root: string, path: string) => path === root || path.startsWith(root.endsWith(sep) ? root : root + sep)
 
 /**
  * What sandboxed commands must not change: the project's `.custom-agent/`, git's hooks and
@@ -75,10 +73,10 @@ const resolveHeld = (path: string, workspaceRoot: string): Effect.Effect<string,
       const stat = yield* Effect.tryPromise({ try: () => lstat(next), catch: (error) => error }).pipe(
         Effect.map((found): Stats | undefined => found),
         Effect.catchAll((error) => {
-          const code = errnoOf(error)
+          const code = errnoCode(error)
           // Missing, or under a file: the path does not exist. Inside the workspace, a file
           // where a directory should be could be replaced by one, so it cannot be held.
-          if (code === "ENOENT" || (code === "ENOTDIR" && !inside(workspaceRoot, current))) return Effect.succeed(undefined)
+          if (code === "ENOENT" || (code === "ENOTDIR" && !isWithin(workspaceRoot, current))) return Effect.succeed(undefined)
           return Effect.fail(new SandboxError({ message: `cannot protect ${path}: cannot inspect ${next}: ${String(error)}` }))
         })
       )
@@ -87,7 +85,7 @@ const resolveHeld = (path: string, workspaceRoot: string): Effect.Effect<string,
         current = next
         continue
       }
-      if (inside(workspaceRoot, current)) {
+      if (isWithin(workspaceRoot, current)) {
         return yield* new SandboxError({
           message: `cannot protect ${path}: it goes through the symbolic link ${next} inside the workspace, which a sandboxed command could replace; make it a real directory or file, or run with --sandbox off`
         })
@@ -126,11 +124,11 @@ export const planMounts = (workspaceRoot: string, paths: ReadonlyArray<Protected
     const held: Array<ProtectedPath> = []
     for (const path of paths) {
       const real = yield* resolveHeld(path.path, workspaceRoot)
-      if (inside(real, workspaceRoot)) {
+      if (isWithin(real, workspaceRoot)) {
         readOnly.push(workspaceRoot)
         continue
       }
-      if (!inside(workspaceRoot, real)) continue
+      if (!isWithin(workspaceRoot, real)) continue
       held.push({ ...path, path: real })
       const between = relative(workspaceRoot, real).split(sep).slice(0, -1)
       between.forEach((_, i) => pinned.push(join(workspaceRoot, ...between.slice(0, i + 1))))

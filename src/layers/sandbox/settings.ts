@@ -25,6 +25,13 @@ const SettingsFile = Schema.Struct({
 })
 const decodeSettings = Schema.decodeUnknownEither(SettingsFile)
 
+/** `sandbox.network` of a parsed settings file: none when the key is missing; a problem in words when malformed. */
+export const networkSettingOf = (json: unknown): Either.Either<Option.Option<boolean>, string> =>
+  Either.match(decodeSettings(json), {
+    onLeft: (error) => Either.left(ParseResult.TreeFormatter.formatErrorSync(error)),
+    onRight: (settings) => Either.right(Option.fromNullable(settings.sandbox?.network))
+  })
+
 export const userSettingsFile = (configDir: string) => join(configDir, "settings.json")
 export const projectSettingsFile = (workspaceRoot: string) => join(workspaceRoot, ".custom-agent", "settings.json")
 
@@ -35,11 +42,7 @@ export const readNetworkSetting = (file: string): Effect.Effect<Option.Option<bo
     Effect.flatMap(
       Option.match({
         onNone: () => Effect.succeedNone,
-        onSome: (json) =>
-          Either.match(decodeSettings(json), {
-            onLeft: (error) => Effect.fail(new SandboxSettingsError({ file, problem: ParseResult.TreeFormatter.formatErrorSync(error) })),
-            onRight: (settings) => Effect.succeed(Option.fromNullable(settings.sandbox?.network))
-          })
+        onSome: (json) => Effect.mapError(networkSettingOf(json), (problem) => new SandboxSettingsError({ file, problem }))
       })
     )
   )

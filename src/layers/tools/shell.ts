@@ -13,7 +13,7 @@ import { HeadTailBuffer } from "./head-tail-buffer.js"
 import { makeTool } from "./make-tool.js"
 import { type CommandOutcome, runCommand } from "./process-group.js"
 import { errorResult, okResult } from "./tool-results.js"
-import { resolveWorkspacePath } from "./workspace-paths.js"
+import { isWithin } from "./workspace-paths.js"
 
 export const SHELL_DEFAULT_TIMEOUT_MS = 120_000
 export const SHELL_MAX_TIMEOUT_MS = 600_000
@@ -50,14 +50,14 @@ export const makeShellTool = (sandbox: SandboxShape): Tool => makeTool({
       const profile = yield* sandbox.profile(ctx.workspaceRoot)
       // Rules judge the line as bash reads it; its redirection targets are the paths it touches.
       const shell = yield* analyzeShell(input.command, ctx.workspaceRoot)
+      // Where they really land (links followed): judged against the real workspace root as they are.
       const paths = redirectPaths(shell)
-      const resolved = yield* Effect.forEach(paths, (p) => resolveWorkspacePath(ctx.workspaceRoot, p))
       return {
         risk: "execute" as const,
         summary: `shell: ${firstLine(input.command)}`,
         detail: input.description === undefined ? input.command : `# ${input.description}\n${input.command}`,
         paths,
-        outsideWorkspace: resolved.some((p) => p.outsideWorkspace),
+        outsideWorkspace: paths.some((p) => !isWithin(ctx.workspaceRoot, p)),
         command: input.command,
         shell,
         sandbox: profile,
