@@ -25,13 +25,13 @@ export const loadScript = (path: string): Effect.Effect<Scripted.Script, Scripte
       new Scripted.ScriptError({ message: `cannot read script ${path}: ${messageOf(error)}` })
   }).pipe(Effect.flatMap((text) => Scripted.parseScript(text, path)))
 
+/** What choosing and building the model can fail with: a bad spec, an unreadable script, missing settings (a key). */
+export type ModelLayerError = ModelSpecError | Scripted.ScriptError | ModelConfigError
+
 /**
  * The composition root's only branch on the provider: it picks the ModelGateway layer. A
  * provider's adapter (and its SDK) is imported only when selected.
  */
-/** What choosing and building the model can fail with: a bad spec, an unreadable script, missing settings (a key). */
-export type ModelLayerError = ModelSpecError | Scripted.ScriptError | ModelConfigError
-
 export const modelLayer = (selection: ModelSelection): Layer.Layer<ModelGateway, ModelLayerError> =>
   Layer.unwrapEffect(
     Effect.gen(function* (): Effect.fn.Return<Layer.Layer<ModelGateway, ModelLayerError>, ModelLayerError> {
