@@ -10,7 +10,7 @@ export class JsonFileProblem extends Data.TaggedError("JsonFileProblem")<{ reado
 const isMissing = (error: unknown) => typeof error === "object" && error !== null && "code" in error && error.code === "ENOENT"
 
 /** A text file that may not exist: `Option.none()` when it is missing; one that cannot be read is a problem. */
-export const readOptionalText = (file: string): Effect.Effect<Option.Option<string>, JsonFileProblem> =>
+const readOptionalText = (file: string): Effect.Effect<Option.Option<string>, JsonFileProblem> =>
   Effect.tryPromise({ try: () => readFile(file, "utf8"), catch: (error) => error }).pipe(
     Effect.map((text): Option.Option<string> => Option.some(text)),
     Effect.catchAll((error) =>

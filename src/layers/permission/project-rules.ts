@@ -1,11 +1,13 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { createHash } from "node:crypto"
-import { statSync } from "node:fs"
+import { readFileSync, statSync } from "node:fs"
 import { join } from "node:path"
 import type { PermissionRule } from "../../domain/permissions.js"
-import { parseJson, readOptionalText } from "../optional-json-file.js"
+import { messageOf } from "../../domain/cause-message.js"
+import { parseJson } from "../optional-json-file.js"
 import { networkSettingOf, projectSettingsFile } from "../sandbox/settings.js"
+import { errnoCode } from "../tools/fs-errors.js"
 import { decodeRules, PermissionsFileError } from "./rules-file.js"
 
 export const projectRulesFile = (workspaceRoot: string) => join(workspaceRoot, ".custom-agent", "permissions.json")
@@ -38,11 +40,19 @@ const statOf = (file: string): { mtimeMs: number; size: number } => {
 
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex")
 
-/** A file's text, none when it is missing; an unreadable one is an error naming it. */
+/**
+ * A file's text, none when it is missing; an unreadable one is an error naming it.
+ * Synchronous, unlike readOptionalText: it runs inside a turn (its first decision, and after
+ * an edit), which must not wait on a thread-pool trip for a file that is usually absent.
+ */
 const readText = (file: string): Effect.Effect<string | undefined, PermissionsFileError> =>
-  readOptionalText(file).pipe(
-    Effect.map(Option.getOrUndefined),
-    Effect.mapError(({ problem }) => new PermissionsFileError({ file, problem }))
+  Effect.try({ try: () => readFileSync(file, "utf8"), catch: (error) => error }).pipe(
+    Effect.map((content): string | undefined => content),
+    Effect.catchAll((error) =>
+      errnoCode(error) === "ENOENT"
+        ? Effect.succeed(undefined)
+        : Effect.fail(new PermissionsFileError({ file, problem: `cannot be read (${messageOf(error)})` }))
+    )
   )
 
 /** Whether a project's settings open the sandbox's network; a malformed file opens nothing (the sandbox reports it). */
