@@ -23,12 +23,15 @@ import { fmt, mib, printMachine, printResults, underBudget } from "./report.js"
  * Many one-turn sessions through one host in one process (issue 16): what a session leaves
  * behind once it is done. Retained heap after a full GC is sampled every 1,000 sessions; the
  * target is that it stays within 5 MiB of the figure after the first 1,000, whatever the
- * number of sessions ever opened. `npm run bench -- sessions` (SESSIONS=N to change the count).
+ * number of sessions ever opened. `npm run bench -- sessions` (SESSIONS=N to change the count,
+ * IDLE_MS=N the idle time after which a session is evicted).
  */
 
 const SESSIONS = Number(process.env["SESSIONS"] ?? 10_000)
 const SAMPLE_EVERY = 1_000
 const BUDGET_MIB = 5
+/** Short, so that the sessions done by a sample have been evicted, as a server's would be after `--session-idle`. */
+const IDLE_MS = Number(process.env["IDLE_MS"] ?? 200)
 
 /** A full collection on demand, without starting node with --expose-gc. */
 const collect = (() => {
@@ -47,7 +50,7 @@ const retainedHeap = () => {
 
 const hostLayer = (dir: string) =>
   AgentHost.layer.pipe(
-    Layer.provideMerge(SessionEngine.layer()),
+    Layer.provideMerge(SessionEngine.layer({ ...SessionEngine.defaultEngineOptions, sessionIdleMs: IDLE_MS })),
     Layer.provideMerge(
       Layer.mergeAll(
         SqliteStore.layer({ filename: path.join(dir, "sessions.db") }),
@@ -64,6 +67,13 @@ const hostLayer = (dir: string) =>
     ),
     Layer.provideMerge(Layer.merge(Fanout.layer({ bufferSize: 4096 }), noMcp))
   )
+
+/**
+ * Each session starts on a fresh turn of the event loop, as a client's request does. The
+ * scripted model and SQLite never wait on I/O, so a loop that never left effect's scheduler
+ * would starve every timer, eviction's included.
+ */
+const nextMacrotask = Effect.promise(() => new Promise<void>((resolve) => setImmediate(resolve)))
 
 /** One session, one turn, through the host as a client drives it: create, prompt, follow to the end. */
 const oneSession = (workspace: string) =>
@@ -90,6 +100,7 @@ export const run = async () => {
     await Effect.runPromise(
       Effect.gen(function* () {
         for (let i = 1; i <= SESSIONS; i++) {
+          yield* nextMacrotask
           yield* oneSession(workspace)
           if (i % SAMPLE_EVERY === 0) samples.push({ sessions: i, heap: retainedHeap() })
         }

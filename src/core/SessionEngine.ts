@@ -1,38 +1,39 @@
-import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as FiberSet from "effect/FiberSet"
 import * as Layer from "effect/Layer"
 import * as Mailbox from "effect/Mailbox"
 import * as Option from "effect/Option"
+import * as RcMap from "effect/RcMap"
 import * as Ref from "effect/Ref"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import { DirectPull, type DirectlyPullable } from "../services/direct-pull.js"
-import { mailboxPull } from "./mailbox-pull.js"
-import {
-  type EngineError,
-  type EventStoreError,
-  SessionNotFound,
-  TurnInProgress
-} from "../domain/errors.js"
-import { type AgentEvent, type MessageMode, SCHEMA_VERSION } from "../domain/events.js"
+import { type EngineError, type EventStoreError, SessionNotFound, TurnInProgress } from "../domain/errors.js"
+import type { AgentEvent, MessageMode } from "../domain/events.js"
+import type { PromptReceipt, QueueAction, QueuedMessageNotFound } from "../domain/host.js"
 import type { PermissionMode } from "../domain/permissions.js"
 import { Approvals } from "../services/Approvals.js"
+import { ContextBuilder } from "../services/ContextBuilder.js"
+import { DirectPull, type DirectlyPullable } from "../services/direct-pull.js"
 import { EventBus } from "../services/EventBus.js"
 import { EventStore } from "../services/EventStore.js"
 import { Ids } from "../services/Ids.js"
-import { ModelGateway } from "../services/ModelGateway.js"
-import { PermissionEngine } from "../services/PermissionEngine.js"
-import { projectRulesDrafts } from "./project-rules-record.js"
-import { Files, ToolRouter } from "../services/ToolRouter.js"
-import { ContextBuilder } from "../services/ContextBuilder.js"
 import { McpHub } from "../services/McpHub.js"
 import { MemoryStore } from "../services/MemoryStore.js"
-import { type CommitLock, makeCommitLock } from "./commit-lock.js"
+import { ModelGateway } from "../services/ModelGateway.js"
+import { PermissionEngine } from "../services/PermissionEngine.js"
+import { Files, ToolRouter } from "../services/ToolRouter.js"
 import { compactHistory } from "./compaction.js"
-import { applyEvent, emptySessionState, type SessionHeader, type SessionState } from "./session-state.js"
+import { mailboxPull } from "./mailbox-pull.js"
+import { projectRulesDrafts } from "./project-rules-record.js"
+import { changeMode, claimTurn, type Draft, loadActor, makeActor, type RunningTurn, type SessionActor } from "./session-actor.js"
+import { type DriveServices, drive, editQueue, queueMessage, startDriving, takeSteering } from "./session-inbox.js"
+import { emptySessionState, type SessionHeader, type SessionState } from "./session-state.js"
 import { runTurnBody, type TurnOutcome } from "./turn.js"
+
+export type { Draft } from "./session-actor.js"
 
 export interface CreateSessionInput {
   readonly cwd: string
@@ -43,20 +44,22 @@ export interface CreateSessionInput {
 export interface RunTurnInput {
   readonly sessionId: string
   readonly content: string
+  /** For a prompt on a busy session: wait for the next turn (`queue`, the default) or steer the running one at its next step (`steer`). */
   readonly mode?: MessageMode
   /**
    * The permission mode the client asks for. A mode other than the session's is first recorded
-   * as the session's new mode (`session.mode_changed`, before `turn.started`); left out, the
-   * turn runs under the session's mode.
+   * as the session's new mode (`session.mode_changed`, before `turn.started`; for a queued
+   * message, at once); left out, the session's mode holds.
    */
   readonly permissionMode?: PermissionMode
   /** Which client runs the turn (`by` of a mode change it makes; default `library`). */
   readonly client?: string
-  /** Overrides the engine's step limit for this turn. */
+  /** Overrides the engine's step limit for this turn (not kept for a queued message). */
   readonly maxSteps?: number
-  /** Messages to steer the running turn, read at each step boundary (the host's inbox). */
-  readonly takeSteering?: Effect.Effect<ReadonlyArray<string>>
 }
+
+/** A message for a session's inbox: it starts a turn when the session is idle, else it waits. */
+export type PromptMessage = RunTurnInput
 
 export interface SessionInfo {
   readonly header: SessionHeader
@@ -76,6 +79,11 @@ export interface SessionEngineOptions {
   readonly compactionThreshold: number
   /** Tool results longer than this many characters are cut in the model's view (whole in the log). */
   readonly toolResultChars: number
+  /**
+   * How long a session nobody uses stays in memory before it is evicted (its MCP servers
+   * stop); the next use loads it again from the log. Default: five minutes.
+   */
+  readonly sessionIdleMs?: number
 }
 
 export const defaultEngineOptions: SessionEngineOptions = {
@@ -83,6 +91,8 @@ export const defaultEngineOptions: SessionEngineOptions = {
   compactionThreshold: 0.8,
   toolResultChars: 30_000
 }
+
+const defaultSessionIdleMs = 5 * 60_000
 
 export interface SessionEngineShape {
   readonly createSession: (input: CreateSessionInput) => Effect.Effect<SessionInfo, EngineError>
@@ -92,9 +102,19 @@ export interface SessionEngineShape {
    * then closed in the log if the store lets us). Interrupting it is the same as cancel.
    */
   readonly runTurn: (input: RunTurnInput) => Stream.Stream<AgentEvent, EngineError>
+  /**
+   * Starts a turn with the message and returns once its user message is durable (`Started`:
+   * the turn's id and the message's sequence), or, while the session works, puts it in the
+   * inbox (`Queued`). The session then runs its inbox's turns back to back; their events
+   * reach the EventBus.
+   */
+  readonly prompt: (input: PromptMessage) => Effect.Effect<PromptReceipt, EngineError>
+  readonly editQueue: (sessionId: string, messageId: string, action: QueueAction) => Effect.Effect<void, EngineError | QueuedMessageNotFound>
   /** Ends the running turn with `cancelled` and waits until it is closed; a no-op when idle. */
   readonly cancelTurn: (sessionId: string) => Effect.Effect<void>
   readonly getSession: (sessionId: string) => Effect.Effect<SessionInfo, EngineError>
+  /** The sessions working now (a turn runs or their inbox is being worked through). */
+  readonly runningSessions: Effect.Effect<ReadonlySet<string>>
   /**
    * Commits an event outside a turn (an inbox change, a memory decision), in sequence with
    * whatever the running turn commits.
@@ -119,23 +139,11 @@ export interface SessionEngineShape {
 
 export class SessionEngine extends Context.Tag("custom-agent/SessionEngine")<SessionEngine, SessionEngineShape>() {}
 
-/** An event before the engine gives it an id, a sequence and a time. */
-export type Draft = AgentEvent extends infer E
-  ? E extends AgentEvent
-    ? { readonly type: E["type"]; readonly payload: E["payload"]; readonly turnId?: string }
-    : never
-  : never
-
-interface RunningTurn {
-  readonly cancel: Deferred.Deferred<void>
-  readonly done: Deferred.Deferred<void>
-}
-
-interface SessionHandle {
-  readonly state: SessionState
-  /** Serializes commits so sequences are reserved and advanced one at a time. */
-  readonly lock: CommitLock
-  readonly running: Ref.Ref<Option.Option<RunningTurn>>
+/** Who hears of a turn's events as they commit, and of its admission. */
+interface TurnSink {
+  readonly offer: (event: AgentEvent) => Effect.Effect<unknown>
+  readonly offerAll: (events: ReadonlyArray<AgentEvent>) => Effect.Effect<unknown>
+  readonly admitted: (receipt: PromptReceipt) => Effect.Effect<unknown>
 }
 
 export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
@@ -153,61 +161,49 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
     const memory = yield* MemoryStore
     const mcp = yield* McpHub
     const bus = yield* EventBus
+    const services = { store, ids, bus }
     const conversationOptions = { toolResultChars: options.toolResultChars }
-    const handles = yield* Ref.make(new Map<string, Deferred.Deferred<SessionHandle, EngineError>>())
-
-    const newHandle = (state: SessionState) =>
-      Effect.map(Ref.make(Option.none<RunningTurn>()), (running): SessionHandle => ({ state, lock: makeCommitLock(), running }))
 
     /**
-     * Built in the catalogue's field order (turnId keeps its place when the draft's spread
-     * repeats it), so what is written is byte for byte what a reader decodes. Not decoded
-     * here: drafts are typed, and decoding each event cost about a tenth of a CLI step's CPU
-     * (docs/performance.md); the test harnesses check every committed event instead.
+     * The live sessions. Whoever uses one holds it (a running turn, a prompt's back-to-back
+     * turns, a call); once none does for the idle time, it is evicted: its memory goes and its
+     * MCP servers stop. The next use loads it again from the log.
      */
-    const eventOf = (handle: SessionHandle, draft: Draft, id: string, sequence: number, timestamp: string): AgentEvent => ({
-      id,
-      schemaVersion: SCHEMA_VERSION,
-      sessionId: handle.state.sessionId,
-      ...(draft.turnId === undefined ? {} : { turnId: draft.turnId }),
-      sequence,
-      timestamp,
-      ...draft
+    const actors = yield* RcMap.make({
+      lookup: (sessionId: string) =>
+        Effect.tap(loadActor(services, sessionId, conversationOptions), () => Effect.addFinalizer(() => mcp.release(sessionId))),
+      idleTimeToLive: Duration.millis(options.sessionIdleMs ?? defaultSessionIdleMs)
     })
 
-    /**
-     * Reserve the next sequences, append, and advance the state only when the append
-     * succeeded: a failed append leaves the numbers free for the retry. Then publish in order,
-     * so no one hears of an event the store does not hold. Drafts that are ready together (a
-     * model answer's chunk) are one append, all or none: a group commit. Callers hold the
-     * session's lock.
-     */
-    const commitAllLocked = (handle: SessionHandle, drafts: ReadonlyArray<Draft>): Effect.Effect<ReadonlyArray<AgentEvent>, EventStoreError> =>
-      Effect.gen(function* () {
-        const timestamp = new Date(yield* Clock.currentTimeMillis).toISOString()
-        const events: Array<AgentEvent> = []
-        for (const draft of drafts) {
-          events.push(eventOf(handle, draft, yield* ids.make("evt"), handle.state.lastSequence + 1 + events.length, timestamp))
-        }
-        yield* store.appendAll(events)
-        for (const event of events) {
-          applyEvent(handle.state, event)
-          yield* bus.publish(event)
-        }
-        return events
-      })
+    /** The session's actor, held for the scope. A failed load is forgotten, so a later call tries again. */
+    const hold = (sessionId: string): Effect.Effect<SessionActor, EngineError, Scope.Scope> =>
+      Effect.tapError(RcMap.get(actors, sessionId), () => RcMap.invalidate(actors, sessionId))
 
-    const commitLocked = (handle: SessionHandle, draft: Draft): Effect.Effect<AgentEvent, EventStoreError> =>
-      Effect.flatMap(commitAllLocked(handle, [draft]), ([event]) =>
-        event === undefined ? Effect.dieMessage("committing one draft gave no event") : Effect.succeed(event)
+    const withActor = <A, E>(sessionId: string, use: (actor: SessionActor) => Effect.Effect<A, E>): Effect.Effect<A, E | EngineError> =>
+      Effect.scoped(Effect.flatMap(hold(sessionId), use))
+
+    /** The actor if the session is live now; a session that is not cannot be running. */
+    const ifLive = <A>(sessionId: string, use: (actor: SessionActor) => Effect.Effect<A>): Effect.Effect<Option.Option<A>> =>
+      Effect.flatMap(RcMap.keys(actors), (live) =>
+        live.includes(sessionId)
+          ? Effect.option(Effect.scoped(Effect.flatMap(hold(sessionId), use)))
+          : Effect.succeedNone
       )
 
-    /** Under the lock, uninterruptible: a cancel never leaves an event appended but unapplied or unpublished. */
-    const commit = (handle: SessionHandle, draft: Draft): Effect.Effect<AgentEvent, EventStoreError> =>
-      handle.lock.withLock(commitLocked(handle, draft))
+    const isRunning = (actor: SessionActor) => Effect.map(Ref.get(actor.turn), (turn) => actor.driving || Option.isSome(turn))
 
-    const commitAll = (handle: SessionHandle, drafts: ReadonlyArray<Draft>): Effect.Effect<ReadonlyArray<AgentEvent>, EventStoreError> =>
-      handle.lock.withLock(commitAllLocked(handle, drafts))
+    /**
+     * The sessions working now, kept as their work starts and ends, so that listing them does
+     * not touch (and so keep alive) every live actor.
+     */
+    const working = new Set<string>()
+    const noteWork = (actor: SessionActor) =>
+      Effect.flatMap(isRunning(actor), (running) =>
+        Effect.sync(() => {
+          if (running) working.add(actor.state.sessionId)
+          else working.delete(actor.state.sessionId)
+        })
+      )
 
     const interrupted = (turnId: string): Draft => ({
       type: "turn.completed",
@@ -217,72 +213,31 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
 
     /**
      * Closes a turn a dead process (or a failed store) left open. Checked under the lock: only
-     * the holder of the running claim, or anyone while no turn runs, may close it.
+     * the holder of the turn claim, or anyone while no turn runs, may close it.
      */
-    const closeLeftOpen = (handle: SessionHandle, holdsClaim: boolean): Effect.Effect<Option.Option<AgentEvent>, EventStoreError> =>
-      handle.lock.withLock(
+    const closeLeftOpen = (actor: SessionActor, holdsClaim: boolean): Effect.Effect<Option.Option<AgentEvent>, EventStoreError> =>
+      actor.withCommitLock(
         Effect.gen(function* () {
-          const leftOpen = handle.state.openTurnId
+          const leftOpen = actor.state.openTurnId
           if (leftOpen === undefined) return Option.none()
-          if (!holdsClaim && Option.isSome(yield* Ref.get(handle.running))) return Option.none()
-          return Option.some(yield* commitLocked(handle, interrupted(leftOpen)))
+          if (!holdsClaim && Option.isSome(yield* Ref.get(actor.turn))) return Option.none()
+          return Option.some(yield* actor.commitLocked(interrupted(leftOpen)))
         })
       )
 
-    /** Cold recovery: rebuild a session's state from its log, once, however many ask at once. */
-    const loadHandle = (sessionId: string): Effect.Effect<SessionHandle, EngineError> =>
+    const infoOf = (actor: SessionActor) =>
       Effect.gen(function* () {
-        const state = emptySessionState(sessionId, conversationOptions)
-        yield* store.replay(sessionId).pipe(Stream.runForEach((event) => Effect.sync(() => applyEvent(state, event))))
-        if (state.lastSequence === 0) return yield* new SessionNotFound({ sessionId })
-        return yield* newHandle(state)
+        const header = actor.state.header
+        if (header === undefined) return yield* new SessionNotFound({ sessionId: actor.state.sessionId })
+        return { header, lastSequence: actor.state.lastSequence, running: yield* isRunning(actor), inbox: actor.state.inbox, mode: actor.state.mode }
       })
 
-    const open = (sessionId: string): Effect.Effect<SessionHandle, EngineError> =>
-      Effect.gen(function* () {
-        const fresh = yield* Deferred.make<SessionHandle, EngineError>()
-        const existing = yield* Ref.modify(handles, (map) => {
-          const found = map.get(sessionId)
-          if (found !== undefined) return [found, map] as const
-          return [undefined, new Map(map).set(sessionId, fresh)] as const
-        })
-        if (existing !== undefined) return yield* Deferred.await(existing)
-        const loaded = yield* Effect.exit(loadHandle(sessionId))
-        if (loaded._tag === "Failure") {
-          // Forget the failed load so a later call can try again (the store may recover).
-          yield* Ref.update(handles, (map) => {
-            const next = new Map(map)
-            next.delete(sessionId)
-            return next
-          })
-        }
-        yield* Deferred.done(fresh, loaded)
-        return yield* loaded
-      })
-
-    const infoOf = (handle: SessionHandle) =>
-      Effect.gen(function* () {
-        const header = handle.state.header
-        if (header === undefined) return yield* new SessionNotFound({ sessionId: handle.state.sessionId })
-        const running = yield* Ref.get(handle.running)
-        return { header, lastSequence: handle.state.lastSequence, running: Option.isSome(running), inbox: handle.state.inbox, mode: handle.state.mode }
-      })
-
-    /** Compared under the lock, so two clients setting the same mode record it once. */
-    const changeMode = (handle: SessionHandle, mode: PermissionMode, by: string): Effect.Effect<Option.Option<AgentEvent>, EventStoreError> =>
-      handle.lock.withLock(
-        Effect.suspend(() =>
-          handle.state.mode === mode
-            ? Effect.succeedNone
-            : Effect.asSome(commitLocked(handle, { type: "session.mode_changed", payload: { mode, by } }))
-        )
-      )
-
+    /** A new session's first event; its actor is made when it is first used. */
     const createSession = (input: CreateSessionInput): Effect.Effect<SessionInfo, EngineError> =>
       Effect.gen(function* () {
         const sessionId = yield* ids.make("ses")
-        const handle = yield* newHandle(emptySessionState(sessionId, conversationOptions))
-        yield* commit(handle, {
+        const fresh = yield* makeActor(services, emptySessionState(sessionId, conversationOptions))
+        yield* fresh.commit({
           type: "session.created",
           payload: {
             cwd: input.cwd,
@@ -291,101 +246,103 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
             model: gateway.info.id
           }
         })
-        const ready = yield* Deferred.make<SessionHandle, EngineError>()
-        yield* Deferred.succeed(ready, handle)
-        yield* Ref.update(handles, (map) => new Map(map).set(sessionId, ready))
-        return yield* infoOf(handle)
+        return yield* infoOf(fresh)
       })
+
+    const newRunningTurn = Effect.map(Effect.zip(Deferred.make<void>(), Deferred.make<void>()), ([cancel, done]): RunningTurn => ({ cancel, done }))
+
+    const releaseClaim = (actor: SessionActor, running: RunningTurn) =>
+      Ref.set(actor.turn, Option.none()).pipe(Effect.zipRight(noteWork(actor)), Effect.zipRight(Deferred.succeed(running.done, undefined)))
+
+    /** Runs a claimed turn to its end, telling `sink` of each event; the claim is released after. */
+    const runClaimed = (actor: SessionActor, running: RunningTurn, input: RunTurnInput, sink: TurnSink): Effect.Effect<void, EngineError> => {
+      const emit = (draft: Draft) => actor.commit(draft).pipe(Effect.tap(sink.offer))
+      // Nothing to commit (no steering, no MCP notices, an empty answer chunk: the usual case) costs nothing.
+      const noEvents = Effect.succeed<ReadonlyArray<AgentEvent>>([])
+      const emitAll = (drafts: ReadonlyArray<Draft>) => (drafts.length === 0 ? noEvents : actor.commitAll(drafts).pipe(Effect.tap(sink.offerAll)))
+
+      /** Closes the turn left open, if any: on external interruption or a store failure. */
+      const closeOpenTurn = (outcome: TurnOutcome) =>
+        Effect.suspend(() => {
+          const turnId = actor.state.openTurnId
+          if (turnId === undefined) return Effect.void
+          return emit({ type: "turn.completed", turnId, payload: outcome }).pipe(
+            Effect.asVoid,
+            Effect.catchAll((error) => Effect.logWarning(`could not close turn ${turnId}; it is closed when the session is next used`, error))
+          )
+        })
+
+      return Effect.gen(function* () {
+        const closed = yield* closeLeftOpen(actor, true)
+        if (Option.isSome(closed)) yield* sink.offer(closed.value)
+        const turnId = yield* ids.make("turn")
+        if (input.permissionMode !== undefined) {
+          const changed = yield* changeMode(actor, input.permissionMode, input.client ?? "library")
+          if (Option.isSome(changed)) yield* sink.offer(changed.value)
+        }
+        const state = actor.state
+        const started = yield* emit({ type: "turn.started", turnId, payload: { promptPreview: preview(input.content), permissionMode: state.mode } })
+        const message = yield* emit({ type: "user.message", turnId, payload: { content: input.content, mode: input.mode ?? "queue" } })
+        yield* sink.admitted({ _tag: "Started", turnId, sequence: message.sequence })
+        const workspaceRoot = state.header?.cwd ?? "."
+        yield* emitAll(yield* projectRulesDrafts(permissions, state, workspaceRoot, turnId))
+        const outcome = yield* runTurnBody({
+          turnId,
+          state,
+          gateway,
+          context,
+          compactionThreshold: options.compactionThreshold,
+          mcp,
+          maxSteps: input.maxSteps ?? options.maxSteps,
+          takeSteering: takeSteering(actor),
+          tools: {
+            sessionId: input.sessionId,
+            turnId,
+            workspaceRoot,
+            // Read at each permission check: a mode set while the turn runs (an editor
+            // switching to plan) holds from the next tool call on.
+            get mode() {
+              return state.mode
+            },
+            router,
+            permissions,
+            approvals,
+            // A client that serves files per session (an editor over ACP) gets this session's view.
+            files: files.forSession?.(input.sessionId) ?? files,
+            memory,
+            newId: ids.make,
+            turnStart: started.sequence,
+            emit
+          },
+          emit,
+          emitAll
+        }).pipe(Effect.raceFirst(Deferred.await(running.cancel).pipe(Effect.as(cancelledOutcome))))
+        yield* emit({ type: "turn.completed", turnId, payload: outcome })
+      }).pipe(
+        Effect.onInterrupt(() => closeOpenTurn(cancelledOutcome)),
+        Effect.tapError(() => closeOpenTurn({ stopReason: "error", errorCode: "store_failure", message: "the event store failed" })),
+        Effect.ensuring(releaseClaim(actor, running))
+      )
+    }
+
+    /** Claims the turn or fails with TurnInProgress. */
+    const claim = (actor: SessionActor): Effect.Effect<RunningTurn, TurnInProgress> =>
+      Effect.flatMap(newRunningTurn, (running) =>
+        Effect.flatMap(claimTurn(actor, running), (claimed) =>
+          claimed ? Effect.as(noteWork(actor), running) : Effect.fail(new TurnInProgress({ sessionId: actor.state.sessionId }))
+        )
+      )
 
     /** Starts a turn in the scope and gives its events' mailbox; closing the scope interrupts the turn. */
     const startTurn = (input: RunTurnInput) =>
       Effect.gen(function* () {
-        const handle = yield* open(input.sessionId)
-        const running: RunningTurn = { cancel: yield* Deferred.make<void>(), done: yield* Deferred.make<void>() }
-        const claimed = yield* Ref.modify(handle.running, (current) =>
-          Option.isSome(current) ? [false, current] : [true, Option.some(running)]
-        )
-        if (!claimed) return yield* new TurnInProgress({ sessionId: input.sessionId })
-
+        const actor = yield* hold(input.sessionId)
+        const running = yield* claim(actor)
         // A Mailbox is cheaper per event than a Queue of Takes (docs/performance.md).
         const out = yield* Mailbox.make<AgentEvent, EngineError>()
-        const emit = (draft: Draft) => commit(handle, draft).pipe(Effect.tap((event) => out.offer(event)))
-        // Nothing to commit (no steering, no MCP notices, an empty answer chunk: the usual case) costs nothing.
-        const noEvents = Effect.succeed<ReadonlyArray<AgentEvent>>([])
-        const emitAll = (drafts: ReadonlyArray<Draft>) =>
-          drafts.length === 0 ? noEvents : commitAll(handle, drafts).pipe(Effect.tap((events) => out.offerAll(events)))
-
-        /** Closes the turn left open, if any: on external interruption or a store failure. */
-        const closeOpenTurn = (outcome: TurnOutcome) =>
-          Effect.suspend(() => {
-            const turnId = handle.state.openTurnId
-            if (turnId === undefined) return Effect.void
-            return emit({ type: "turn.completed", turnId, payload: outcome }).pipe(
-              Effect.asVoid,
-              Effect.catchAll((error) =>
-                Effect.logWarning(`could not close turn ${turnId}; it is closed when the session is next used`, error)
-              )
-            )
-          })
-
-        const program = Effect.gen(function* () {
-          const closed = yield* closeLeftOpen(handle, true)
-          if (Option.isSome(closed)) yield* out.offer(closed.value)
-          const turnId = yield* ids.make("turn")
-          if (input.permissionMode !== undefined) {
-            const changed = yield* changeMode(handle, input.permissionMode, input.client ?? "library")
-            if (Option.isSome(changed)) yield* out.offer(changed.value)
-          }
-          const permissionMode = handle.state.mode
-          const started = yield* emit({ type: "turn.started", turnId, payload: { promptPreview: preview(input.content), permissionMode } })
-          yield* emit({ type: "user.message", turnId, payload: { content: input.content, mode: input.mode ?? "queue" } })
-          const workspaceRoot = handle.state.header?.cwd ?? "."
-          yield* emitAll(yield* projectRulesDrafts(permissions, handle.state, workspaceRoot, turnId))
-          const outcome = yield* runTurnBody({
-            turnId,
-            state: handle.state,
-            gateway,
-            context,
-            compactionThreshold: options.compactionThreshold,
-            mcp,
-            maxSteps: input.maxSteps ?? options.maxSteps,
-            takeSteering: input.takeSteering ?? Effect.succeed([]),
-            tools: {
-              sessionId: input.sessionId,
-              turnId,
-              workspaceRoot,
-              // Read at each permission check: a mode set while the turn runs (an editor
-              // switching to plan) holds from the next tool call on.
-              get mode() {
-                return handle.state.mode
-              },
-              router,
-              permissions,
-              approvals,
-              // A client that serves files per session (an editor over ACP) gets this session's view.
-              files: files.forSession?.(input.sessionId) ?? files,
-              memory,
-              newId: ids.make,
-              turnStart: started.sequence,
-              emit
-            },
-            emit,
-            emitAll
-          }).pipe(Effect.raceFirst(Deferred.await(running.cancel).pipe(Effect.as(cancelledOutcome))))
-          yield* emit({ type: "turn.completed", turnId, payload: outcome })
-        }).pipe(
-          Effect.onInterrupt(() => closeOpenTurn(cancelledOutcome)),
-          Effect.tapError(() =>
-            closeOpenTurn({ stopReason: "error", errorCode: "store_failure", message: "the event store failed" })
-          )
-        )
-
-        yield* program.pipe(
-          Effect.matchCauseEffect({
-            onSuccess: () => out.end,
-            onFailure: (cause) => out.failCause(cause)
-          }),
-          Effect.ensuring(Ref.set(handle.running, Option.none()).pipe(Effect.zipRight(Deferred.succeed(running.done, undefined)))),
+        const sink: TurnSink = { offer: (event) => out.offer(event), offerAll: (events) => out.offerAll(events), admitted: () => Effect.void }
+        yield* runClaimed(actor, running, input, sink).pipe(
+          Effect.matchCauseEffect({ onSuccess: () => out.end, onFailure: (cause) => out.failCause(cause) }),
           Effect.forkScoped
         )
         return out
@@ -396,50 +353,85 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
         [DirectPull]: (scope: Scope.Scope) => Effect.map(Scope.extend(startTurn(input), scope), mailboxPull)
       })
 
+    const quiet: Pick<TurnSink, "offer" | "offerAll"> = { offer: () => Effect.void, offerAll: () => Effect.void }
+
+    const driveServices: DriveServices = {
+      runTurn: (actor, message, admitted) =>
+        Effect.flatMap(claim(actor), (running) =>
+          runClaimed(actor, running, { sessionId: actor.state.sessionId, mode: "queue", ...message }, { ...quiet, admitted: (receipt) => Deferred.succeed(admitted, receipt) })
+        ),
+      announce: (actor, running) => Effect.zipRight(noteWork(actor), bus.status(actor.state.sessionId, running))
+    }
+
+    // Turns a prompt starts run here, each holding its session's actor until its inbox is empty.
+    const drives = yield* FiberSet.make()
+
+    const prompt = (input: PromptMessage): Effect.Effect<PromptReceipt, EngineError> =>
+      withActor(input.sessionId, (actor) =>
+        Effect.gen(function* () {
+          const admitted = yield* Deferred.make<PromptReceipt, EngineError>()
+          const queued = yield* actor.inboxLock.withPermits(1)(
+            Effect.gen(function* () {
+              // The mode belongs to the session: recorded before the turn this prompt starts, or now
+              // for a queued message (the running turn then checks its next tool call under it too).
+              if (input.permissionMode !== undefined) yield* changeMode(actor, input.permissionMode, input.client ?? "library")
+              if (!actor.driving) {
+                yield* startDriving(driveServices, actor)
+                const first = { content: input.content, ...(input.maxSteps === undefined ? {} : { maxSteps: input.maxSteps }) }
+                yield* FiberSet.run(drives, withActor(input.sessionId, (held) => drive(driveServices, held, first, admitted)))
+                return Option.none<PromptReceipt>()
+              }
+              const messageId = yield* ids.make("msg")
+              const mode = input.mode ?? "queue"
+              yield* queueMessage(actor, { id: messageId, content: input.content }, mode)
+              return Option.some<PromptReceipt>({ _tag: "Queued", messageId, mode })
+            })
+          )
+          if (Option.isSome(queued)) return queued.value
+          return yield* Deferred.await(admitted)
+        })
+      )
+
     const cancelTurn = (sessionId: string): Effect.Effect<void> =>
-      Effect.gen(function* () {
-        const entry = (yield* Ref.get(handles)).get(sessionId)
-        if (entry === undefined) return
-        const handle = yield* Deferred.await(entry).pipe(Effect.option)
-        if (Option.isNone(handle)) return
-        const running = yield* Ref.get(handle.value.running)
-        if (Option.isNone(running)) return
-        yield* Deferred.succeed(running.value.cancel, undefined)
-        yield* Deferred.await(running.value.done)
-      })
+      Effect.asVoid(
+        ifLive(sessionId, (actor) =>
+          Effect.gen(function* () {
+            const running = yield* Ref.get(actor.turn)
+            if (Option.isNone(running)) return
+            yield* Deferred.succeed(running.value.cancel, undefined)
+            yield* Deferred.await(running.value.done)
+          })
+        )
+      )
 
-    const getSession = (sessionId: string) => Effect.flatMap(open(sessionId), infoOf)
-
-    const record = (sessionId: string, draft: Draft) => Effect.flatMap(open(sessionId), (handle) => commit(handle, draft))
-
-    const recover = (sessionId: string) =>
-      Effect.gen(function* () {
-        const handle = yield* open(sessionId)
-        yield* closeLeftOpen(handle, false)
-        return yield* infoOf(handle)
-      })
+    const runningSessions: Effect.Effect<ReadonlySet<string>> = Effect.sync(() => new Set(working))
 
     const compact = (sessionId: string): Effect.Effect<Option.Option<AgentEvent>, EngineError> =>
-      Effect.gen(function* () {
-        const handle = yield* open(sessionId)
-        const running: RunningTurn = { cancel: yield* Deferred.make<void>(), done: yield* Deferred.make<void>() }
-        const claimed = yield* Ref.modify(handle.running, (current) =>
-          Option.isSome(current) ? [false, current] : [true, Option.some(running)]
-        )
-        if (!claimed) return yield* new TurnInProgress({ sessionId })
-        return yield* compactHistory({ state: handle.state, gateway, emit: (draft) => commit(handle, draft) }, "request").pipe(
-          Effect.ensuring(Ref.set(handle.running, Option.none()).pipe(Effect.zipRight(Deferred.succeed(running.done, undefined))))
-        )
-      })
+      withActor(sessionId, (actor) =>
+        Effect.gen(function* () {
+          // Between two of a prompt's turns the claim is free, but the session still works.
+          if (actor.driving) return yield* new TurnInProgress({ sessionId })
+          const running = yield* claim(actor)
+          return yield* compactHistory({ state: actor.state, gateway, emit: actor.commit }, "request").pipe(Effect.ensuring(releaseClaim(actor, running)))
+        })
+      )
 
-    const setMode = (sessionId: string, mode: PermissionMode, by: string) =>
-      Effect.flatMap(open(sessionId), (handle) => changeMode(handle, mode, by))
-
-    return SessionEngine.of({ createSession, runTurn, cancelTurn, getSession, record, recover, compact, setMode })
+    return SessionEngine.of({
+      createSession,
+      runTurn,
+      prompt,
+      editQueue: (sessionId, messageId, action) => withActor(sessionId, (actor) => editQueue(actor, messageId, action)),
+      cancelTurn,
+      getSession: (sessionId) => withActor(sessionId, infoOf),
+      runningSessions,
+      record: (sessionId, draft) => withActor(sessionId, (actor) => actor.commit(draft)),
+      recover: (sessionId) => withActor(sessionId, (actor) => Effect.zipRight(closeLeftOpen(actor, false), infoOf(actor))),
+      compact,
+      setMode: (sessionId, mode, by) => withActor(sessionId, (actor) => changeMode(actor, mode, by))
+    })
   })
 
-export const layer = (options: SessionEngineOptions = defaultEngineOptions) =>
-  Layer.effect(SessionEngine, make(options))
+export const layer = (options: SessionEngineOptions = defaultEngineOptions) => Layer.scoped(SessionEngine, make(options))
 
 const cancelledOutcome: TurnOutcome = { stopReason: "cancelled" }
 

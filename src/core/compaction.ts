@@ -7,7 +7,7 @@ import type { ConversationMessage, ModelInfo } from "../domain/model.js"
 import { CHARS_PER_TOKEN, textTokens } from "../domain/tokens.js"
 import type { ModelGatewayShape } from "../services/ModelGateway.js"
 import { historyTokens } from "./context.js"
-import type { Draft } from "./SessionEngine.js"
+import type { Draft } from "./session-actor.js"
 import type { SessionState } from "./session-state.js"
 
 export interface CompactionContext {

@@ -1,6 +1,6 @@
 import * as Effect from "effect/Effect"
 import type { PermissionEngineShape } from "../services/PermissionEngine.js"
-import type { Draft } from "./SessionEngine.js"
+import type { Draft } from "./session-actor.js"
 import type { SessionState } from "./session-state.js"
 
 export const projectRulesKey = (file: string) => `permission.project_rules:${file}`

@@ -10,7 +10,7 @@ import type { IdKind } from "../services/Ids.js"
 import type { MemoryStoreShape } from "../services/MemoryStore.js"
 import type { PermissionCheck, PermissionEngineShape } from "../services/PermissionEngine.js"
 import type { FileAccess, PreparedCall, ToolContext, ToolRouterShape } from "../services/ToolRouter.js"
-import type { Draft } from "./SessionEngine.js"
+import type { Draft } from "./session-actor.js"
 import { messageOf } from "../domain/cause-message.js"
 
 export interface ToolStepContext {

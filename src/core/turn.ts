@@ -11,7 +11,7 @@ import type { ModelGatewayShape } from "../services/ModelGateway.js"
 import { compactHistory } from "./compaction.js"
 import { forEachChunkPulled } from "./for-each-pulled.js"
 import { assembleSystem, budgetOf, hashSource, measure } from "./context.js"
-import type { Draft } from "./SessionEngine.js"
+import type { Draft } from "./session-actor.js"
 import { type SessionState, sourceKey } from "./session-state.js"
 import { runToolCalls, type ToolStepContext } from "./tools-step.js"
 

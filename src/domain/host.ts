@@ -79,7 +79,9 @@ export const PromptInput = Schema.Struct({
   /** Which client sends it (`cli`, `web`, ...), recorded as who changed the mode; default `rpc`. */
   client: Schema.optional(Schema.String),
   /** URIs of MCP resources whose text is attached to the message. */
-  attachments: Schema.optional(Schema.Array(Schema.String))
+  attachments: Schema.optional(Schema.Array(Schema.String)),
+  /** Model steps the turn this message starts may take (the server's limit when left out). */
+  maxSteps: Schema.optional(Schema.Int.pipe(Schema.positive()))
 })
 
 export const QueueAction = Schema.Union(

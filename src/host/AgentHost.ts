@@ -1,19 +1,16 @@
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
-import * as FiberSet from "effect/FiberSet"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as Ref from "effect/Ref"
 import * as Stream from "effect/Stream"
 import { withAttachments } from "../core/attachments.js"
-import { forEachPulled } from "../core/for-each-pulled.js"
+import { approveMemory, deleteMemory, rejectMemory, type ReviewError } from "../core/memory-review.js"
 import { SessionEngine } from "../core/SessionEngine.js"
-import { type EngineError, TurnInProgress } from "../domain/errors.js"
-import type { AgentEvent, MessageMode, QueuedMessage } from "../domain/events.js"
+import type { EngineError } from "../domain/errors.js"
+import type { AgentEvent, MessageMode } from "../domain/events.js"
 import {
   type HostFrame,
-  type Inbox,
   InvalidSessionLog,
   type PermissionAnswer,
   type PermissionNotPending,
@@ -28,8 +25,9 @@ import {
 import { sessionLogProblem } from "../domain/session-log.js"
 import type { PermissionMode } from "../domain/permissions.js"
 import { EventStore } from "../services/EventStore.js"
-import { type McpError, McpHub } from "../services/McpHub.js"
 import { Ids } from "../services/Ids.js"
+import { MemoryStore } from "../services/MemoryStore.js"
+import { type McpError, McpHub } from "../services/McpHub.js"
 import { Fanout } from "./fanout.js"
 import { PendingAsks } from "./pending-asks.js"
 
@@ -43,6 +41,8 @@ export interface PromptRequest {
   readonly permissionMode?: PermissionMode
   /** Which client sends it, recorded as who changed the mode: `rpc`, `acp`, `cli`, `web`, ... (default `library`). */
   readonly client?: string
+  /** Model steps the turn this message starts may take (not kept for a queued message). */
+  readonly maxSteps?: number
 }
 
 /**
@@ -66,46 +66,39 @@ export interface AgentHostShape {
   readonly exportSession: (sessionId: string) => Stream.Stream<AgentEvent, EngineError>
   /** Compacts the session's completed turns now (`/compact`); refused while a turn runs. */
   readonly compact: (sessionId: string) => Effect.Effect<Option.Option<AgentEvent>, EngineError>
+  /**
+   * Settles a memory candidate: the decision is recorded in the log of the session it came
+   * from first, then the memory store follows.
+   */
+  readonly reviewMemory: (review: MemoryReview) => Effect.Effect<void, ReviewError>
+  /** Forgets an approved memory, on the record of the session it came from. */
+  readonly deleteMemory: (memoryId: string, by: string) => Effect.Effect<void, ReviewError>
   /** Writes a whole exported session, all or nothing, after checking it is one valid log. */
   readonly importSession: (events: ReadonlyArray<AgentEvent>) => Effect.Effect<{ readonly sessionId: string; readonly events: number }, EngineError | InvalidSessionLog | SessionExists>
 }
 
-export class AgentHost extends Context.Tag("custom-agent/AgentHost")<AgentHost, AgentHostShape>() {}
-
-interface Actor {
-  /** Guards `running` and inbox changes: prompt, queue edits, steering and turn hand-over. */
-  readonly lock: Effect.Semaphore
-  running: boolean
+export interface MemoryReview {
+  readonly candidateId: string
+  readonly decision: "approve" | "reject"
+  /** Who decided: `rpc`, `cli`, `web`, ... */
+  readonly by: string
+  readonly reason?: string
 }
+
+export class AgentHost extends Context.Tag("custom-agent/AgentHost")<AgentHost, AgentHostShape>() {}
 
 export const make = Effect.gen(function* () {
   const engine = yield* SessionEngine
   const store = yield* EventStore
-  const ids = yield* Ids
   const fanout = yield* Fanout
   const pending = yield* PendingAsks
   const mcp = yield* McpHub
-  const turns = yield* FiberSet.make()
-  const actors = yield* Ref.make(new Map<string, Actor>())
-
-  const actorOf = (sessionId: string) =>
-    Ref.modify(actors, (map) => {
-      const found = map.get(sessionId)
-      if (found !== undefined) return [found, map] as const
-      const actor: Actor = { lock: Effect.unsafeMakeSemaphore(1), running: false }
-      return [actor, new Map(map).set(sessionId, actor)] as const
-    })
-
-  const setRunning = (sessionId: string, actor: Actor, running: boolean) =>
-    Effect.suspend(() => {
-      actor.running = running
-      return fanout.deliver(sessionId, { _tag: "Status", running })
-    })
+  // Memory review records its decision through the engine, with the store and ids it needs.
+  const review = Effect.provide(Context.make(SessionEngine, engine).pipe(Context.add(MemoryStore, yield* MemoryStore), Context.add(Ids, yield* Ids)))
 
   const viewOf = (sessionId: string) =>
     Effect.gen(function* () {
       const info = yield* engine.recover(sessionId)
-      const actor = yield* actorOf(sessionId)
       const { header } = info
       const view: SessionView = {
         sessionId,
@@ -113,7 +106,7 @@ export const make = Effect.gen(function* () {
         client: header.client,
         createdAt: header.createdAt,
         lastSequence: info.lastSequence,
-        running: actor.running,
+        running: info.running,
         inbox: info.inbox,
         permissionMode: info.mode,
         pendingPermissions: yield* pending.list(sessionId),
@@ -123,136 +116,18 @@ export const make = Effect.gen(function* () {
       return view
     })
 
-  const writeInbox = (sessionId: string, inbox: Inbox) =>
-    engine.record(sessionId, { type: "inbox.updated", payload: { nextTurn: inbox.nextTurn, nextStep: inbox.nextStep } })
-
-  const inboxOf = (sessionId: string) => Effect.map(engine.getSession(sessionId), (info) => info.inbox)
-
-  /** Steering: the engine takes what waits in `nextStep` at each step boundary. */
-  const takeSteering = (sessionId: string, actor: Actor) =>
-    actor.lock.withPermits(1)(
-      Effect.gen(function* () {
-        const inbox = yield* inboxOf(sessionId)
-        if (inbox.nextStep.length === 0) return []
-        yield* writeInbox(sessionId, { nextTurn: inbox.nextTurn, nextStep: [] })
-        return inbox.nextStep.map((m) => m.content)
-      })
-    ).pipe(
-      Effect.catchAll((error) =>
-        Effect.as(Effect.logWarning(`steering messages of ${sessionId} stay queued: the store failed`, error), [])
-      )
-    )
-
-  /**
-   * The next message to start a turn with, taken from the inbox under the lock: steering
-   * that arrived too late for the last step first, then the queue. None: the session idles.
-   */
-  const nextFromInbox = (sessionId: string, actor: Actor) =>
-    actor.lock.withPermits(1)(
-      Effect.gen(function* () {
-        const inbox = yield* inboxOf(sessionId)
-        const waiting = [...inbox.nextStep, ...inbox.nextTurn]
-        const next = waiting[0]
-        if (next === undefined) {
-          yield* setRunning(sessionId, actor, false)
-          return Option.none<QueuedMessage>()
-        }
-        yield* writeInbox(sessionId, { nextTurn: waiting.slice(1), nextStep: [] })
-        return Option.some(next)
-      })
-    ).pipe(
-      Effect.catchAll((error) =>
-        Effect.zipRight(Effect.logError(`session ${sessionId} stops: the store failed`, error), Effect.as(setRunning(sessionId, actor, false), Option.none()))
-      )
-    )
-
-  /** Runs turns back to back while the inbox has messages; `admitted` hears of the first. */
-  const drive = (
-    sessionId: string,
-    actor: Actor,
-    first: { readonly content: string; readonly mode: MessageMode },
-    admitted: Deferred.Deferred<PromptReceipt, EngineError>
-  ) =>
-    Effect.gen(function* () {
-      let next: Option.Option<{ readonly content: string; readonly mode: MessageMode }> = Option.some(first)
-      while (Option.isSome(next)) {
-        const { content, mode } = next.value
-        const turn = engine.runTurn({
-          sessionId,
-          content,
-          mode,
-          takeSteering: takeSteering(sessionId, actor)
-        })
-        const outcome = yield* Effect.either(
-          forEachPulled(turn, (event) =>
-            event.type === "user.message" && event.turnId !== undefined
-              ? Deferred.succeed(admitted, { _tag: "Started", turnId: event.turnId, sequence: event.sequence })
-              : Effect.void
-          )
-        )
-        if (outcome._tag === "Left") {
-          yield* Deferred.fail(admitted, outcome.left)
-          yield* Effect.logError(`turn of ${sessionId} failed`, outcome.left)
-        }
-        next = Option.map(yield* nextFromInbox(sessionId, actor), (m) => ({ content: m.content, mode: "queue" as const }))
-      }
-    })
-
   const prompt = (request: PromptRequest): Effect.Effect<PromptReceipt, EngineError | McpError> =>
     Effect.gen(function* () {
       yield* engine.recover(request.sessionId)
       const content = yield* withAttachments(mcp, request.sessionId, request.content, request.attachments ?? [])
-      const actor = yield* actorOf(request.sessionId)
-      const mode = request.mode ?? "queue"
-      const admitted = yield* Deferred.make<PromptReceipt, EngineError>()
-      const queued = yield* actor.lock.withPermits(1)(
-        Effect.gen(function* () {
-          // The mode belongs to the session: recorded before the turn this prompt starts, or now
-          // for a queued message (the running turn then checks its next tool call under it too).
-          if (request.permissionMode !== undefined) yield* engine.setMode(request.sessionId, request.permissionMode, request.client ?? "library")
-          if (!actor.running) {
-            yield* setRunning(request.sessionId, actor, true)
-            yield* FiberSet.run(turns, drive(request.sessionId, actor, { content, mode: "queue" }, admitted))
-            return Option.none<PromptReceipt>()
-          }
-          const messageId = yield* ids.make("msg")
-          const inbox = yield* inboxOf(request.sessionId)
-          const message = { id: messageId, content }
-          yield* writeInbox(
-            request.sessionId,
-            mode === "steer" ? { nextTurn: inbox.nextTurn, nextStep: [...inbox.nextStep, message] } : { nextTurn: [...inbox.nextTurn, message], nextStep: inbox.nextStep }
-          )
-          return Option.some<PromptReceipt>({ _tag: "Queued", messageId, mode })
-        })
-      )
-      if (Option.isSome(queued)) return queued.value
-      return yield* Deferred.await(admitted)
-    })
-
-  const editQueue = (sessionId: string, messageId: string, action: QueueAction) =>
-    Effect.gen(function* () {
-      const actor = yield* actorOf(sessionId)
-      yield* actor.lock.withPermits(1)(
-        Effect.gen(function* () {
-          const inbox = yield* inboxOf(sessionId)
-          const inTurn = inbox.nextTurn.find((m) => m.id === messageId)
-          const inStep = inbox.nextStep.find((m) => m.id === messageId)
-          const found = inTurn ?? inStep
-          if (found === undefined) return yield* new QueuedMessageNotFound({ sessionId, messageId })
-          const without = (list: ReadonlyArray<QueuedMessage>) => list.filter((m) => m.id !== messageId)
-          const replace = (list: ReadonlyArray<QueuedMessage>, content: string) =>
-            list.map((m) => (m.id === messageId ? { id: m.id, content } : m))
-          switch (action._tag) {
-            case "Edit":
-              return yield* writeInbox(sessionId, { nextTurn: replace(inbox.nextTurn, action.content), nextStep: replace(inbox.nextStep, action.content) })
-            case "Delete":
-              return yield* writeInbox(sessionId, { nextTurn: without(inbox.nextTurn), nextStep: without(inbox.nextStep) })
-            case "Promote":
-              if (inStep !== undefined) return
-              return yield* writeInbox(sessionId, { nextTurn: without(inbox.nextTurn), nextStep: [...inbox.nextStep, found] })
-          }
-        })
-      )
+      return yield* engine.prompt({
+        sessionId: request.sessionId,
+        content,
+        ...(request.mode === undefined ? {} : { mode: request.mode }),
+        ...(request.permissionMode === undefined ? {} : { permissionMode: request.permissionMode }),
+        ...(request.client === undefined ? {} : { client: request.client }),
+        ...(request.maxSteps === undefined ? {} : { maxSteps: request.maxSteps })
+      })
     })
 
   const subscribe = (sessionId: string, afterSequence: number): Stream.Stream<HostFrame, EngineError | SubscriberLagged> =>
@@ -285,8 +160,8 @@ export const make = Effect.gen(function* () {
 
   const listSessions = Effect.gen(function* () {
     const summaries = yield* store.listSessions
-    const running = yield* Ref.get(actors)
-    return summaries.map((s): SessionListItem => ({ ...s, running: running.get(s.sessionId)?.running ?? false }))
+    const running = yield* engine.runningSessions
+    return summaries.map((s): SessionListItem => ({ ...s, running: running.has(s.sessionId) }))
   })
 
   return AgentHost.of({
@@ -304,15 +179,13 @@ export const make = Effect.gen(function* () {
         by: answer.by ?? "user",
         ...(answer.reason === undefined ? {} : { reason: answer.reason })
       }),
-    editQueue,
+    editQueue: engine.editQueue,
     subscribe,
     compact: (sessionId) =>
-      Effect.gen(function* () {
-        yield* engine.recover(sessionId)
-        const actor = yield* actorOf(sessionId)
-        if (actor.running) return yield* new TurnInProgress({ sessionId })
-        return yield* engine.compact(sessionId)
-      }),
+      Effect.zipRight(engine.recover(sessionId), engine.compact(sessionId)),
+    reviewMemory: ({ candidateId, decision, by, reason }) =>
+      review(decision === "approve" ? Effect.asVoid(approveMemory(candidateId, by)) : rejectMemory(candidateId, by, reason)),
+    deleteMemory: (memoryId, by) => review(Effect.asVoid(deleteMemory(memoryId, by))),
     exportSession: (sessionId) =>
       Stream.unwrap(Effect.as(engine.recover(sessionId), store.replay(sessionId))),
     importSession: (events) =>

@@ -81,8 +81,13 @@ export const make = (options: FanoutOptions) =>
 
 export const layer = (options: FanoutOptions) => Layer.effect(Fanout, make(options))
 
-/** The engine's EventBus: every committed event goes out as an `Event` frame. */
+/** The engine's EventBus: every committed event goes out as an `Event` frame, each change of work as a `Status` frame. */
 export const eventBusLayer = Layer.effect(
   EventBus,
-  Effect.map(Fanout, (fanout) => EventBus.of({ publish: (event) => fanout.deliver(event.sessionId, { _tag: "Event", event }) }))
+  Effect.map(Fanout, (fanout) =>
+    EventBus.of({
+      publish: (event) => fanout.deliver(event.sessionId, { _tag: "Event", event }),
+      status: (sessionId, running) => fanout.deliver(sessionId, { _tag: "Status", running })
+    })
+  )
 )

@@ -8,6 +8,8 @@ import type { AgentEvent } from "../domain/events.js"
  */
 export interface EventBusShape {
   readonly publish: (event: AgentEvent) => Effect.Effect<void>
+  /** Announces that a session started (true) or stopped (false) working through its prompts. */
+  readonly status: (sessionId: string, running: boolean) => Effect.Effect<void>
 }
 
 export class EventBus extends Context.Tag("custom-agent/EventBus")<EventBus, EventBusShape>() {}

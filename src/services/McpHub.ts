@@ -75,7 +75,11 @@ export interface McpHubShape {
   readonly instructions: (sessionId: string) => Effect.Effect<ReadonlyArray<{ readonly server: string; readonly text: string }>>
   /** Reads a resource by URI (`<server>` chosen by who lists it) to attach to a prompt. */
   readonly readResource: (sessionId: string, uri: string) => Effect.Effect<McpResource, McpError>
-  /** Stops the session's servers. */
+  /**
+   * Stops the session's servers and forgets it; servers a client gave it (`configureSession`)
+   * are remembered, so its next use starts them again. The engine calls it when it evicts
+   * an idle session.
+   */
   readonly release: (sessionId: string) => Effect.Effect<void>
 }
 

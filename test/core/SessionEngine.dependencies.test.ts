@@ -65,7 +65,7 @@ describe("the engine's dependencies are explicit", () => {
   it.effect("the bus it is given hears every committed event, in order", () =>
     Effect.gen(function* () {
       const heard = yield* Ref.make<ReadonlyArray<AgentEvent>>([])
-      const bus = Layer.succeed(EventBus, EventBus.of({ publish: (event) => Ref.update(heard, (all) => [...all, event]) }))
+      const bus = Layer.succeed(EventBus, EventBus.of({ publish: (event) => Ref.update(heard, (all) => [...all, event]), status: () => Effect.void }))
       return yield* Effect.gen(function* () {
         const engine = yield* SessionEngine.SessionEngine
         const { header } = yield* engine.createSession({ cwd: "/work", client: "test" })

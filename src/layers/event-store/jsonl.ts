@@ -41,7 +41,12 @@ interface SessionFile {
   readonly lock: Effect.Semaphore
   tail: Tail | undefined
   header: { readonly createdAt: string; readonly header: ListingHeader } | undefined
+  /** Calls holding (or waiting for) the lock: an entry in use is never dropped from the cache. */
+  users: number
 }
+
+/** Sessions whose file state is cached; beyond this, the oldest ones not in use are dropped (and read again when next used). */
+const CACHED_SESSIONS = 256
 
 const SAFE_SESSION_ID = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,199}$/
 
@@ -110,19 +115,38 @@ export const make = (options: JsonlStoreOptions): Effect.Effect<EventStoreShape,
             file: path.join(directory, `${sessionId}.jsonl`),
             lock: Effect.unsafeMakeSemaphore(1),
             tail: undefined,
-            header: undefined
+            header: undefined,
+            users: 0
           }
           sessions.set(sessionId, session)
         }
         return Effect.succeed(session)
       })
 
+    const trimCache = () => {
+      for (const [sessionId, session] of sessions) {
+        if (sessions.size <= CACHED_SESSIONS) return
+        if (session.users === 0) sessions.delete(sessionId)
+      }
+    }
+
     const withSession = <A, E>(
       sessionId: string,
       operation: string,
       use: (session: SessionFile) => Effect.Effect<A, E>
     ): Effect.Effect<A, E | StoreFailure> =>
-      Effect.flatMap(sessionFile(sessionId, operation), (session) => session.lock.withPermits(1)(use(session)))
+      Effect.flatMap(sessionFile(sessionId, operation), (session) => {
+        // Counted in the same step that found the entry, so the trim cannot drop it in between.
+        session.users++
+        return session.lock.withPermits(1)(use(session)).pipe(
+          Effect.ensuring(
+            Effect.sync(() => {
+              session.users--
+              trimCache()
+            })
+          )
+        )
+      })
 
     /** Reads the end of the file backwards; never the whole file (line counts only on errors). */
     const loadTail = (session: SessionFile, operation: string): Effect.Effect<Tail, EventStoreError> =>

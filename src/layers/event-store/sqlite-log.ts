@@ -13,6 +13,8 @@ import { findSequenceProblem, headerOf, type MixedSessions } from "./sequence.js
 
 /** Rows per replay page: enough to amortize a statement, small enough to keep memory flat. */
 const PAGE_SIZE = 2000
+/** Sessions whose last sequence is cached, the most recently written kept. */
+const CACHED_TAILS = 1024
 
 /** How long a statement waits for another connection's write lock before failing. */
 export const BUSY_TIMEOUT_MS = 5000
@@ -90,10 +92,18 @@ export const makeSqliteLog = (db: Database.Database): SqliteLog => {
    */
   const tails = new Map<string, number>()
 
+  /** Keeps the cache to the sessions written last; a dropped one is read again (one indexed query). */
+  const cacheTail = (sessionId: string, last: number) => {
+    tails.delete(sessionId)
+    tails.set(sessionId, last)
+    const oldest = tails.keys().next()
+    if (tails.size > CACHED_TAILS && oldest.done !== true) tails.delete(oldest.value)
+  }
+
   const readLast = (sessionId: string): number => {
     const value = selectLast.get(sessionId)
     const last = typeof value === "number" ? value : 0
-    tails.set(sessionId, last)
+    cacheTail(sessionId, last)
     return last
   }
 
@@ -132,7 +142,7 @@ export const makeSqliteLog = (db: Database.Database): SqliteLog => {
       // A single event after the first needs no explicit transaction: autocommit is atomic.
       if (events.length === 1 && first.sequence !== 1) insertOne(first)
       else insertBatch.immediate(events)
-      tails.set(sessionId, last + events.length)
+      cacheTail(sessionId, last + events.length)
       return undefined
     } catch (error) {
       tails.delete(sessionId)

@@ -66,7 +66,7 @@ export const make = (options: McpHubOptions): Effect.Effect<McpHubShape, never, 
         ),
       release: (sessionId) =>
         Effect.suspend(() => {
-          sessions.delete(sessionId)
+          if ((sessions.get(sessionId)?.extra.length ?? 0) === 0) sessions.delete(sessionId)
           return loaded === undefined ? Effect.void : loaded.release(sessionId)
         })
     })

@@ -187,8 +187,13 @@ export const make = (options: McpHubOptions): Effect.Effect<McpHubShape, never, 
 
     const release: McpHubShape["release"] = (sessionId) =>
       stop(() => {
-        const running = sessions.get(sessionId)?.running
-        sessions.delete(sessionId)
+        const entry = sessions.get(sessionId)
+        const running = entry?.running
+        // Servers a client gave the session are its configuration, not a cache: kept for its next use.
+        if (entry !== undefined && entry.extra.length > 0) {
+          entry.running = undefined
+          entry.notices.length = 0
+        } else sessions.delete(sessionId)
         return running
       })
 

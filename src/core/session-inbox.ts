@@ -1,0 +1,141 @@
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import type { EngineError, EventStoreError } from "../domain/errors.js"
+import type { AgentEvent, MessageMode, QueuedMessage } from "../domain/events.js"
+import { type PromptReceipt, type QueueAction, QueuedMessageNotFound } from "../domain/host.js"
+import type { SessionActor } from "./session-actor.js"
+
+type Inbox = SessionActor["state"]["inbox"]
+
+const writeInbox = (actor: SessionActor, inbox: Inbox): Effect.Effect<AgentEvent, EventStoreError> =>
+  actor.commit({ type: "inbox.updated", payload: { nextTurn: inbox.nextTurn, nextStep: inbox.nextStep } })
+
+/** Steering: what waits in `nextStep`, taken at a step boundary of the running turn. */
+export const takeSteering = (actor: SessionActor): Effect.Effect<ReadonlyArray<string>> =>
+  actor.inboxLock
+    .withPermits(1)(
+      Effect.suspend(() => {
+        const inbox = actor.state.inbox
+        if (inbox.nextStep.length === 0) return Effect.succeed([])
+        return Effect.as(writeInbox(actor, { nextTurn: inbox.nextTurn, nextStep: [] }), inbox.nextStep.map((m) => m.content))
+      })
+    )
+    .pipe(
+      Effect.catchAll((error) =>
+        Effect.as(Effect.logWarning(`steering messages of ${actor.state.sessionId} stay queued: the store failed`, error), [])
+      )
+    )
+
+/** Puts a message in the inbox of a busy session: for the next turn (`queue`) or the next step (`steer`). */
+export const queueMessage = (actor: SessionActor, message: QueuedMessage, mode: MessageMode): Effect.Effect<AgentEvent, EventStoreError> =>
+  Effect.suspend(() => {
+    const inbox = actor.state.inbox
+    return writeInbox(
+      actor,
+      mode === "steer" ? { nextTurn: inbox.nextTurn, nextStep: [...inbox.nextStep, message] } : { nextTurn: [...inbox.nextTurn, message], nextStep: inbox.nextStep }
+    )
+  })
+
+export const editQueue = (actor: SessionActor, messageId: string, action: QueueAction): Effect.Effect<void, EngineError | QueuedMessageNotFound> =>
+  actor.inboxLock.withPermits(1)(
+    Effect.gen(function* () {
+      const sessionId = actor.state.sessionId
+      const inbox = actor.state.inbox
+      const inTurn = inbox.nextTurn.find((m) => m.id === messageId)
+      const inStep = inbox.nextStep.find((m) => m.id === messageId)
+      const found = inTurn ?? inStep
+      if (found === undefined) return yield* new QueuedMessageNotFound({ sessionId, messageId })
+      const without = (list: ReadonlyArray<QueuedMessage>) => list.filter((m) => m.id !== messageId)
+      const replace = (list: ReadonlyArray<QueuedMessage>, content: string) => list.map((m) => (m.id === messageId ? { id: m.id, content } : m))
+      switch (action._tag) {
+        case "Edit":
+          return yield* Effect.asVoid(writeInbox(actor, { nextTurn: replace(inbox.nextTurn, action.content), nextStep: replace(inbox.nextStep, action.content) }))
+        case "Delete":
+          return yield* Effect.asVoid(writeInbox(actor, { nextTurn: without(inbox.nextTurn), nextStep: without(inbox.nextStep) }))
+        case "Promote":
+          if (inStep !== undefined) return
+          return yield* Effect.asVoid(writeInbox(actor, { nextTurn: without(inbox.nextTurn), nextStep: [...inbox.nextStep, found] }))
+      }
+    })
+  )
+
+/** What a turn starts from: the message, and for a prompt's own turn maybe a step limit. */
+export interface TurnMessage {
+  readonly content: string
+  readonly maxSteps?: number
+}
+
+export interface DriveServices {
+  /** Runs one turn to its end; `admitted` hears of its user message. */
+  readonly runTurn: (
+    actor: SessionActor,
+    message: TurnMessage,
+    admitted: Deferred.Deferred<PromptReceipt, EngineError>
+  ) => Effect.Effect<void, EngineError>
+  /** Announces that the session started or stopped working through its prompts. */
+  readonly announce: (actor: SessionActor, running: boolean) => Effect.Effect<void>
+}
+
+/** Marks the actor as working through its prompts, and says so. Callers hold the inbox lock. */
+export const startDriving = (services: DriveServices, actor: SessionActor): Effect.Effect<void> =>
+  Effect.suspend(() => {
+    actor.driving = true
+    return services.announce(actor, true)
+  })
+
+const stopDriving = (services: DriveServices, actor: SessionActor): Effect.Effect<void> =>
+  Effect.suspend(() => {
+    actor.driving = false
+    return services.announce(actor, false)
+  })
+
+/**
+ * The next message to start a turn with, taken from the inbox under the lock: steering that
+ * arrived too late for the last step first, then the queue. None: the session idles.
+ */
+const nextFromInbox = (services: DriveServices, actor: SessionActor): Effect.Effect<Option.Option<QueuedMessage>> =>
+  actor.inboxLock
+    .withPermits(1)(
+      Effect.gen(function* () {
+        const inbox = actor.state.inbox
+        const waiting = [...inbox.nextStep, ...inbox.nextTurn]
+        const next = waiting[0]
+        if (next === undefined) {
+          yield* stopDriving(services, actor)
+          return Option.none<QueuedMessage>()
+        }
+        yield* writeInbox(actor, { nextTurn: waiting.slice(1), nextStep: [] })
+        return Option.some(next)
+      })
+    )
+    .pipe(
+      Effect.catchAll((error) =>
+        Effect.zipRight(
+          Effect.logError(`session ${actor.state.sessionId} stops: the store failed`, error),
+          Effect.as(stopDriving(services, actor), Option.none())
+        )
+      )
+    )
+
+/**
+ * Runs turns back to back while the inbox has messages; `admitted` hears of the first (or of
+ * its failure). The caller has started driving under the inbox lock.
+ */
+export const drive = (
+  services: DriveServices,
+  actor: SessionActor,
+  first: TurnMessage,
+  admitted: Deferred.Deferred<PromptReceipt, EngineError>
+): Effect.Effect<void> =>
+  Effect.gen(function* () {
+    let next: Option.Option<TurnMessage> = Option.some(first)
+    while (Option.isSome(next)) {
+      const outcome = yield* Effect.either(services.runTurn(actor, next.value, admitted))
+      if (outcome._tag === "Left") {
+        yield* Deferred.fail(admitted, outcome.left)
+        yield* Effect.logError(`turn of ${actor.state.sessionId} failed`, outcome.left)
+      }
+      next = Option.map(yield* nextFromInbox(services, actor), (m): TurnMessage => ({ content: m.content }))
+    }
+  }).pipe(Effect.ensuring(Deferred.interrupt(admitted)))
