@@ -1,4 +1,5 @@
 import { Options } from "@effect/cli"
+import * as Option from "effect/Option"
 
 export const dataDir = Options.text("data-dir").pipe(
   Options.withDescription("Where sessions are stored (default: $CUSTOM_AGENT_HOME or ~/.local/share/custom-agent)"),
@@ -43,6 +44,15 @@ export const sandbox = Options.choice("sandbox", ["auto", "off", "on"]).pipe(
 
 export const sandboxNetwork = Options.boolean("sandbox-network").pipe(
   Options.withDescription("Open the network inside the sandbox (closed by default, loopback included)")
+)
+
+/** For the long-running commands (`serve`, `acp`): when a session nobody uses leaves memory. */
+export const sessionIdle = Options.integer("session-idle").pipe(
+  Options.withDescription(
+    "Seconds a session nobody uses stays in memory; then it is evicted and its MCP servers stop, and the next use reloads it from the log (default: 300)"
+  ),
+  Options.filterMap((seconds) => (seconds > 0 ? Option.some(seconds) : Option.none()), "--session-idle must be a positive number of seconds"),
+  Options.withDefault(300)
 )
 
 /** What every command that runs the agent in this process takes: the model, the store, the sandbox. */

@@ -1,9 +1,6 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { approveMemory, deleteMemory, rejectMemory } from "../core/memory-review.js"
-import { SessionEngine } from "../core/SessionEngine.js"
 import { AgentHost } from "../host/AgentHost.js"
-import { Ids } from "../services/Ids.js"
 import { MemoryStore } from "../services/MemoryStore.js"
 import { PermissionEngine } from "../services/PermissionEngine.js"
 import { AgentRpcs } from "./group.js"
@@ -14,22 +11,20 @@ export const handlersLayer = AgentRpcs.toLayer(
     const host = yield* AgentHost
     const memory = yield* MemoryStore
     const permissions = yield* PermissionEngine
-    // Memory review records its decision in the session's log through the engine.
-    const reviewContext = Effect.provideService(SessionEngine, yield* SessionEngine)
-    const withIds = Effect.provideService(Ids, yield* Ids)
     return {
       CreateSession: ({ cwd, title, client }) =>
         host.createSession({ cwd, client: client ?? "rpc", ...(title === undefined ? {} : { title }) }),
       ListSessions: () => host.listSessions,
       GetSession: ({ sessionId }) => host.getSession(sessionId),
-      Prompt: ({ sessionId, content, mode, permissionMode, client, attachments }) =>
+      Prompt: ({ sessionId, content, mode, permissionMode, client, attachments, maxSteps }) =>
         host.prompt({
           sessionId,
           content,
           mode,
           client: client ?? "rpc",
           ...(permissionMode === undefined ? {} : { permissionMode }),
-          ...(attachments === undefined ? {} : { attachments })
+          ...(attachments === undefined ? {} : { attachments }),
+          ...(maxSteps === undefined ? {} : { maxSteps })
         }),
       Subscribe: ({ sessionId, afterSequence }) => host.subscribe(sessionId, afterSequence),
       Cancel: ({ sessionId }) => host.cancel(sessionId),
@@ -48,12 +43,8 @@ export const handlersLayer = AgentRpcs.toLayer(
       ListMemoryCandidates: () => memory.pending,
       ListMemories: ({ workspaceRoot }) => (workspaceRoot === undefined ? memory.all : memory.forWorkspace(workspaceRoot)),
       ReviewMemory: ({ candidateId, decision, reason, by }) =>
-        (decision === "approve"
-          ? Effect.asVoid(approveMemory(candidateId, by ?? "rpc").pipe(withIds))
-          : rejectMemory(candidateId, by ?? "rpc", reason)
-        ).pipe(reviewContext, Effect.provideService(MemoryStore, memory)),
-      DeleteMemory: ({ memoryId, by }) =>
-        Effect.asVoid(deleteMemory(memoryId, by ?? "rpc")).pipe(reviewContext, Effect.provideService(MemoryStore, memory)),
+        host.reviewMemory({ candidateId, decision, by: by ?? "rpc", ...(reason === undefined ? {} : { reason }) }),
+      DeleteMemory: ({ memoryId, by }) => host.deleteMemory(memoryId, by ?? "rpc"),
       GetProjectTrust: ({ workspaceRoot }) => permissions.projectTrust(workspaceRoot),
       TrustProject: ({ workspaceRoot, sha256, by }) => permissions.trustProject(workspaceRoot, sha256, by ?? "rpc")
     }

@@ -73,13 +73,7 @@ describe("architecture", () => {
   })
 
   it("src/rpc talks to the host, never to src/core", () => {
-    // Memory review still records its decision through the engine; the session-actor work
-    // (issue 16) moves it behind the host. Only these imports, in this file, are tolerated.
-    const tolerated = new Set([
-      "src/rpc/handlers.ts imports src/core/SessionEngine.js",
-      "src/rpc/handlers.ts imports src/core/memory-review.js"
-    ])
-    expect(violations("rpc", (t) => !under("core")(t)).filter((v) => !tolerated.has(v))).toEqual([])
+    expect(violations("rpc", (t) => !under("core")(t))).toEqual([])
   })
 
   it("src/acp talks to the host, never to src/core", () => {

@@ -1,22 +1,19 @@
 import { Args, Command, Options } from "@effect/cli"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import * as Stream from "effect/Stream"
-import { agentLayer } from "../../app/agent.js"
-import { withAttachments } from "../../core/attachments.js"
-import { forEachPulled } from "../../core/for-each-pulled.js"
-import { SessionEngine } from "../../core/SessionEngine.js"
-import * as InteractiveApprovals from "../../layers/approvals/interactive.js"
-import * as PolicyApprovals from "../../layers/approvals/policy.js"
-import { EventStore } from "../../services/EventStore.js"
-import { McpHub } from "../../services/McpHub.js"
+import { hostLayer } from "../../app/host.js"
+import type { EngineError } from "../../domain/errors.js"
+import type { SubscriberLagged } from "../../domain/host.js"
+import { AgentHost } from "../../host/AgentHost.js"
+import type { McpError } from "../../services/McpHub.js"
 import { PermissionEngine } from "../../services/PermissionEngine.js"
 import { agentSetup } from "../agent-setup.js"
-import { useColor } from "../io.js"
-import { promptForTrust } from "../trust-prompt.js"
 import * as shared from "../options.js"
 import { describeTransport, remoteLayer, server, token } from "../remote.js"
-import { compactRequested, interactive, makePrinter, needsSession, reportCompaction, type RunArgs, titleOf } from "../turn-output.js"
+import { runTurn } from "../run-turn.js"
+import { promptForTrust } from "../trust-prompt.js"
+import type { TurnClient } from "../turn-client.js"
+import { compactRequested, interactive, makePrinter, needsSession, reportCompaction, type RunArgs } from "../turn-output.js"
 
 const prompt = Args.text({ name: "prompt" }).pipe(Args.withDescription("What to ask the agent"))
 
@@ -47,43 +44,39 @@ const maxSteps = Options.integer("max-steps").pipe(
   Options.optional
 )
 
-/** The engine in this process, on the local store. */
+/** The host in this process, on the local store: the same path as a server's clients take. */
 const runEmbedded = (args: RunArgs) =>
   Effect.gen(function* () {
-    const engine = yield* SessionEngine
-    const store = yield* EventStore
-    const printer = makePrinter(args.json)
+    const host = yield* AgentHost
     if (compactRequested(args.prompt)) {
       if (Option.isNone(args.session)) return yield* needsSession
-      const event = yield* engine.compact(args.session.value)
-      if (args.json && Option.isSome(event)) return yield* printer.show(event.value)
+      const event = yield* host.compact(args.session.value)
+      if (args.json && Option.isSome(event)) return yield* makePrinter(true).show(event.value)
       return yield* Option.match(event, {
         onNone: () => reportCompaction(false, undefined),
         onSome: (e) => reportCompaction(true, e.type === "context.compacted" ? e.payload.summary : undefined)
       })
     }
-    let sessionId: string
-    if (Option.isSome(args.session)) {
-      sessionId = args.session.value
-    } else {
-      const created = yield* engine.createSession({ cwd: process.cwd(), client: "cli", title: titleOf(args.prompt) })
-      sessionId = created.header.sessionId
-      if (args.json) yield* store.replay(sessionId).pipe(Stream.runForEach(printer.show))
-    }
     // A person at the terminal decides on a project's untrusted allow rules before they could matter.
     if (Option.isNone(args.approve) && interactive()) {
       yield* promptForTrust(yield* PermissionEngine, process.cwd(), { input: process.stdin, output: process.stderr })
     }
-    const content = yield* withAttachments(yield* McpHub, sessionId, args.prompt, args.attach)
-    const turn = engine.runTurn({
-      sessionId,
-      content,
-      client: "cli",
-      ...(Option.isSome(args.mode) ? { permissionMode: args.mode.value } : {}),
-      ...(Option.isSome(args.maxSteps) ? { maxSteps: args.maxSteps.value } : {})
-    })
-    yield* forEachPulled(turn, printer.show)
-    yield* printer.finish(sessionId)
+    const local: TurnClient<EngineError | McpError | SubscriberLagged> = {
+      createSession: host.createSession,
+      getSession: host.getSession,
+      subscribe: host.subscribe,
+      prompt: host.prompt,
+      respondPermission: (sessionId, toolCallId, answer) =>
+        host.respondPermission(sessionId, toolCallId, answer).pipe(
+          Effect.as(true),
+          Effect.catchTag("PermissionNotPending", () => Effect.succeed(false))
+        ),
+      cancel: host.cancel,
+      isLagged: (error) => error._tag === "SubscriberLagged",
+      // Nobody else can answer in this process.
+      unanswered: "deny"
+    }
+    return yield* runTurn(local, args)
   })
 
 export const runCommand = Command.make(
@@ -116,16 +109,10 @@ export const runCommand = Command.make(
         Effect.provide(remoteLayer(url, args.token))
       )
     }
-    const approvals = Option.isSome(args.approve)
-      ? PolicyApprovals.layer(args.approve.value)
-      : interactive()
-        ? InteractiveApprovals.layer({ input: process.stdin, output: process.stderr, color: useColor(process.stderr) })
-        : PolicyApprovals.layer("deny")
     return runEmbedded(args).pipe(
       Effect.provide(
-        agentLayer({
+        hostLayer({
           ...agentSetup(args),
-          approvals,
           workspaceRoots: [process.cwd()]
         })
       )

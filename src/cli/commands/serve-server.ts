@@ -16,6 +16,8 @@ export interface ServeArgs extends AgentArgs {
   readonly port: number
   readonly host: string
   readonly token: Option.Option<string>
+  /** Seconds an unused session stays in memory. */
+  readonly sessionIdle: number
 }
 
 const loopback = new Set(["127.0.0.1", "localhost", "::1", "[::1]"])
@@ -45,7 +47,8 @@ export const serve = (args: ServeArgs) =>
       const app = Layer.mergeAll(serverLayer({ token: bearer, webRoot: webRoot(), boundHost: args.host }), announce).pipe(
         Layer.provide(
           hostLayer({
-            ...agentSetup(args)
+            ...agentSetup(args),
+            engine: { sessionIdleMs: args.sessionIdle * 1000 }
           })
         ),
         Layer.provide(NodeHttpServer.layer(createServer, { port: args.port, host: args.host }))

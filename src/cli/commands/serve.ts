@@ -18,6 +18,7 @@ export const serveCommand = Command.make(
     port,
     host,
     token,
+    sessionIdle: shared.sessionIdle,
     ...shared.agent
   },
   (args) => Effect.flatMap(Effect.promise(() => import("./serve-server.js")), (server) => server.serve(args))

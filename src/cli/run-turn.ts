@@ -1,0 +1,100 @@
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
+import type { EventOf } from "../domain/events.js"
+import type { HostFrame } from "../domain/host.js"
+import * as InteractiveApprovals from "../layers/approvals/interactive.js"
+import * as PolicyApprovals from "../layers/approvals/policy.js"
+import { stderr, useColor } from "./io.js"
+import type { TurnClient } from "./turn-client.js"
+import { interactive, makePrinter, type RunArgs, titleOf } from "./turn-output.js"
+
+/**
+ * One turn as `run` drives it, in this process or on a server: subscribe, prompt, print the
+ * turn, answer its permission questions (policy, or the person at the terminal, asked after
+ * everything before the question is printed). Interrupting (Ctrl-C) cancels the turn.
+ */
+export const runTurn = <E>(client: TurnClient<E>, args: RunArgs) =>
+  Effect.gen(function* () {
+    const printer = makePrinter(args.json)
+    const view = Option.isSome(args.session)
+      ? yield* client.getSession(args.session.value)
+      : yield* client.createSession({ cwd: process.cwd(), title: titleOf(args.prompt), client: "cli" })
+    const sessionId = view.sessionId
+    const after = Option.isSome(args.session) ? view.lastSequence : 0
+    const live = yield* Deferred.make<void>()
+    // Known once the prompt is admitted; a turn's events may arrive before that.
+    const ourTurn = yield* Deferred.make<string>()
+    const terminal = InteractiveApprovals.make({ input: process.stdin, output: process.stderr, color: useColor(process.stderr) })
+
+    const answer = (event: EventOf<"permission.requested">, ours: boolean) =>
+      Effect.gen(function* () {
+        if (!ours || event.turnId === undefined) return
+        const request = {
+          sessionId,
+          turnId: event.turnId,
+          toolCallId: event.payload.toolCallId,
+          tool: event.payload.tool,
+          risk: event.payload.risk,
+          summary: event.payload.summary,
+          input: undefined,
+          ...(event.payload.detail === undefined ? {} : { detail: event.payload.detail })
+        }
+        const decided = Option.isSome(args.approve)
+          ? PolicyApprovals.answerFor(args.approve.value, event.payload.risk)
+          : interactive()
+            ? yield* terminal.ask(request)
+            : client.unanswered === "deny"
+              ? PolicyApprovals.answerFor("deny", event.payload.risk)
+              : undefined
+        if (decided === undefined) return yield* stderr("waiting for a client of the server to answer the permission question…\n")
+        // The record says who answered: this client's policy (named in the reason) or the person here.
+        const answer = { decision: decided.decision, scope: decided.scope, by: decided.by, ...(decided.reason === undefined ? {} : { reason: decided.reason }) }
+        const heard = yield* client.respondPermission(sessionId, request.toolCallId, answer)
+        if (!heard) yield* stderr("(another client answered first)\n")
+      })
+
+    let seen = after
+    const follow = (from: number): Stream.Stream<HostFrame, E> =>
+      client.subscribe(sessionId, from).pipe(
+        Stream.tap((frame) =>
+          Effect.sync(() => {
+            if (frame._tag === "Event") seen = frame.event.sequence
+          })
+        ),
+        Stream.catchAll((error) => (client.isLagged(error) ? Stream.suspend(() => follow(seen)) : Stream.fail(error)))
+      )
+
+    const watcher = yield* follow(after).pipe(
+      Stream.tap((frame) => (frame._tag === "Baseline" ? Deferred.succeed(live, undefined) : Effect.void)),
+      Stream.filterMap((frame) => (frame._tag === "Event" ? Option.some(frame.event) : Option.none())),
+      Stream.mapEffect((event) =>
+        event.turnId === undefined
+          ? Effect.succeed({ event, ours: false })
+          : Effect.map(Deferred.await(ourTurn), (turnId) => ({ event, ours: event.turnId === turnId }))
+      ),
+      Stream.tap(({ event, ours }) => Effect.zipRight(printer.show(event), event.type === "permission.requested" ? answer(event, ours) : Effect.void)),
+      Stream.takeUntil(({ event, ours }) => ours && event.type === "turn.completed"),
+      Stream.runDrain,
+      Effect.fork
+    )
+    // Wait for the subscription to be live (its baseline), or for it to fail trying.
+    yield* Effect.raceFirst(Deferred.await(live), Effect.zipRight(Fiber.join(watcher), Deferred.await(live)))
+    const receipt = yield* client.prompt({
+      sessionId,
+      content: args.prompt,
+      client: "cli",
+      ...(Option.isSome(args.mode) ? { permissionMode: args.mode.value } : {}),
+      ...(args.attach.length === 0 ? {} : { attachments: args.attach }),
+      ...(Option.isSome(args.maxSteps) ? { maxSteps: args.maxSteps.value } : {})
+    })
+    if (receipt._tag === "Queued") {
+      yield* Fiber.interrupt(watcher)
+      return yield* stderr(`session ${sessionId} is busy: your message waits in its queue (${receipt.messageId})\n`)
+    }
+    yield* Deferred.succeed(ourTurn, receipt.turnId)
+    yield* Fiber.join(watcher).pipe(Effect.onInterrupt(() => Effect.ignore(client.cancel(sessionId))))
+    yield* printer.finish(sessionId)
+  })

@@ -1,0 +1,32 @@
+import type * as Effect from "effect/Effect"
+import type * as Stream from "effect/Stream"
+import type { HostFrame, PermissionAnswer, PromptReceipt, SessionView } from "../domain/host.js"
+import type { PermissionMode } from "../domain/permissions.js"
+
+/**
+ * What `run` needs of the agent, the same whether the host runs in this process or on a
+ * server (`--server`, through the RPC client): so both follow one path.
+ */
+export interface TurnClient<E> {
+  readonly createSession: (input: { readonly cwd: string; readonly client: string; readonly title: string }) => Effect.Effect<SessionView, E>
+  readonly getSession: (sessionId: string) => Effect.Effect<SessionView, E>
+  readonly subscribe: (sessionId: string, afterSequence: number) => Stream.Stream<HostFrame, E>
+  readonly prompt: (request: {
+    readonly sessionId: string
+    readonly content: string
+    readonly client: string
+    readonly permissionMode?: PermissionMode
+    readonly attachments?: ReadonlyArray<string>
+    readonly maxSteps?: number
+  }) => Effect.Effect<PromptReceipt, E>
+  /** False when the question was no longer pending (another client answered first). */
+  readonly respondPermission: (sessionId: string, toolCallId: string, answer: PermissionAnswer) => Effect.Effect<boolean, E>
+  readonly cancel: (sessionId: string) => Effect.Effect<void, E>
+  /** Whether a subscription ended because this reader fell behind: it then resumes from its last sequence. */
+  readonly isLagged: (error: E) => boolean
+  /**
+   * A question neither a policy nor a person here answers: in this process nobody else can,
+   * so it is denied; a server's other clients may answer it.
+   */
+  readonly unanswered: "deny" | "wait"
+}
