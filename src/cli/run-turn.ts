@@ -2,7 +2,7 @@ import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
-import * as Stream from "effect/Stream"
+import { pulledUntil } from "../core/for-each-pulled.js"
 import type { EventOf } from "../domain/events.js"
 import type { HostFrame } from "../domain/host.js"
 import * as InteractiveApprovals from "../layers/approvals/interactive.js"
@@ -57,29 +57,30 @@ export const runTurn = <E>(client: TurnClient<E>, args: RunArgs) =>
       })
 
     let seen = after
-    const follow = (from: number): Stream.Stream<HostFrame, E> =>
-      client.subscribe(sessionId, from).pipe(
-        Stream.tap((frame) =>
-          Effect.sync(() => {
-            if (frame._tag === "Event") seen = frame.event.sequence
-          })
-        ),
-        Stream.catchAll((error) => (client.isLagged(error) ? Stream.suspend(() => follow(seen)) : Stream.fail(error)))
+    let turnId: string | undefined
+    /** One frame: print it, answer our turn's questions; true once our turn completed. */
+    const onFrame = (frame: HostFrame): Effect.Effect<boolean, E> =>
+      Effect.gen(function* () {
+        if (frame._tag === "Baseline") {
+          yield* Deferred.succeed(live, undefined)
+          return false
+        }
+        if (frame._tag !== "Event") return false
+        const event = frame.event
+        seen = event.sequence
+        // A turn's events may come before the prompt's receipt names ours.
+        if (event.turnId !== undefined) turnId ??= yield* Deferred.await(ourTurn)
+        const ours = event.turnId !== undefined && event.turnId === turnId
+        yield* printer.show(event)
+        if (event.type === "permission.requested") yield* answer(event, ours)
+        return ours && event.type === "turn.completed"
+      })
+    // Read by pulling (no stream operators per event); a reader that lagged resumes where it was.
+    const follow = (from: number): Effect.Effect<void, E> =>
+      pulledUntil(client.subscribe(sessionId, from), onFrame).pipe(
+        Effect.catchAll((error) => (client.isLagged(error) ? Effect.suspend(() => follow(seen)) : Effect.fail(error)))
       )
-
-    const watcher = yield* follow(after).pipe(
-      Stream.tap((frame) => (frame._tag === "Baseline" ? Deferred.succeed(live, undefined) : Effect.void)),
-      Stream.filterMap((frame) => (frame._tag === "Event" ? Option.some(frame.event) : Option.none())),
-      Stream.mapEffect((event) =>
-        event.turnId === undefined
-          ? Effect.succeed({ event, ours: false })
-          : Effect.map(Deferred.await(ourTurn), (turnId) => ({ event, ours: event.turnId === turnId }))
-      ),
-      Stream.tap(({ event, ours }) => Effect.zipRight(printer.show(event), event.type === "permission.requested" ? answer(event, ours) : Effect.void)),
-      Stream.takeUntil(({ event, ours }) => ours && event.type === "turn.completed"),
-      Stream.runDrain,
-      Effect.fork
-    )
+    const watcher = yield* Effect.fork(follow(after))
     // Wait for the subscription to be live (its baseline), or for it to fail trying.
     yield* Effect.raceFirst(Deferred.await(live), Effect.zipRight(Fiber.join(watcher), Deferred.await(live)))
     const receipt = yield* client.prompt({

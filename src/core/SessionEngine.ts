@@ -182,14 +182,6 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
     const withActor = <A, E>(sessionId: string, use: (actor: SessionActor) => Effect.Effect<A, E>): Effect.Effect<A, E | EngineError> =>
       Effect.scoped(Effect.flatMap(hold(sessionId), use))
 
-    /** The actor if the session is live now; a session that is not cannot be running. */
-    const ifLive = <A>(sessionId: string, use: (actor: SessionActor) => Effect.Effect<A>): Effect.Effect<Option.Option<A>> =>
-      Effect.flatMap(RcMap.keys(actors), (live) =>
-        live.includes(sessionId)
-          ? Effect.option(Effect.scoped(Effect.flatMap(hold(sessionId), use)))
-          : Effect.succeedNone
-      )
-
     const isRunning = (actor: SessionActor) => Effect.map(Ref.get(actor.turn), (turn) => actor.driving || Option.isSome(turn))
 
     /**
@@ -393,16 +385,21 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
       )
 
     const cancelTurn = (sessionId: string): Effect.Effect<void> =>
-      Effect.asVoid(
-        ifLive(sessionId, (actor) =>
+      Effect.suspend(() => {
+        // Only a working session has a turn to cancel, and a working session is live.
+        if (!working.has(sessionId)) return Effect.void
+        return withActor(sessionId, (actor) =>
           Effect.gen(function* () {
             const running = yield* Ref.get(actor.turn)
             if (Option.isNone(running)) return
             yield* Deferred.succeed(running.value.cancel, undefined)
             yield* Deferred.await(running.value.done)
           })
+        ).pipe(
+          // It ended and was evicted in between, and loading it again failed: there is nothing to cancel.
+          Effect.catchAll((error) => Effect.logDebug(`nothing to cancel in ${sessionId}`, error))
         )
-      )
+      })
 
     const runningSessions: Effect.Effect<ReadonlySet<string>> = Effect.sync(() => new Set(working))
 

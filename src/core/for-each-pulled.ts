@@ -17,6 +17,12 @@ const isDirectlyPullable = <A, E, R>(stream: Stream.Stream<A, E, R>): stream is 
 export const forEachChunkPulled = <A, E, R, E2, R2>(
   stream: Stream.Stream<A, E, R>,
   f: (chunk: Chunk.Chunk<A>) => Effect.Effect<unknown, E2, R2>
+): Effect.Effect<void, E | E2, R | R2> => chunksPulledUntil(stream, (chunk) => Effect.as(f(chunk), false))
+
+/** Like `forEachChunkPulled`, but stops (and releases the stream) once `f` answers true. */
+const chunksPulledUntil = <A, E, R, E2, R2>(
+  stream: Stream.Stream<A, E, R>,
+  f: (chunk: Chunk.Chunk<A>) => Effect.Effect<boolean, E2, R2>
 ): Effect.Effect<void, E | E2, R | R2> =>
   Effect.acquireUseRelease(
     Scope.make(),
@@ -25,12 +31,23 @@ export const forEachChunkPulled = <A, E, R, E2, R2>(
         Effect.gen(function* () {
           for (;;) {
             const chunk = yield* Effect.catchAll(pull, Option.match({ onNone: () => Effect.succeed(undefined), onSome: Effect.fail }))
-            if (chunk === undefined) return
-            yield* f(chunk)
+            if (chunk === undefined || (yield* f(chunk))) return
           }
         })
       ),
     (scope, exit) => Scope.close(scope, exit)
+  )
+
+/** Each element in order until `f` answers true for one (the last it sees), or the stream ends. */
+export const pulledUntil = <A, E, R, E2, R2>(
+  stream: Stream.Stream<A, E, R>,
+  f: (element: A) => Effect.Effect<boolean, E2, R2>
+): Effect.Effect<void, E | E2, R | R2> =>
+  chunksPulledUntil(stream, (chunk) =>
+    Effect.gen(function* () {
+      for (const element of chunk) if (yield* f(element)) return true
+      return false
+    })
   )
 
 /** `Stream.runForEach` the same way: each element of each chunk, in order. */

@@ -12,7 +12,7 @@ import * as Scheduler from "effect/Scheduler"
  * step's events first and hold the request back; woken later, it renders while the model
  * server works (the gain per chain step is in docs/performance.md).
  */
-const afterPendingIo = Scheduler.make((task) => {
+export const afterPendingIo = Scheduler.make((task) => {
   setImmediate(task)
 })
 

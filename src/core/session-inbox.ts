@@ -13,6 +13,12 @@ const writeInbox = (actor: SessionActor, inbox: Inbox): Effect.Effect<AgentEvent
 
 /** Steering: what waits in `nextStep`, taken at a step boundary of the running turn. */
 export const takeSteering = (actor: SessionActor): Effect.Effect<ReadonlyArray<string>> =>
+  // Read without the lock first: nothing waits at almost every step boundary.
+  Effect.suspend(() => (actor.state.inbox.nextStep.length === 0 ? noSteering : takeWaitingSteering(actor)))
+
+const noSteering: Effect.Effect<ReadonlyArray<string>> = Effect.succeed([])
+
+const takeWaitingSteering = (actor: SessionActor): Effect.Effect<ReadonlyArray<string>> =>
   actor.inboxLock
     .withPermits(1)(
       Effect.suspend(() => {

@@ -1,8 +1,8 @@
 import * as Context from "effect/Context"
-import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { withAttachments } from "../core/attachments.js"
 import { approveMemory, deleteMemory, rejectMemory, type ReviewError } from "../core/memory-review.js"
@@ -24,11 +24,13 @@ import {
 } from "../domain/host.js"
 import { sessionLogProblem } from "../domain/session-log.js"
 import type { PermissionMode } from "../domain/permissions.js"
+import { DirectPull, type DirectlyPullable } from "../services/direct-pull.js"
 import { EventStore } from "../services/EventStore.js"
 import { Ids } from "../services/Ids.js"
 import { MemoryStore } from "../services/MemoryStore.js"
 import { type McpError, McpHub } from "../services/McpHub.js"
 import { Fanout } from "./fanout.js"
+import { subscriptionPull } from "./subscription.js"
 import { PendingAsks } from "./pending-asks.js"
 
 export interface PromptRequest {
@@ -130,33 +132,22 @@ export const make = Effect.gen(function* () {
       })
     })
 
-  const subscribe = (sessionId: string, afterSequence: number): Stream.Stream<HostFrame, EngineError | SubscriberLagged> =>
-    Stream.unwrapScoped(
-      Effect.gen(function* () {
-        yield* engine.recover(sessionId)
-        // Subscribe before reading anything: whatever commits from now on is in the buffer,
-        // whatever committed before is in the store; overlap is skipped by sequence.
-        const subscription = yield* fanout.subscribe(sessionId)
-        const baseline = yield* viewOf(sessionId)
-        let last = afterSequence
-        const fresh = (frame: HostFrame) => frame._tag !== "Event" || frame.event.sequence > last
-        const track = (frame: HostFrame) =>
-          Effect.sync(() => {
-            if (frame._tag === "Event") last = frame.event.sequence
-          })
-        const stored = store.replay(sessionId, afterSequence).pipe(Stream.map((event): HostFrame => ({ _tag: "Event", event })))
-        const live = Stream.fromQueue(subscription.frames).pipe(Stream.interruptWhenDeferred(subscription.dropped))
-        const lagged = Stream.fromEffect(
-          Effect.flatMap(Deferred.isDone(subscription.dropped), (dropped) =>
-            dropped ? Effect.fail(new SubscriberLagged({ sessionId, lastSequence: last })) : Effect.void
-          )
-        ).pipe(Stream.drain)
-        return Stream.make<Array<HostFrame>>({ _tag: "Baseline", session: baseline }).pipe(
-          Stream.concat(Stream.concat(stored, live).pipe(Stream.filter(fresh), Stream.tap(track))),
-          Stream.concat(lagged)
-        )
-      })
-    )
+  /** Opens a subscription in the scope; failing to open fails its first pull. */
+  const openSubscription = (sessionId: string, afterSequence: number) =>
+    Effect.gen(function* () {
+      yield* engine.recover(sessionId)
+      // Subscribe before reading anything: whatever commits from now on is in the buffer,
+      // whatever committed before is in the store; overlap is skipped by sequence.
+      const live = yield* fanout.subscribe(sessionId)
+      const baseline = yield* viewOf(sessionId)
+      const stored = yield* Stream.toPull(store.replay(sessionId, afterSequence))
+      return subscriptionPull({ sessionId, afterSequence, baseline, stored, live })
+    }).pipe(Effect.catchAll((error) => Effect.succeed(Effect.fail(Option.some<EngineError | SubscriberLagged>(error)))))
+
+  const subscribe = (sessionId: string, afterSequence: number): DirectlyPullable<HostFrame, EngineError | SubscriberLagged, never> =>
+    Object.assign(Stream.fromPull(openSubscription(sessionId, afterSequence)), {
+      [DirectPull]: (scope: Scope.Scope) => Scope.extend(openSubscription(sessionId, afterSequence), scope)
+    })
 
   const listSessions = Effect.gen(function* () {
     const summaries = yield* store.listSessions

@@ -1,6 +1,7 @@
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
@@ -60,20 +61,16 @@ export const make = (options: FanoutOptions) =>
         (subscriber) => Effect.zipRight(Effect.sync(() => remove(sessionId, subscriber)), Queue.shutdown(subscriber.queue))
       ).pipe(Effect.map((s): Subscription => ({ frames: s.queue, dropped: s.dropped })))
 
+    // Synchronous: every committed event passes here, and an offer to a dropping queue never waits.
     const deliver = (sessionId: string, frame: HostFrame) =>
-      Effect.suspend(() => {
+      Effect.sync(() => {
         const set = subscribers.get(sessionId)
-        if (set === undefined) return Effect.void
-        return Effect.forEach(
-          [...set],
-          (subscriber) =>
-            Effect.flatMap(Queue.offer(subscriber.queue, frame), (accepted) =>
-              accepted
-                ? Effect.void
-                : Effect.zipRight(Effect.sync(() => remove(sessionId, subscriber)), Deferred.succeed(subscriber.dropped, undefined))
-            ),
-          { discard: true }
-        )
+        if (set === undefined) return
+        for (const subscriber of [...set]) {
+          if (Queue.unsafeOffer(subscriber.queue, frame)) continue
+          remove(sessionId, subscriber)
+          Deferred.unsafeDone(subscriber.dropped, Exit.void)
+        }
       })
 
     return { subscribe, deliver }
