@@ -3,19 +3,20 @@ import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
-import * as Queue from "effect/Queue"
+import * as Mailbox from "effect/Mailbox"
 import type * as Scope from "effect/Scope"
 import type { HostFrame } from "../domain/host.js"
 import { EventBus } from "../services/EventBus.js"
 
 export interface Subscription {
-  readonly frames: Queue.Dequeue<HostFrame>
+  readonly frames: Mailbox.ReadonlyMailbox<HostFrame>
   /** Completes when the subscriber fell too far behind and was dropped. */
   readonly dropped: Deferred.Deferred<void>
 }
 
 interface Subscriber {
-  readonly queue: Queue.Queue<HostFrame>
+  // A Mailbox is cheaper per frame than a Queue (docs/performance.md); every event passes here.
+  readonly queue: Mailbox.Mailbox<HostFrame>
   readonly dropped: Deferred.Deferred<void>
 }
 
@@ -50,7 +51,7 @@ export const make = (options: FanoutOptions) =>
       Effect.acquireRelease(
         Effect.gen(function* () {
           const subscriber: Subscriber = {
-            queue: yield* Queue.dropping<HostFrame>(options.bufferSize),
+            queue: yield* Mailbox.make<HostFrame>({ capacity: options.bufferSize, strategy: "dropping" }),
             dropped: yield* Deferred.make<void>()
           }
           const set = subscribers.get(sessionId) ?? new Set()
@@ -58,7 +59,7 @@ export const make = (options: FanoutOptions) =>
           subscribers.set(sessionId, set)
           return subscriber
         }),
-        (subscriber) => Effect.zipRight(Effect.sync(() => remove(sessionId, subscriber)), Queue.shutdown(subscriber.queue))
+        (subscriber) => Effect.zipRight(Effect.sync(() => remove(sessionId, subscriber)), subscriber.queue.shutdown)
       ).pipe(Effect.map((s): Subscription => ({ frames: s.queue, dropped: s.dropped })))
 
     // Synchronous: every committed event passes here, and an offer to a dropping queue never waits.
@@ -67,7 +68,7 @@ export const make = (options: FanoutOptions) =>
         const set = subscribers.get(sessionId)
         if (set === undefined) return
         for (const subscriber of [...set]) {
-          if (Queue.unsafeOffer(subscriber.queue, frame)) continue
+          if (subscriber.queue.unsafeOffer(frame)) continue
           remove(sessionId, subscriber)
           Deferred.unsafeDone(subscriber.dropped, Exit.void)
         }

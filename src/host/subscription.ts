@@ -2,15 +2,11 @@ import * as Chunk from "effect/Chunk"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import * as Queue from "effect/Queue"
 import { afterPendingIo } from "../core/mailbox-pull.js"
 import type { EngineError } from "../domain/errors.js"
 import type { AgentEvent } from "../domain/events.js"
 import { type HostFrame, type SessionView, SubscriberLagged } from "../domain/host.js"
 import type { Subscription } from "./fanout.js"
-
-/** Frames taken from the live buffer in one pull, at most. */
-const LIVE_CHUNK = 1024
 
 export interface SubscriptionSource {
   readonly sessionId: string
@@ -45,7 +41,7 @@ export const subscriptionPull = (source: SubscriptionSource): Effect.Effect<Chun
     return Chunk.unsafeFromArray(kept)
   }
 
-  const takeLive = Effect.withScheduler(Queue.takeBetween(source.live.frames, 1, LIVE_CHUNK), afterPendingIo)
+  const takeLive = Effect.withScheduler(source.live.frames.takeAll, afterPendingIo)
 
   const pull: Effect.Effect<Chunk.Chunk<HostFrame>, Option.Option<EngineError | SubscriberLagged>> = Effect.suspend(() => {
     switch (phase) {
@@ -68,7 +64,9 @@ export const subscriptionPull = (source: SubscriptionSource): Effect.Effect<Chun
         return Effect.flatMap(Deferred.isDone(source.live.dropped), (dropped) =>
           dropped
             ? Effect.fail(Option.some(new SubscriberLagged({ sessionId: source.sessionId, lastSequence: last })))
-            : Effect.flatMap(takeLive, (taken) => {
+            : Effect.flatMap(takeLive, ([taken, done]) => {
+                // Shut down only when the subscription's scope closes: the reader is gone.
+                if (done && Chunk.isEmpty(taken)) return Effect.fail(Option.none())
                 const frames = fresh(taken)
                 return Chunk.isEmpty(frames) ? pull : Effect.succeed(frames)
               })
