@@ -169,9 +169,16 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
      * turns, a call); once none does for the idle time, it is evicted: its memory goes and its
      * MCP servers stop. The next use loads it again from the log.
      */
+    /** Sessions just created, handed to the map's lookup (see createSession). */
+    const created = new Map<string, SessionActor>()
+    const lookup = (sessionId: string): Effect.Effect<SessionActor, EngineError> =>
+      Effect.suspend(() => {
+        const fresh = created.get(sessionId)
+        created.delete(sessionId)
+        return fresh === undefined ? loadActor(services, sessionId, conversationOptions) : Effect.succeed(fresh)
+      })
     const actors = yield* RcMap.make({
-      lookup: (sessionId: string) =>
-        Effect.tap(loadActor(services, sessionId, conversationOptions), () => Effect.addFinalizer(() => mcp.release(sessionId))),
+      lookup: (sessionId: string) => Effect.tap(lookup(sessionId), () => Effect.addFinalizer(() => mcp.release(sessionId))),
       idleTimeToLive: Duration.millis(options.sessionIdleMs ?? defaultSessionIdleMs)
     })
 
@@ -224,7 +231,7 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
         return { header, lastSequence: actor.state.lastSequence, running: yield* isRunning(actor), inbox: actor.state.inbox, mode: actor.state.mode }
       })
 
-    /** A new session's first event; its actor is made when it is first used. */
+    /** A new session's first event; its actor enters the map as it is, without a replay. */
     const createSession = (input: CreateSessionInput): Effect.Effect<SessionInfo, EngineError> =>
       Effect.gen(function* () {
         const sessionId = yield* ids.make("ses")
@@ -238,7 +245,9 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
             model: gateway.info.id
           }
         })
-        return yield* infoOf(fresh)
+        // Taken by the map's lookup within this call, so nothing stays behind here.
+        created.set(sessionId, fresh)
+        return yield* withActor(sessionId, infoOf).pipe(Effect.ensuring(Effect.sync(() => created.delete(sessionId))))
       })
 
     const newRunningTurn = Effect.map(Effect.zip(Deferred.make<void>(), Deferred.make<void>()), ([cancel, done]): RunningTurn => ({ cancel, done }))
