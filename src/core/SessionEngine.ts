@@ -161,7 +161,8 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
     const memory = yield* MemoryStore
     const mcp = yield* McpHub
     const bus = yield* EventBus
-    const services = { store, ids, bus }
+    // An actor whose append was refused as out of sequence leaves the map: the next call loads the log again.
+    const services = { store, ids, bus, fenced: (sessionId: string) => RcMap.invalidate(actors, sessionId) }
     const conversationOptions = { toolResultChars: options.toolResultChars }
 
     /**

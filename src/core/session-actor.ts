@@ -53,6 +53,11 @@ export interface CommitServices {
   readonly store: EventStoreShape
   readonly ids: IdsShape
   readonly bus: EventBusShape
+  /**
+   * Told when the store refused an append as out of sequence: someone else (another process
+   * on the same store) wrote to the session, so this state is stale and must not be used again.
+   */
+  readonly fenced: (sessionId: string) => Effect.Effect<void>
 }
 
 export const makeActor = (services: CommitServices, state: SessionState): Effect.Effect<SessionActor> =>
@@ -88,7 +93,7 @@ export const makeActor = (services: CommitServices, state: SessionState): Effect
         for (const draft of drafts) {
           events.push(eventOf(draft, yield* ids.make("evt"), state.lastSequence + 1 + events.length, timestamp))
         }
-        yield* store.appendAll(events)
+        yield* store.appendAll(events).pipe(Effect.tapErrorTag("SequenceConflict", () => services.fenced(state.sessionId)))
         for (const event of events) {
           applyEvent(state, event)
           yield* bus.publish(event)

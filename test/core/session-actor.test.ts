@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer, Option, Stream } from "effect"
+import { Context, Effect, Layer, Option, Stream } from "effect"
 import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import * as SessionEngine from "../../src/core/SessionEngine.js"
@@ -9,6 +9,7 @@ import * as Fanout from "../../src/host/fanout.js"
 import * as PendingAsks from "../../src/host/pending-asks.js"
 import { builtInContext } from "../../src/layers/context/static.js"
 import * as MemoryStore from "../../src/layers/event-store/memory.js"
+import * as SqliteStore from "../../src/layers/event-store/sqlite.js"
 import { IdsDeterministic } from "../../src/layers/ids.js"
 import { noMemoryStore } from "../../src/layers/memory/none.js"
 import * as Scripted from "../../src/layers/model/scripted.js"
@@ -17,8 +18,10 @@ import { sandboxOff } from "../../src/layers/sandbox/off.js"
 import { LocalFilesLive } from "../../src/layers/tools/local-file-access.js"
 import * as Mcp from "../../src/layers/tools/mcp.js"
 import * as Router from "../../src/layers/tools/router.js"
+import { EventStore } from "../../src/services/EventStore.js"
 import { McpHub } from "../../src/services/McpHub.js"
 import { ToolRouter } from "../../src/services/ToolRouter.js"
+import { engineLayer } from "../support/engine-harness.js"
 import { awaitPids, isRunning } from "../support/process-check.js"
 import { tempDir, testServer } from "../support/mcp-fixtures.js"
 
@@ -194,6 +197,42 @@ describe("session actors: one per live session, evicted when idle", () => {
           expect(pids).toHaveLength(2)
           expect((yield* hub.status(sessionId)).map((s) => [s.name, s.state])).toEqual([["given", "ready"]])
         }).pipe(Effect.provide(hostLayer(dir, { responses: ["first", "second"] })))
+      })
+    ))
+})
+
+describe("session actors: a stale actor is fenced by the store", () => {
+  it.live("after another process wrote to the session, the stale actor's append is refused once; the next call reloads the log and succeeds", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const dir = yield* tempDir("actor-fence-")
+        const file = join(dir, "events.db")
+        const engineOn = (responses: ReadonlyArray<string>) =>
+          Effect.map(Layer.build(engineLayer(SqliteStore.layer({ filename: file }), { responses })), (context) =>
+            Context.get(context, SessionEngine.SessionEngine)
+          )
+        const here = yield* engineOn(["one", "three"])
+        const elsewhere = yield* engineOn(["two"])
+        const { header } = yield* here.createSession({ cwd: dir, client: "test" })
+        const sessionId = header.sessionId
+        yield* Stream.runDrain(here.runTurn({ sessionId, content: "first" }))
+        yield* Stream.runDrain(elsewhere.runTurn({ sessionId, content: "second" }))
+
+        const refused = yield* Effect.either(here.record(sessionId, { type: "inbox.updated", payload: { nextTurn: [], nextStep: [] } }))
+        expect(refused).toMatchObject({ _tag: "Left", left: { _tag: "SequenceConflict" } })
+
+        const third = [...(yield* Stream.runCollect(here.runTurn({ sessionId, content: "third" })))]
+        expect(third.at(-1)?.payload).toMatchObject({ stopReason: "final" })
+        const stored = yield* Effect.flatMap(EventStore, (store) => Stream.runCollect(store.replay(sessionId))).pipe(
+          Effect.provide(SqliteStore.layer({ filename: file }))
+        )
+        const log = [...stored]
+        expect(log.map((event) => event.sequence)).toEqual(log.map((_, index) => index + 1))
+        expect(log.filter((event) => event.type === "user.message").map((event) => event.payload)).toMatchObject([
+          { content: "first" },
+          { content: "second" },
+          { content: "third" }
+        ])
       })
     ))
 })
