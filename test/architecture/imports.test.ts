@@ -43,6 +43,8 @@ const confined: ReadonlyArray<readonly [RegExp, ReadonlyArray<string>]> = [
   [/^@anthropic-ai\/sdk/, ["src/layers/model/"]],
   [/^openai$/, ["src/layers/model/"]],
   [/^(better-sqlite3|@effect\/sql)/, ["src/layers/event-store/", "src/layers/permission/", "src/layers/memory/"]],
+  // Only the Postgres store's own files: the default paths (and the CLI bundle) never load pg.
+  [/^@effect\/sql-pg/, ["src/layers/event-store/postgres"]],
   [/^@modelcontextprotocol\/sdk/, ["src/layers/tools/"]],
   [/^@agentclientprotocol\/sdk/, ["src/acp/"]],
   [/^node:child_process$/, ["src/layers/"]]

@@ -1,18 +1,14 @@
-import { messageOf } from "../../domain/cause-message.js"
 import type Database from "better-sqlite3"
 import SqliteDatabase from "better-sqlite3"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Option from "effect/Option"
-import * as Stream from "effect/Stream"
-import { EventDecodeError, SequenceConflict, StoreFailure } from "../../domain/errors.js"
-import { decodeEventJson } from "../../domain/decode.js"
+import { SequenceConflict, type StoreFailure } from "../../domain/errors.js"
 import type { AgentEvent } from "../../domain/events.js"
-import { type DecodedPage, decodedPages, locateDecodeError } from "./decoded-pages.js"
+import { keysetReplay } from "./keyset-pages.js"
 import { findSequenceProblem, headerOf, type MixedSessions } from "./sequence.js"
+import type { SqlLog } from "./sql-store.js"
+import { storeFailure } from "./store-failure.js"
 
-/** Rows per replay page: enough to amortize a statement, small enough to keep memory flat. */
-const PAGE_SIZE = 2000
 /** Sessions whose last sequence is cached, the most recently written kept. */
 const CACHED_TAILS = 1024
 
@@ -26,8 +22,6 @@ export interface ConnectionOptions {
 }
 
 const validPageSize = (n: number) => Number.isInteger(n) && n >= 512 && n <= 65536 && (n & (n - 1)) === 0
-
-export const storeFailure = (operation: string) => (cause: unknown) => new StoreFailure({ operation, reason: messageOf(cause), cause })
 
 /**
  * Opens the raw better-sqlite3 connection the hot path runs on. It is opened before the
@@ -57,12 +51,6 @@ const isConstraintViolation = (error: unknown) =>
   error instanceof SqliteDatabase.SqliteError &&
   (error.code === "SQLITE_CONSTRAINT_PRIMARYKEY" || error.code === "SQLITE_CONSTRAINT_UNIQUE")
 
-export interface SqliteLog {
-  readonly appendAll: (events: ReadonlyArray<AgentEvent>) => Effect.Effect<void, SequenceConflict | StoreFailure>
-  readonly head: (sessionId: string) => Effect.Effect<Option.Option<number>, StoreFailure>
-  readonly replay: (sessionId: string, afterSequence: number) => Stream.Stream<AgentEvent, StoreFailure | EventDecodeError>
-}
-
 /**
  * Append, head and replay on a raw connection with prepared statements: through @effect/sql's
  * client an insert pays a prepare-cache lookup, a fiber hop and a span per statement and
@@ -70,7 +58,7 @@ export interface SqliteLog {
  * synchronous call in one effect (figures in docs/performance.md). Tables must exist
  * (migrations run first).
  */
-export const makeSqliteLog = (db: Database.Database): SqliteLog => {
+export const makeSqliteLog = (db: Database.Database): SqlLog => {
   const insertEvent = db.prepare<[string, number, string, string | null, string, string]>(
     "INSERT INTO events (session_id, sequence, type, turn_id, timestamp, event) VALUES (?, ?, ?, ?, ?, ?)"
   )
@@ -162,40 +150,6 @@ export const makeSqliteLog = (db: Database.Database): SqliteLog => {
       return problem._tag === "MixedSessions" ? Effect.dieMessage(problem.message) : Effect.fail(problem)
     })
 
-  /**
-   * A log is gap-free from 1, so the rows after `after` must hold sequences after+1, after+2,
-   * ...: checking each decoded event against that catches a row whose JSON does not match its
-   * key, and makes the decoded sequence a safe keyset cursor.
-   */
-  const readPage = (sessionId: string, after: number, until: number): DecodedPage<number> => {
-    const limit = Math.min(PAGE_SIZE, until - after)
-    const rows: ReadonlyArray<unknown> = limit > 0 ? selectPage.all(sessionId, after, limit) : []
-    const events: Array<AgentEvent> = []
-    let expected = after + 1
-    const where = () => `session ${sessionId} sequence ${expected}`
-    for (const text of rows) {
-      if (typeof text !== "string") {
-        const error = new EventDecodeError({ problem: "not_an_event", message: `${where()}: the row holds no event text` })
-        return { events, error, next: Option.none() }
-      }
-      const decoded = decodeEventJson(text)
-      if (Either.isLeft(decoded)) return { events, error: locateDecodeError(decoded.left, where()), next: Option.none() }
-      const event = decoded.right
-      if (event.sessionId !== sessionId || event.sequence !== expected) {
-        const error = new EventDecodeError({
-          problem: "invalid_payload",
-          message: `${where()}: the row holds the event of session ${event.sessionId} sequence ${event.sequence}`,
-          eventType: event.type
-        })
-        return { events, error, next: Option.none() }
-      }
-      events.push(event)
-      expected++
-    }
-    const reached = expected - 1
-    return { events, error: undefined, next: rows.length < limit || reached >= until ? Option.none() : Option.some(reached) }
-  }
-
   return {
     appendAll,
     // Always asks the file, so a reader sees appends from other processes too.
@@ -207,16 +161,12 @@ export const makeSqliteLog = (db: Database.Database): SqliteLog => {
         },
         catch: storeFailure("head")
       }),
-    // Keyset pages: each page is one short read; no cursor stays open between pulls. The
-    // replay ends at the head it saw when it started, like the other stores: a subscriber
-    // replays up to there and takes later events live, with no overlap.
     replay: (sessionId, afterSequence) =>
-      Stream.unwrap(
-        Effect.map(Effect.try({ try: () => readLast(sessionId), catch: storeFailure("replay") }), (until) =>
-          decodedPages(afterSequence, (after) =>
-            Effect.try({ try: () => readPage(sessionId, after, until), catch: storeFailure("replay") })
-          )
-        )
+      keysetReplay(
+        sessionId,
+        afterSequence,
+        Effect.try({ try: () => readLast(sessionId), catch: storeFailure("replay") }),
+        (after, limit) => Effect.try({ try: () => selectPage.all(sessionId, after, limit), catch: storeFailure("replay") })
       )
   }
 }

@@ -1,16 +1,17 @@
 import * as Reactivity from "@effect/experimental/Reactivity"
-import { Migrator, SqlClient, SqlSchema } from "@effect/sql"
+import { Migrator, SqlClient } from "@effect/sql"
 import { SqliteClient } from "@effect/sql-sqlite-node"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as path from "node:path"
 import { StoreFailure } from "../../domain/errors.js"
-import { EventStore, type EventStoreShape, type SessionSummary } from "../../services/EventStore.js"
+import { EventStore, type EventStoreShape } from "../../services/EventStore.js"
 import { ensurePrivateDir, ensurePrivateFile } from "../private-files.js"
-import { BUSY_TIMEOUT_MS, makeSqliteLog, openConnection, storeFailure } from "./sqlite-log.js"
+import { BUSY_TIMEOUT_MS, makeSqliteLog, openConnection } from "./sqlite-log.js"
 import { migrations } from "./sqlite-migrations.js"
+import { sqlStore } from "./sql-store.js"
+import { storeFailure } from "./store-failure.js"
 
 const runMigrations = Migrator.make({})
 
@@ -22,28 +23,6 @@ export interface SqliteStoreOptions {
   /** Page size for a new file; ignored once the file exists. */
   readonly pageSize?: number
 }
-
-const SummaryRow = Schema.Struct({
-  session_id: Schema.String,
-  created_at: Schema.String,
-  updated_at: Schema.String,
-  last_sequence: Schema.Number,
-  cwd: Schema.NullOr(Schema.String),
-  client: Schema.NullOr(Schema.String),
-  title: Schema.NullOr(Schema.String),
-  model: Schema.NullOr(Schema.String)
-})
-
-const toSummary = (row: typeof SummaryRow.Type): SessionSummary => ({
-  sessionId: row.session_id,
-  createdAt: row.created_at,
-  updatedAt: row.updated_at,
-  lastSequence: row.last_sequence,
-  ...(row.cwd === null ? {} : { cwd: row.cwd }),
-  ...(row.client === null ? {} : { client: row.client }),
-  ...(row.title === null ? {} : { title: row.title }),
-  ...(row.model === null ? {} : { model: row.model })
-})
 
 /**
  * The embedded default store: one SQLite file in WAL mode. Two connections share it: the
@@ -87,31 +66,8 @@ export const make = (options: SqliteStoreOptions): Effect.Effect<EventStoreShape
       Effect.provideService(SqlClient.SqlClient, sql),
       Effect.mapError(storeFailure("migrate"))
     )
-    const log = makeSqliteLog(db)
-
-    // Newest activity first: each session's last event found through the primary key.
-    const listRows = SqlSchema.findAll({
-      Request: Schema.Void,
-      Result: SummaryRow,
-      execute: () => sql`
-        SELECT s.session_id, s.created_at, s.cwd, s.client, s.title, s.model,
-               e.sequence AS last_sequence, e.timestamp AS updated_at
-        FROM sessions s
-        JOIN events e ON e.session_id = s.session_id
-          AND e.sequence = (SELECT max(sequence) FROM events WHERE session_id = s.session_id)
-        ORDER BY e.timestamp DESC, s.rowid ASC`
-    })
-
-    return {
-      append: (event) => log.appendAll([event]),
-      appendAll: log.appendAll,
-      replay: (sessionId, afterSequence = 0) => log.replay(sessionId, afterSequence),
-      head: log.head,
-      listSessions: listRows(undefined).pipe(
-        Effect.map((rows) => rows.map(toSummary)),
-        Effect.mapError(storeFailure("listSessions"))
-      )
-    }
+    // Ties in insertion order (rowid), as the memory store keeps them.
+    return sqlStore(makeSqliteLog(db), sql, "s.rowid ASC")
   })
 
 export const layer = (options: SqliteStoreOptions): Layer.Layer<EventStore, StoreFailure> =>

@@ -1,0 +1,68 @@
+import { type SqlClient, SqlSchema } from "@effect/sql"
+import * as Effect from "effect/Effect"
+import type * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import type * as Stream from "effect/Stream"
+import type { EventDecodeError, SequenceConflict, StoreFailure } from "../../domain/errors.js"
+import type { AgentEvent } from "../../domain/events.js"
+import type { EventStoreShape, SessionSummary } from "../../services/EventStore.js"
+import { storeFailure } from "./store-failure.js"
+
+/** The hot paths a SQL store implements its own way (SQLite on a raw connection, Postgres in transactions). */
+export interface SqlLog {
+  readonly appendAll: (events: ReadonlyArray<AgentEvent>) => Effect.Effect<void, SequenceConflict | StoreFailure>
+  readonly head: (sessionId: string) => Effect.Effect<Option.Option<number>, StoreFailure>
+  readonly replay: (sessionId: string, afterSequence: number) => Stream.Stream<AgentEvent, StoreFailure | EventDecodeError>
+}
+
+const SummaryRow = Schema.Struct({
+  session_id: Schema.String,
+  created_at: Schema.String,
+  updated_at: Schema.String,
+  last_sequence: Schema.Number,
+  cwd: Schema.NullOr(Schema.String),
+  client: Schema.NullOr(Schema.String),
+  title: Schema.NullOr(Schema.String),
+  model: Schema.NullOr(Schema.String)
+})
+
+const toSummary = (row: typeof SummaryRow.Type): SessionSummary => ({
+  sessionId: row.session_id,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+  lastSequence: row.last_sequence,
+  ...(row.cwd === null ? {} : { cwd: row.cwd }),
+  ...(row.client === null ? {} : { client: row.client }),
+  ...(row.title === null ? {} : { title: row.title }),
+  ...(row.model === null ? {} : { model: row.model })
+})
+
+/**
+ * A SQL store's EventStoreShape: its log for the hot paths, and the listing (a cold path) on
+ * the @effect/sql client, the same query on both databases: newest activity first, each
+ * session's last event found through the primary key. `tieBreak` orders sessions whose last
+ * events share a timestamp, in creation order as far as the database can tell.
+ */
+export const sqlStore = (log: SqlLog, sql: SqlClient.SqlClient, tieBreak: string): EventStoreShape => {
+  const listRows = SqlSchema.findAll({
+    Request: Schema.Void,
+    Result: SummaryRow,
+    execute: () => sql`
+      SELECT s.session_id, s.created_at, s.cwd, s.client, s.title, s.model,
+             e.sequence AS last_sequence, e.timestamp AS updated_at
+      FROM sessions s
+      JOIN events e ON e.session_id = s.session_id
+        AND e.sequence = (SELECT max(sequence) FROM events WHERE session_id = s.session_id)
+      ORDER BY e.timestamp DESC, ${sql.literal(tieBreak)}`
+  })
+  return {
+    append: (event) => log.appendAll([event]),
+    appendAll: log.appendAll,
+    replay: (sessionId, afterSequence = 0) => log.replay(sessionId, afterSequence),
+    head: log.head,
+    listSessions: listRows(undefined).pipe(
+      Effect.map((rows) => rows.map(toSummary)),
+      Effect.mapError(storeFailure("listSessions"))
+    )
+  }
+}
