@@ -11,6 +11,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { packageVersion } from "../app/package-root.js"
 import { acpCommand } from "./commands/acp.js"
+import { clusterCommand } from "./commands/cluster.js"
 import { mcpCommand } from "./commands/mcp.js"
 import { memoryCommand } from "./commands/memory.js"
 import { runCommand } from "./commands/run.js"
@@ -24,7 +25,7 @@ export const version = packageVersion()
 
 const root = Command.make("custom-agent").pipe(
   Command.withDescription("A local-first, event-sourced coding agent"),
-  Command.withSubcommands([runCommand, sessionsCommand, serveCommand, acpCommand, mcpCommand, skillsCommand, memoryCommand, trustCommand])
+  Command.withSubcommands([runCommand, sessionsCommand, serveCommand, acpCommand, mcpCommand, skillsCommand, memoryCommand, trustCommand, clusterCommand])
 )
 
 const cli = Command.run(root, { name: "custom-agent", version })

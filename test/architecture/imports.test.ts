@@ -42,9 +42,10 @@ const under = (...folders: Array<string>) => (t: string) => folders.some((f) => 
 const confined: ReadonlyArray<readonly [RegExp, ReadonlyArray<string>]> = [
   [/^@anthropic-ai\/sdk/, ["src/layers/model/"]],
   [/^openai$/, ["src/layers/model/"]],
-  [/^(better-sqlite3|@effect\/sql)/, ["src/layers/event-store/", "src/layers/permission/", "src/layers/memory/"]],
-  // Only the Postgres store's own files: the default paths (and the CLI bundle) never load pg.
-  [/^@effect\/sql-pg/, ["src/layers/event-store/postgres"]],
+  [/^(better-sqlite3|@effect\/sql)/, ["src/layers/event-store/", "src/layers/permission/", "src/layers/memory/", "src/layers/cluster/"]],
+  // Only the Postgres store's and the cluster's own files: the default paths (and the CLI bundle) never load them.
+  [/^@effect\/sql-pg/, ["src/layers/event-store/postgres", "src/layers/cluster/"]],
+  [/^@effect\/cluster/, ["src/layers/cluster/"]],
   [/^@modelcontextprotocol\/sdk/, ["src/layers/tools/"]],
   [/^@agentclientprotocol\/sdk/, ["src/acp/"]],
   [/^node:child_process$/, ["src/layers/"]]
