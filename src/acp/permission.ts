@@ -54,6 +54,8 @@ export const askClient = (deps: AskDeps, sessionId: string, toolCall: ToolCallUp
     const answer = answerOf(response.right.outcome)
     if (answer === "cancelled") return yield* deps.cancel(sessionId)
     yield* deps.host.respondPermission(sessionId, toolCallId, answer).pipe(
-      Effect.catchTag("PermissionNotPending", (error) => Effect.logDebug(error.message))
+      Effect.catchTag("PermissionNotPending", (error) => Effect.logDebug(error.message)),
+      // Only a cluster's delivery fails this way; the turn then goes on waiting for an answer.
+      Effect.catchAll((error) => Effect.logWarning(`the answer on ${toolCallId} did not reach the session`, error))
     )
   })

@@ -9,6 +9,7 @@ import * as ContextSources from "../layers/context/builder.js"
 import * as MemoryFile from "../layers/memory/file-store.js"
 import type { Approvals } from "../services/Approvals.js"
 import type { ContextBuilder } from "../services/ContextBuilder.js"
+import type { StoreFailure } from "../domain/errors.js"
 import type { EventStore } from "../services/EventStore.js"
 import type { Ids } from "../services/Ids.js"
 import type { McpHub } from "../services/McpHub.js"
@@ -36,6 +37,8 @@ export interface AgentConfig {
   readonly version?: string
   /** How file tools read and write (default: the local disk); the ACP agent passes the editor's. */
   readonly files?: Layer.Layer<Files>
+  /** The event store, when it is not the data directory's (a cluster runner's shared database). */
+  readonly eventStore?: Layer.Layer<EventStore, StoreFailure>
   /** Where shell commands and stdio MCP servers run (default: `auto`, the network closed unless settings open it). */
   readonly sandbox?: SandboxConfig
 }
@@ -63,7 +66,7 @@ export const coreLayer = (config: AgentConfig) => {
     ...(config.workspaceRoots === undefined ? {} : { projectRoots: config.workspaceRoots })
   })
   return Layer.mergeAll(
-    storeLayer(config.store, config.dataDir),
+    config.eventStore ?? storeLayer(config.store, config.dataDir),
     modelLayer(config.model),
     IdsLive,
     Layer.merge(routerLayer, ContextSources.layer({ configDir: config.configDir })).pipe(

@@ -29,7 +29,7 @@ import { compactHistory } from "./compaction.js"
 import { mailboxPull } from "./mailbox-pull.js"
 import { projectRulesDrafts } from "./project-rules-record.js"
 import { changeMode, claimTurn, type Draft, loadActor, makeActor, type RunningTurn, type SessionActor } from "./session-actor.js"
-import { type DriveServices, drive, editQueue, queueMessage, startDriving, takeSteering } from "./session-inbox.js"
+import { type DriveServices, drive, editQueue, queueMessage, startDriving, takeNext, takeSteering } from "./session-inbox.js"
 import { emptySessionState, type SessionHeader, type SessionState } from "./session-state.js"
 import { runTurnBody, type TurnOutcome } from "./turn.js"
 
@@ -39,6 +39,8 @@ export interface CreateSessionInput {
   readonly cwd: string
   readonly client: string
   readonly title?: string
+  /** The new session's id, when the caller chose it (a cluster addresses the session's entity by it); else a fresh one. */
+  readonly sessionId?: string
 }
 
 export interface RunTurnInput {
@@ -56,6 +58,12 @@ export interface RunTurnInput {
   readonly client?: string
   /** Overrides the engine's step limit for this turn (not kept for a queued message). */
   readonly maxSteps?: number
+  /**
+   * The client's id for this prompt. A prompt delivered again with the same id (a cluster
+   * delivers at least once) gets the first one's receipt and starts nothing; for a queued
+   * message it is the message's id.
+   */
+  readonly requestId?: string
 }
 
 /** A message for a session's inbox: it starts a turn when the session is idle, else it waits. */
@@ -79,6 +87,8 @@ export interface SessionEngineOptions {
   readonly compactionThreshold: number
   /** Tool results longer than this many characters are cut in the model's view (whole in the log). */
   readonly toolResultChars: number
+  /** Recorded in each `turn.started`: the cluster runner this engine is (`host:port`). */
+  readonly runner?: string
   /**
    * How long a session nobody uses stays in memory before it is evicted (its MCP servers
    * stop); the next use loads it again from the log. Default: five minutes.
@@ -113,6 +123,13 @@ export interface SessionEngineShape {
   /** Ends the running turn with `cancelled` and waits until it is closed; a no-op when idle. */
   readonly cancelTurn: (sessionId: string) => Effect.Effect<void>
   readonly getSession: (sessionId: string) => Effect.Effect<SessionInfo, EngineError>
+  /**
+   * Starts working through the session's inbox if messages wait in it and nothing runs: what
+   * a cluster runner does when it takes over a session whose previous runner died.
+   */
+  readonly resume: (sessionId: string) => Effect.Effect<void, EngineError>
+  /** Drops the session's actor now (its next use loads the log again); a turn that holds it runs on. */
+  readonly evict: (sessionId: string) => Effect.Effect<void>
   /** The sessions working now (a turn runs or their inbox is being worked through). */
   readonly runningSessions: Effect.Effect<ReadonlySet<string>>
   /**
@@ -235,7 +252,7 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
     /** A new session's first event; its actor enters the map as it is, without a replay. */
     const createSession = (input: CreateSessionInput): Effect.Effect<SessionInfo, EngineError> =>
       Effect.gen(function* () {
-        const sessionId = yield* ids.make("ses")
+        const sessionId = input.sessionId ?? (yield* ids.make("ses"))
         const fresh = yield* makeActor(services, emptySessionState(sessionId, conversationOptions))
         yield* fresh.commit({
           type: "session.created",
@@ -283,8 +300,16 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
           if (Option.isSome(changed)) yield* sink.offer(changed.value)
         }
         const state = actor.state
-        const started = yield* emit({ type: "turn.started", turnId, payload: { promptPreview: preview(input.content), permissionMode: state.mode } })
-        const message = yield* emit({ type: "user.message", turnId, payload: { content: input.content, mode: input.mode ?? "queue" } })
+        const started = yield* emit({
+          type: "turn.started",
+          turnId,
+          payload: { promptPreview: preview(input.content), permissionMode: state.mode, ...(options.runner === undefined ? {} : { runner: options.runner }) }
+        })
+        const message = yield* emit({
+          type: "user.message",
+          turnId,
+          payload: { content: input.content, mode: input.mode ?? "queue", ...(input.requestId === undefined ? {} : { requestId: input.requestId }) }
+        })
         yield* sink.admitted({ _tag: "Started", turnId, sequence: message.sequence })
         const workspaceRoot = state.header?.cwd ?? "."
         yield* emitAll(yield* projectRulesDrafts(permissions, state, workspaceRoot, turnId))
@@ -374,16 +399,22 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
           const admitted = yield* Deferred.make<PromptReceipt, EngineError>()
           const queued = yield* actor.inboxLock.withPermits(1)(
             Effect.gen(function* () {
+              const known = input.requestId === undefined ? undefined : actor.state.prompts.get(input.requestId)
+              if (known !== undefined) return Option.some(known)
               // The mode belongs to the session: recorded before the turn this prompt starts, or now
               // for a queued message (the running turn then checks its next tool call under it too).
               if (input.permissionMode !== undefined) yield* changeMode(actor, input.permissionMode, input.client ?? "library")
               if (!actor.driving) {
                 yield* startDriving(driveServices, actor)
-                const first = { content: input.content, ...(input.maxSteps === undefined ? {} : { maxSteps: input.maxSteps }) }
+                const first = {
+                  content: input.content,
+                  ...(input.maxSteps === undefined ? {} : { maxSteps: input.maxSteps }),
+                  ...(input.requestId === undefined ? {} : { requestId: input.requestId })
+                }
                 yield* FiberSet.run(drives, withActor(input.sessionId, (held) => drive(driveServices, held, first, admitted)))
                 return Option.none<PromptReceipt>()
               }
-              const messageId = yield* ids.make("msg")
+              const messageId = input.requestId ?? (yield* ids.make("msg"))
               const mode = input.mode ?? "queue"
               yield* queueMessage(actor, { id: messageId, content: input.content }, mode)
               return Option.some<PromptReceipt>({ _tag: "Queued", messageId, mode })
@@ -423,6 +454,20 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
         })
       )
 
+    const resume = (sessionId: string): Effect.Effect<void, EngineError> =>
+      withActor(sessionId, (actor) =>
+        actor.inboxLock.withPermits(1)(
+          Effect.gen(function* () {
+            if (actor.driving || Option.isSome(yield* Ref.get(actor.turn))) return
+            const next = yield* takeNext(actor)
+            if (Option.isNone(next)) return
+            yield* startDriving(driveServices, actor)
+            const admitted = yield* Deferred.make<PromptReceipt, EngineError>()
+            yield* FiberSet.run(drives, withActor(sessionId, (held) => drive(driveServices, held, { content: next.value.content }, admitted)))
+          })
+        )
+      )
+
     return SessionEngine.of({
       createSession,
       runTurn,
@@ -431,6 +476,8 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
       cancelTurn,
       getSession: (sessionId) => withActor(sessionId, infoOf),
       runningSessions,
+      resume,
+      evict: (sessionId) => RcMap.invalidate(actors, sessionId),
       record: (sessionId, draft) => withActor(sessionId, (actor) => actor.commit(draft)),
       recover: (sessionId) => withActor(sessionId, (actor) => Effect.zipRight(closeLeftOpen(actor, false), infoOf(actor))),
       compact,

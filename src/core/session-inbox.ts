@@ -66,10 +66,11 @@ export const editQueue = (actor: SessionActor, messageId: string, action: QueueA
     })
   )
 
-/** What a turn starts from: the message, and for a prompt's own turn maybe a step limit. */
+/** What a turn starts from: the message, and for a prompt's own turn maybe a step limit and the client's request id. */
 export interface TurnMessage {
   readonly content: string
   readonly maxSteps?: number
+  readonly requestId?: string
 }
 
 export interface DriveServices {
@@ -97,23 +98,29 @@ const stopDriving = (services: DriveServices, actor: SessionActor): Effect.Effec
   })
 
 /**
+ * Takes the first waiting message out of the inbox (steering that came too late for the last
+ * step first, then the queue), durably; none when it is empty. Callers hold the inbox lock.
+ */
+export const takeNext = (actor: SessionActor): Effect.Effect<Option.Option<QueuedMessage>, EventStoreError> =>
+  Effect.suspend(() => {
+    const inbox = actor.state.inbox
+    const waiting = [...inbox.nextStep, ...inbox.nextTurn]
+    const next = waiting[0]
+    if (next === undefined) return Effect.succeedNone
+    return Effect.as(writeInbox(actor, { nextTurn: waiting.slice(1), nextStep: [] }), Option.some(next))
+  })
+
+/**
  * The next message to start a turn with, taken from the inbox under the lock: steering that
  * arrived too late for the last step first, then the queue. None: the session idles.
  */
 const nextFromInbox = (services: DriveServices, actor: SessionActor): Effect.Effect<Option.Option<QueuedMessage>> =>
   actor.inboxLock
     .withPermits(1)(
-      Effect.gen(function* () {
-        const inbox = actor.state.inbox
-        const waiting = [...inbox.nextStep, ...inbox.nextTurn]
-        const next = waiting[0]
-        if (next === undefined) {
-          yield* stopDriving(services, actor)
-          return Option.none<QueuedMessage>()
-        }
-        yield* writeInbox(actor, { nextTurn: waiting.slice(1), nextStep: [] })
-        return Option.some(next)
-      })
+      Effect.flatMap(
+        takeNext(actor),
+        (next): Effect.Effect<Option.Option<QueuedMessage>> => (Option.isNone(next) ? Effect.as(stopDriving(services, actor), next) : Effect.succeed(next))
+      )
     )
     .pipe(
       Effect.catchAll((error) =>

@@ -1,4 +1,5 @@
 import type { AgentEvent, QueuedMessage } from "../domain/events.js"
+import type { PromptReceipt } from "../domain/host.js"
 import type { PermissionMode } from "../domain/permissions.js"
 import { type ConversationBuilder, type ConversationOptions, makeConversation } from "./conversation.js"
 import { projectRulesKey, projectRulesValue } from "./project-rules-record.js"
@@ -33,6 +34,8 @@ export interface SessionState {
   readonly turns: Array<{ readonly turnId: string; readonly start: number; end: number | undefined }>
   /** The last sequence a compaction summary covers (0: none). */
   compactedThrough: number
+  /** What each prompt with a client's request id was answered: a second delivery gets the same. */
+  readonly prompts: Map<string, PromptReceipt>
 }
 
 export const sourceKey = (kind: string, id: string) => `${kind}:${id}`
@@ -47,7 +50,8 @@ export const emptySessionState = (sessionId: string, options?: ConversationOptio
   conversation: makeConversation(options),
   recordedSources: new Map(),
   turns: [],
-  compactedThrough: 0
+  compactedThrough: 0,
+  prompts: new Map()
 })
 
 export const applyEvent = (state: SessionState, event: AgentEvent): void => {
@@ -87,6 +91,14 @@ export const applyEvent = (state: SessionState, event: AgentEvent): void => {
       break
     case "inbox.updated":
       state.inbox = { nextTurn: event.payload.nextTurn, nextStep: event.payload.nextStep }
+      for (const [mode, list] of [["queue", event.payload.nextTurn], ["steer", event.payload.nextStep]] as const) {
+        for (const message of list) if (!state.prompts.has(message.id)) state.prompts.set(message.id, { _tag: "Queued", messageId: message.id, mode })
+      }
+      break
+    case "user.message":
+      if (event.payload.requestId !== undefined && event.turnId !== undefined) {
+        state.prompts.set(event.payload.requestId, { _tag: "Started", turnId: event.turnId, sequence: event.sequence })
+      }
       break
     default:
       break

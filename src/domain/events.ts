@@ -57,12 +57,16 @@ export const SessionModeChanged = defineEvent("session.mode_changed", {
 export const TurnStarted = defineEvent("turn.started", {
   promptPreview: Schema.String,
   /** The permission mode the turn ran under, for the audit trail. */
-  permissionMode: Schema.optional(PermissionMode)
+  permissionMode: Schema.optional(PermissionMode),
+  /** The cluster runner that ran the turn (`host:port`); absent on a single process. */
+  runner: Schema.optional(Schema.String)
 })
 
 export const UserMessageEvent = defineEvent("user.message", {
   content: Schema.String,
-  mode: MessageMode
+  mode: MessageMode,
+  /** The client's id for the prompt: one delivered twice (a cluster delivers at least once) starts one turn. */
+  requestId: Schema.optional(Schema.String)
 })
 
 export const ModelDelta = defineEvent("model.delta", { text: Schema.String })

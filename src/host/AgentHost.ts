@@ -45,6 +45,8 @@ export interface PromptRequest {
   readonly client?: string
   /** Model steps the turn this message starts may take (not kept for a queued message). */
   readonly maxSteps?: number
+  /** The client's id for this prompt: delivered twice, it gets the first one's receipt. */
+  readonly requestId?: string
 }
 
 /**
@@ -53,7 +55,13 @@ export interface PromptRequest {
  * event reaches subscribers after the store has it; clients resume from any sequence.
  */
 export interface AgentHostShape {
-  readonly createSession: (input: { readonly cwd: string; readonly client: string; readonly title?: string }) => Effect.Effect<SessionView, EngineError>
+  /** `sessionId`: the id the caller chose (a cluster addresses the session's entity by it); else a fresh one. */
+  readonly createSession: (input: {
+    readonly cwd: string
+    readonly client: string
+    readonly title?: string
+    readonly sessionId?: string
+  }) => Effect.Effect<SessionView, EngineError>
   readonly listSessions: Effect.Effect<ReadonlyArray<SessionListItem>, EngineError>
   readonly getSession: (sessionId: string) => Effect.Effect<SessionView, EngineError>
   /** Starts a turn (returning once its user message is durable) or queues the message. */
@@ -61,11 +69,16 @@ export interface AgentHostShape {
   readonly cancel: (sessionId: string) => Effect.Effect<void, EngineError>
   /** Makes `mode` the session's permission mode, durably; a running turn checks its next tool call under it. */
   readonly setMode: (sessionId: string, mode: PermissionMode, by: string) => Effect.Effect<void, EngineError>
-  readonly respondPermission: (sessionId: string, toolCallId: string, answer: PermissionAnswer) => Effect.Effect<void, PermissionNotPending>
+  /** Fails with an engine error only where the question travels (a cluster's delivery). */
+  readonly respondPermission: (sessionId: string, toolCallId: string, answer: PermissionAnswer) => Effect.Effect<void, PermissionNotPending | EngineError>
   readonly editQueue: (sessionId: string, messageId: string, action: QueueAction) => Effect.Effect<void, EngineError | QueuedMessageNotFound>
   /** A baseline, then every event after `afterSequence`, then live frames: no gap, no duplicate. */
   readonly subscribe: (sessionId: string, afterSequence: number) => Stream.Stream<HostFrame, EngineError | SubscriberLagged>
   readonly exportSession: (sessionId: string) => Stream.Stream<AgentEvent, EngineError>
+  /** Starts working through a waiting inbox when nothing runs (a cluster runner taking over a session). */
+  readonly resume: (sessionId: string) => Effect.Effect<void, EngineError>
+  /** Lets the session's actor go now; the next call loads the log again. */
+  readonly evict: (sessionId: string) => Effect.Effect<void>
   /** Compacts the session's completed turns now (`/compact`); refused while a turn runs. */
   readonly compact: (sessionId: string) => Effect.Effect<Option.Option<AgentEvent>, EngineError>
   /**
@@ -128,7 +141,8 @@ export const make = Effect.gen(function* () {
         ...(request.mode === undefined ? {} : { mode: request.mode }),
         ...(request.permissionMode === undefined ? {} : { permissionMode: request.permissionMode }),
         ...(request.client === undefined ? {} : { client: request.client }),
-        ...(request.maxSteps === undefined ? {} : { maxSteps: request.maxSteps })
+        ...(request.maxSteps === undefined ? {} : { maxSteps: request.maxSteps }),
+        ...(request.requestId === undefined ? {} : { requestId: request.requestId })
       })
     })
 
@@ -160,6 +174,8 @@ export const make = Effect.gen(function* () {
       Effect.flatMap(engine.createSession(input), (info) => viewOf(info.header.sessionId)),
     listSessions,
     getSession: viewOf,
+    resume: engine.resume,
+    evict: engine.evict,
     prompt,
     cancel: (sessionId) => Effect.zipRight(engine.recover(sessionId), engine.cancelTurn(sessionId)),
     setMode: (sessionId, mode, by) => Effect.zipRight(engine.recover(sessionId), Effect.asVoid(engine.setMode(sessionId, mode, by))),

@@ -57,7 +57,7 @@ export class AgentRpcs extends RpcGroup.make(
   }),
   Rpc.make("RespondPermission", {
     payload: { sessionId: Schema.String, toolCallId: Schema.String, answer: PermissionAnswer },
-    error: PermissionNotPending
+    error: Schema.Union(PermissionNotPending, EngineFailure)
   }),
   Rpc.make("EditQueue", {
     payload: { sessionId: Schema.String, messageId: Schema.String, action: QueueAction },

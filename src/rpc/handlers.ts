@@ -1,8 +1,8 @@
 import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
 import { AgentHost } from "../host/AgentHost.js"
 import { MemoryStore } from "../services/MemoryStore.js"
 import { PermissionEngine } from "../services/PermissionEngine.js"
+import { compactResult } from "./compact-result.js"
 import { AgentRpcs } from "./group.js"
 
 /** Protocol code translates; the host owns every decision. */
@@ -33,13 +33,7 @@ export const handlersLayer = AgentRpcs.toLayer(
       EditQueue: ({ sessionId, messageId, action }) => host.editQueue(sessionId, messageId, action),
       ExportSession: ({ sessionId }) => host.exportSession(sessionId),
       ImportSession: ({ events }) => host.importSession(events),
-      Compact: ({ sessionId }) =>
-        Effect.map(host.compact(sessionId), (event) =>
-          Option.match(event, {
-            onNone: () => ({ compacted: false }),
-            onSome: (e) => (e.type === "context.compacted" ? { compacted: true, summary: e.payload.summary } : { compacted: true })
-          })
-        ),
+      Compact: ({ sessionId }) => Effect.map(host.compact(sessionId), compactResult),
       ListMemoryCandidates: () => memory.pending,
       ListMemories: ({ workspaceRoot }) => (workspaceRoot === undefined ? memory.all : memory.forWorkspace(workspaceRoot)),
       ReviewMemory: ({ candidateId, decision, reason, by }) =>

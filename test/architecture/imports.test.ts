@@ -45,7 +45,8 @@ const confined: ReadonlyArray<readonly [RegExp, ReadonlyArray<string>]> = [
   [/^(better-sqlite3|@effect\/sql)/, ["src/layers/event-store/", "src/layers/permission/", "src/layers/memory/", "src/layers/cluster/"]],
   // Only the Postgres store's and the cluster's own files: the default paths (and the CLI bundle) never load them.
   [/^@effect\/sql-pg/, ["src/layers/event-store/postgres", "src/layers/cluster/"]],
-  [/^@effect\/cluster/, ["src/layers/cluster/"]],
+  // The session entity and the API's router are protocol code (src/cluster), wired in src/app/cluster.ts.
+  [/^@effect\/cluster/, ["src/layers/cluster/", "src/cluster/", "src/app/cluster.ts"]],
   [/^@modelcontextprotocol\/sdk/, ["src/layers/tools/"]],
   [/^@agentclientprotocol\/sdk/, ["src/acp/"]],
   [/^node:child_process$/, ["src/layers/"]]
@@ -81,6 +82,10 @@ describe("architecture", () => {
 
   it("src/acp talks to the host, never to src/core", () => {
     expect(violations("acp", (t) => !under("core")(t))).toEqual([])
+  })
+
+  it("src/cluster talks to the host, never to src/core", () => {
+    expect(violations("cluster", (t) => !under("core")(t))).toEqual([])
   })
 
   it("the web page talks to the agent only through the API: domain schemas and the RPC client", () => {

@@ -1,6 +1,7 @@
 import { Command, Options } from "@effect/cli"
 import * as Effect from "effect/Effect"
 import { stdout } from "../io.js"
+import { formatTable } from "../table.js"
 
 const database = Options.text("database").pipe(
   Options.withDescription("The cluster's PostgreSQL database, as a URL (postgres://user:password@host:5432/name)")
@@ -19,7 +20,44 @@ const migrateCommand = Command.make("migrate", { database }, (args) =>
   )
 )
 
+const json = Options.boolean("json").pipe(
+  Options.withDescription("Print the runners as one JSON array of { address, healthy, lastHeartbeat, shards }")
+)
+
+/** Two units at the most ("4s", "2m 5s", "3h 12m", "2d 4h"): enough to tell a live runner from a gone one. */
+const elapsed = (seconds: number): string => {
+  const s = Math.floor(seconds)
+  if (s < 60) return `${s}s`
+  if (s < 3_600) return `${Math.floor(s / 60)}m ${s % 60}s`
+  if (s < 86_400) return `${Math.floor(s / 3_600)}h ${Math.floor((s % 3_600) / 60)}m`
+  return `${Math.floor(s / 86_400)}d ${Math.floor((s % 86_400) / 3_600)}h`
+}
+
+/** Like `migrate`, the cluster code and the driver load only when this runs. */
+const statusCommand = Command.make("status", { database, json }, (args) =>
+  Effect.gen(function* () {
+    const status = yield* Effect.promise(() => import("../../layers/cluster/status.js"))
+    const runners = yield* status.clusterStatus(args.database)
+    if (args.json) {
+      const entries = runners.map(({ address, healthy, lastHeartbeat, shards }) => ({ address, healthy, lastHeartbeat, shards }))
+      return yield* stdout(`${JSON.stringify(entries)}\n`)
+    }
+    if (runners.length === 0) return yield* stdout("no runners have registered in this database\n")
+    const rows = runners.map((runner) => [
+      runner.address,
+      runner.healthy ? "yes" : "no",
+      `${runner.lastHeartbeat.slice(0, 19).replace("T", " ")} UTC (${elapsed(runner.secondsSinceHeartbeat)} ago)`,
+      String(runner.shards)
+    ])
+    yield* stdout(formatTable(["ADDRESS", "HEALTHY", "LAST HEARTBEAT", "SHARDS"], rows))
+  })
+).pipe(
+  Command.withDescription(
+    "List the cluster's runners: address, health, last heartbeat and how many shards each holds now (a runner that is gone keeps its row, with an old heartbeat and no shards, until the cluster clears it)"
+  )
+)
+
 export const clusterCommand = Command.make("cluster").pipe(
   Command.withDescription("Run sessions on several machines over PostgreSQL"),
-  Command.withSubcommands([migrateCommand])
+  Command.withSubcommands([migrateCommand, statusCommand])
 )

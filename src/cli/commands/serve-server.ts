@@ -1,5 +1,6 @@
 import { HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -18,7 +19,38 @@ export interface ServeArgs extends AgentArgs {
   readonly token: Option.Option<string>
   /** Seconds an unused session stays in memory. */
   readonly sessionIdle: number
+  /** The cluster's database: this process is one of its runners. */
+  readonly cluster: Option.Option<string>
+  readonly runnerAddress: Option.Option<string>
+  readonly failoverAfter: number
 }
+
+/** `HOST:PORT` (an IPv6 host in brackets). */
+const parseAddress = (address: string) => {
+  const match = /^(\[[^\]]+\]|[^:]+):(\d+)$/.exec(address)
+  const port = Number(match?.[2])
+  return match?.[1] !== undefined && Number.isInteger(port) && port > 0 && port < 65536
+    ? Option.some({ host: match[1].replace(/^\[|\]$/g, ""), port })
+    : Option.none()
+}
+
+/** The host a `serve` runs: this process's own, or one runner's of a cluster. */
+const hostFor = (args: ServeArgs) =>
+  Effect.gen(function* () {
+    const setup = { ...agentSetup(args), engine: { sessionIdleMs: args.sessionIdle * 1000 } }
+    if (Option.isNone(args.cluster)) return hostLayer(setup)
+    if (Option.isNone(args.runnerAddress)) {
+      return yield* new CliError({ message: "--cluster needs --runner-address HOST:PORT, where the other runners reach this one" })
+    }
+    const address = parseAddress(args.runnerAddress.value)
+    if (Option.isNone(address)) return yield* new CliError({ message: `--runner-address ${args.runnerAddress.value} is not HOST:PORT` })
+    const { clusterHostLayer } = yield* Effect.promise(() => import("../../app/cluster.js"))
+    return clusterHostLayer({
+      ...setup,
+      sessionIdleMs: args.sessionIdle * 1000,
+      runner: { url: args.cluster.value, ...address.value, failoverAfter: Duration.seconds(args.failoverAfter) }
+    })
+  })
 
 const loopback = new Set(["127.0.0.1", "localhost", "::1", "[::1]"])
 
@@ -26,6 +58,11 @@ const loopback = new Set(["127.0.0.1", "localhost", "::1", "[::1]"])
 export const serve = (args: ServeArgs) =>
     Effect.gen(function* () {
       const configured = Option.orElse(args.token, () => Option.fromNullable(process.env["CUSTOM_AGENT_TOKEN"]).pipe(Option.filter((t) => t !== "")))
+      // Every runner must accept the same token, so a cluster never makes one up.
+      if (Option.isSome(args.cluster) && Option.isNone(configured)) {
+        return yield* new CliError({ message: "--cluster needs a token every runner shares: pass --token or set CUSTOM_AGENT_TOKEN" })
+      }
+      const host = yield* hostFor(args)
       if (!loopback.has(args.host) && Option.isNone(configured)) {
         return yield* new CliError({
           message: `refusing to listen on ${args.host} without a configured token: set CUSTOM_AGENT_TOKEN or pass --token`
@@ -45,12 +82,7 @@ export const serve = (args: ServeArgs) =>
         })
       )
       const app = Layer.mergeAll(serverLayer({ token: bearer, webRoot: webRoot(), boundHost: args.host }), announce).pipe(
-        Layer.provide(
-          hostLayer({
-            ...agentSetup(args),
-            engine: { sessionIdleMs: args.sessionIdle * 1000 }
-          })
-        ),
+        Layer.provide(host),
         Layer.provide(NodeHttpServer.layer(createServer, { port: args.port, host: args.host }))
       )
       return yield* Layer.launch(app)

@@ -1,5 +1,6 @@
 import { Command, Options } from "@effect/cli"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as shared from "../options.js"
 
 const port = Options.integer("port").pipe(Options.withDescription("Port to listen on (0: a free port the system picks)"), Options.withDefault(7420))
@@ -12,6 +13,20 @@ const token = Options.text("token").pipe(
   Options.optional
 )
 
+const cluster = Options.text("cluster").pipe(
+  Options.withDescription("Run as one runner of a cluster on this PostgreSQL database (a URL; run `cluster migrate` on it first)"),
+  Options.optional
+)
+const runnerAddress = Options.text("runner-address").pipe(
+  Options.withDescription("With --cluster: HOST:PORT where the other runners reach this one (required; a private address: that port has no authentication)"),
+  Options.optional
+)
+const failoverAfter = Options.integer("failover-after").pipe(
+  Options.withDescription("With --cluster: seconds after which a dead runner's sessions move to the others (default 10)"),
+  Options.filterMap((seconds) => (seconds > 0 ? Option.some(seconds) : Option.none()), "--failover-after must be a positive number of seconds"),
+  Options.withDefault(10)
+)
+
 export const serveCommand = Command.make(
   "serve",
   {
@@ -19,6 +34,9 @@ export const serveCommand = Command.make(
     host,
     token,
     sessionIdle: shared.sessionIdle,
+    cluster,
+    runnerAddress,
+    failoverAfter,
     ...shared.agent
   },
   (args) => Effect.flatMap(Effect.promise(() => import("./serve-server.js")), (server) => server.serve(args))

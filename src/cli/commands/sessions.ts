@@ -12,6 +12,7 @@ import { stdout, useColor, writeSegments } from "../io.js"
 import * as shared from "../options.js"
 import { describeTransport, remoteLayer, server, token } from "../remote.js"
 import { makeRenderer } from "../render.js"
+import { formatTable } from "../table.js"
 
 const where = { dataDir: shared.dataDir, store: shared.store, server, token }
 
@@ -78,8 +79,6 @@ const withSource = <A>(args: Where, use: (source: Source) => Effect.Effect<A, un
 
 const sessionId = Args.text({ name: "session-id" })
 
-const pad = (text: string, width: number) => (text.length >= width ? text : text + " ".repeat(width - text.length))
-
 const list = Command.make("list", where, (args) =>
   withSource(args, (source) =>
     Effect.gen(function* () {
@@ -92,10 +91,7 @@ const list = Command.make("list", where, (args) =>
         s.title ?? "",
         s.cwd ?? ""
       ])
-      const header = ["SESSION", "UPDATED", "EVENTS", "TITLE", "CWD"]
-      const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)))
-      const format = (row: ReadonlyArray<string>) => row.map((cell, i) => pad(cell, widths[i] ?? 0)).join("  ").trimEnd()
-      yield* stdout([format(header), ...rows.map(format)].join("\n") + "\n")
+      yield* stdout(formatTable(["SESSION", "UPDATED", "EVENTS", "TITLE", "CWD"], rows))
     })
   )
 ).pipe(Command.withDescription("List sessions, most recent first (* running)"))

@@ -17,10 +17,14 @@ export const driverDefectsAsFailures = <A, E, R>(
       : Option.none()
   )
 
+/** The SQLSTATE code of the driver's error under an @effect/sql SqlError, if there is one. */
+const sqlStateOf = (error: unknown): unknown =>
+  error instanceof SqlError.SqlError && typeof error.cause === "object" && error.cause !== null && "code" in error.cause
+    ? error.cause.code
+    : undefined
+
 /** Postgres's unique_violation: in an append, the primary key refusing a sequence someone else wrote first. */
-export const isUniqueViolation = (error: unknown): boolean =>
-  error instanceof SqlError.SqlError &&
-  typeof error.cause === "object" &&
-  error.cause !== null &&
-  "code" in error.cause &&
-  error.cause.code === "23505"
+export const isUniqueViolation = (error: unknown): boolean => sqlStateOf(error) === "23505"
+
+/** Postgres's undefined_table: a query on a table no migration has created (yet). */
+export const isUndefinedTable = (error: unknown): boolean => sqlStateOf(error) === "42P01"

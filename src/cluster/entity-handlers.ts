@@ -1,0 +1,72 @@
+import * as Entity from "@effect/cluster/Entity"
+import type { Sharding } from "@effect/cluster/Sharding"
+import type { DurationInput } from "effect/Duration"
+import * as Effect from "effect/Effect"
+import { AgentHost } from "../host/AgentHost.js"
+import { Fanout } from "../host/fanout.js"
+import { AgentSession } from "./session-entity.js"
+
+/**
+ * The owner's side of a session entity: each message goes to this runner's host, which holds
+ * the session's actor. While the session works (a turn, or its inbox being worked through) the
+ * entity is kept alive, so no idle timer passivates it under a background turn; passivation
+ * lets the actor go.
+ */
+export const sessionEntityLayer = (options: { readonly maxIdleTime: DurationInput }) =>
+  AgentSession.toLayer(
+    Effect.gen(function* () {
+      const host = yield* AgentHost
+      const fanout = yield* Fanout
+      const sessionId = (yield* Entity.CurrentAddress).entityId
+
+      // Listen before looking, so no change of work falls in between.
+      const work = yield* fanout.subscribe(sessionId)
+      const followWork: Effect.Effect<void, never, Sharding | Entity.CurrentAddress> = Effect.flatMap(work.frames.takeAll, ([frames, done]) =>
+        Effect.zipRight(
+          Effect.forEach(frames, (frame) => (frame._tag === "Status" ? Entity.keepAlive(frame.running) : Effect.void), { discard: true }),
+          done ? Effect.void : Effect.suspend(() => followWork)
+        )
+      )
+      yield* Effect.forkScoped(followWork)
+      yield* Effect.addFinalizer(() => host.evict(sessionId))
+
+      // Taking over: a turn the previous owner left open is closed as interrupted (not re-run:
+      // its tool calls may have had effects), then whatever waits in the inbox runs.
+      const taken = yield* Effect.either(Effect.zipRight(host.getSession(sessionId), host.resume(sessionId)))
+      if (taken._tag === "Left" && taken.left._tag !== "SessionNotFound") {
+        yield* Effect.logWarning(`session ${sessionId}: could not take it over yet; its next message tries again`, taken.left)
+      }
+      if (taken._tag === "Right" && (yield* host.getSession(sessionId).pipe(Effect.map((view) => view.running), Effect.orElseSucceed(() => false)))) {
+        yield* Entity.keepAlive(true)
+      }
+
+      return AgentSession.of({
+        Create: ({ payload }) =>
+          // Delivered again after a failover: the session is already there.
+          host.getSession(sessionId).pipe(
+            Effect.catchTag("SessionNotFound", () =>
+              host.createSession({ sessionId, cwd: payload.cwd, client: payload.client, ...(payload.title === undefined ? {} : { title: payload.title }) })
+            )
+          ),
+        Prompt: ({ payload }) =>
+          host.prompt({
+            sessionId,
+            content: payload.content,
+            mode: payload.mode,
+            client: payload.client,
+            requestId: payload.requestId,
+            ...(payload.permissionMode === undefined ? {} : { permissionMode: payload.permissionMode }),
+            ...(payload.attachments === undefined ? {} : { attachments: payload.attachments }),
+            ...(payload.maxSteps === undefined ? {} : { maxSteps: payload.maxSteps })
+          }),
+        EditQueue: ({ payload }) => host.editQueue(sessionId, payload.messageId, payload.action),
+        Compact: () => host.compact(sessionId),
+        GetSession: () => host.getSession(sessionId),
+        Cancel: () => host.cancel(sessionId),
+        SetMode: ({ payload }) => host.setMode(sessionId, payload.mode, payload.by),
+        RespondPermission: ({ payload }) => host.respondPermission(sessionId, payload.toolCallId, payload.answer)
+      })
+    }),
+    // Cancel and permission answers must not wait behind a prompt.
+    { concurrency: "unbounded", maxIdleTime: options.maxIdleTime }
+  )

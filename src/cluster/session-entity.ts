@@ -1,0 +1,80 @@
+import * as ClusterSchema from "@effect/cluster/ClusterSchema"
+import * as Entity from "@effect/cluster/Entity"
+import { Rpc } from "@effect/rpc"
+import * as PrimaryKey from "effect/PrimaryKey"
+import * as Schema from "effect/Schema"
+import { PermissionMode } from "../domain/permissions.js"
+import { AgentEvent, MessageMode } from "../domain/events.js"
+import { PermissionAnswer, PermissionNotPending, PromptReceipt, QueueAction, QueuedMessageNotFound, SessionView } from "../domain/host.js"
+import { EngineFailure } from "../rpc/group.js"
+import { McpError } from "../services/McpHub.js"
+
+/**
+ * Messages that change a session carry the client's request id: stored before delivery and
+ * delivered again to the shard's next owner if a runner dies, they are de-duplicated by it.
+ */
+export class CreatePayload extends Schema.Class<CreatePayload>("CreatePayload")({
+  requestId: Schema.String,
+  cwd: Schema.String,
+  client: Schema.String,
+  title: Schema.optional(Schema.String)
+}) {
+  [PrimaryKey.symbol]() {
+    return this.requestId
+  }
+}
+
+export class PromptPayload extends Schema.Class<PromptPayload>("PromptPayload")({
+  requestId: Schema.String,
+  content: Schema.String,
+  mode: MessageMode,
+  permissionMode: Schema.optional(PermissionMode),
+  client: Schema.String,
+  attachments: Schema.optional(Schema.Array(Schema.String)),
+  maxSteps: Schema.optional(Schema.Int)
+}) {
+  [PrimaryKey.symbol]() {
+    return this.requestId
+  }
+}
+
+export class EditQueuePayload extends Schema.Class<EditQueuePayload>("EditQueuePayload")({
+  requestId: Schema.String,
+  messageId: Schema.String,
+  action: QueueAction
+}) {
+  [PrimaryKey.symbol]() {
+    return this.requestId
+  }
+}
+
+export class CompactPayload extends Schema.Class<CompactPayload>("CompactPayload")({ requestId: Schema.String }) {
+  [PrimaryKey.symbol]() {
+    return this.requestId
+  }
+}
+
+/**
+ * One session on the cluster (entity id = session id). Its owner runner holds the session's
+ * actor; every change goes through here. Cancel, permission answers and reads are volatile
+ * and never wait behind a turn (the entity runs its messages concurrently).
+ */
+export const AgentSession = Entity.make("AgentSession", [
+  Rpc.make("Create", { payload: CreatePayload, success: SessionView, error: EngineFailure }).annotate(ClusterSchema.Persisted, true),
+  Rpc.make("Prompt", { payload: PromptPayload, success: PromptReceipt, error: Schema.Union(EngineFailure, McpError) }).annotate(
+    ClusterSchema.Persisted,
+    true
+  ),
+  Rpc.make("EditQueue", { payload: EditQueuePayload, error: Schema.Union(EngineFailure, QueuedMessageNotFound) }).annotate(
+    ClusterSchema.Persisted,
+    true
+  ),
+  Rpc.make("Compact", { payload: CompactPayload, success: Schema.Option(AgentEvent), error: EngineFailure }).annotate(ClusterSchema.Persisted, true),
+  Rpc.make("GetSession", { success: SessionView, error: EngineFailure }),
+  Rpc.make("Cancel", { error: EngineFailure }),
+  Rpc.make("SetMode", { payload: { mode: PermissionMode, by: Schema.String }, error: EngineFailure }),
+  Rpc.make("RespondPermission", {
+    payload: { toolCallId: Schema.String, answer: PermissionAnswer },
+    error: Schema.Union(PermissionNotPending, EngineFailure)
+  })
+])

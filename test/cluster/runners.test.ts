@@ -1,0 +1,170 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Option, Schedule, Stream } from "effect"
+import type { ChildProcess } from "node:child_process"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { createServer } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import type { AgentEvent } from "../../src/domain/events.js"
+import { AgentClient, clientLayer } from "../../src/rpc/client.js"
+import { runCli, startServer, stop } from "../support/cli.js"
+import { postgresAvailable, postgresSuite, serverForFile } from "../support/postgres.js"
+
+const TOKEN = "cluster-test-token"
+
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const server = createServer()
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address()
+      server.close(() => (typeof address === "object" && address !== null ? resolve(address.port) : reject(new Error("no port"))))
+    })
+  })
+
+interface Runner {
+  readonly url: string
+  readonly address: string
+  readonly child: ChildProcess
+}
+
+const startRunner = async (database: string, home: string, script: string): Promise<Runner> => {
+  const address = `127.0.0.1:${await freePort()}`
+  const started = await startServer(
+    ["--cluster", database, "--runner-address", address, "--token", TOKEN, "--failover-after", "3", "--script", script],
+    { env: { CUSTOM_AGENT_HOME: home, XDG_CONFIG_HOME: join(home, "config") } }
+  )
+  return { url: started.url, address, child: started.child }
+}
+
+/** Calls a runner's API. */
+const on = <A, E>(runner: Runner, use: (client: AgentClient["Type"]) => Effect.Effect<A, E>) =>
+  Effect.scoped(Effect.flatMap(AgentClient, use)).pipe(Effect.provide(clientLayer({ url: runner.url, token: TOKEN })))
+
+/** The session's events up to the completion of `turnId`, followed on `runner`. */
+const untilCompleted = (runner: Runner, sessionId: string, turnId: string) =>
+  on(runner, (client) =>
+    client.Subscribe({ sessionId, afterSequence: 0 }).pipe(
+      Stream.filterMap((frame) => (frame._tag === "Event" ? Option.some(frame.event) : Option.none())),
+      Stream.takeUntil((event) => event.type === "turn.completed" && event.turnId === turnId),
+      Stream.runCollect
+    )
+  )
+
+const exported = (runner: Runner, sessionId: string) =>
+  on(runner, (client) => Stream.runCollect(client.ExportSession({ sessionId }))).pipe(Effect.map((events): ReadonlyArray<AgentEvent> => [...events]))
+
+/** Every sequence once, every turn closed, no request twice. */
+const expectSound = (log: ReadonlyArray<AgentEvent>) => {
+  expect(log.map((event) => event.sequence)).toEqual(log.map((_, index) => index + 1))
+  const started = log.filter((event) => event.type === "turn.started").map((event) => event.turnId)
+  const completed = log.filter((event) => event.type === "turn.completed").map((event) => event.turnId)
+  expect(completed).toEqual(started)
+  const requests = log.flatMap((event) => (event.type === "user.message" && event.payload.requestId !== undefined ? [event.payload.requestId] : []))
+  expect(new Set(requests).size).toBe(requests.length)
+}
+
+describe.skipIf(!postgresAvailable)(postgresSuite("serve --cluster: sessions on several runners"), () => {
+  const server = serverForFile()
+
+  const cluster = Effect.acquireRelease(
+    Effect.promise(async () => {
+      const database = await Effect.runPromise(server().freshDatabase)
+      const home = mkdtempSync(join(tmpdir(), "cluster-"))
+      const script = join(home, "script.json")
+      writeFileSync(script, JSON.stringify({ responses: [{ chunks: [{ text: "first answer" }], delayMs: 2500 }, "second answer", "third answer"] }))
+      const migrated = await runCli(["cluster", "migrate", "--database", database])
+      expect(migrated.code).toBe(0)
+      const runners = await Promise.all([startRunner(database, home, script), startRunner(database, home, script)])
+      return { database, home, runners }
+    }),
+    ({ home, runners }) =>
+      Effect.promise(async () => {
+        await Promise.all(runners.map((runner) => stop(runner.child)))
+        rmSync(home, { recursive: true, force: true })
+      })
+  )
+
+  it.live(
+    "any runner takes any session: prompts through either run on the session's owner, and the logs stay whole",
+    () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const { runners } = yield* cluster
+          const [a, b] = runners
+          if (a === undefined || b === undefined) return
+          const sessions = yield* Effect.forEach(Array.from({ length: 6 }, (_, i) => (i % 2 === 0 ? a : b)), (runner) =>
+            on(runner, (client) => client.CreateSession({ cwd: "/tmp", client: "test" }))
+          )
+          yield* Effect.forEach(
+            sessions,
+            (view, i) =>
+              Effect.gen(function* () {
+                const through = i % 2 === 0 ? b : a
+                const receipt = yield* on(through, (client) => client.Prompt({ sessionId: view.sessionId, content: `hello ${i}` }))
+                if (receipt._tag !== "Started") return yield* Effect.dieMessage("a prompt on an idle session was queued")
+                yield* untilCompleted(i % 2 === 0 ? a : b, view.sessionId, receipt.turnId)
+              }),
+            { concurrency: "unbounded" }
+          )
+          for (const view of sessions) {
+            const log = yield* exported(a, view.sessionId)
+            expectSound(log)
+            const ranOn = log.flatMap((event) => (event.type === "turn.started" && event.payload.runner !== undefined ? [event.payload.runner] : []))
+            expect(ranOn).toHaveLength(1)
+            expect(runners.map((runner) => runner.address)).toContain(ranOn[0])
+          }
+        })
+      ),
+    60_000
+  )
+
+  it.live(
+    "kill -9 of a runner in the middle of turns: its sessions take new prompts on the survivor, with every turn closed and nothing lost",
+    () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const { runners } = yield* cluster
+          const [a, b] = runners
+          if (a === undefined || b === undefined) return
+          const sessions = yield* Effect.forEach(Array.from({ length: 12 }), () => on(a, (client) => client.CreateSession({ cwd: "/tmp", client: "test" })))
+          // The first answer takes 2.5 s: the kill lands while these turns run.
+          yield* Effect.forEach(sessions, (view) => on(a, (client) => client.Prompt({ sessionId: view.sessionId, content: "slow" })), {
+            concurrency: "unbounded"
+          })
+          b.child.kill("SIGKILL")
+          const started = Date.now()
+          yield* Effect.forEach(
+            sessions,
+            (view) =>
+              Effect.gen(function* () {
+                // Queued behind a turn that still runs on the survivor, or started at once.
+                const receipt = yield* on(a, (client) => client.Prompt({ sessionId: view.sessionId, content: "after the kill" })).pipe(
+                  Effect.retry(Schedule.intersect(Schedule.spaced("500 millis"), Schedule.recurs(60))),
+                  Effect.timeout("40 seconds")
+                )
+                expect(["Started", "Queued"]).toContain(receipt._tag)
+              }),
+            { concurrency: "unbounded" }
+          )
+          const tookOver = (Date.now() - started) / 1000
+          expect(tookOver).toBeLessThan(40)
+          let interrupted = 0
+          for (const view of sessions) {
+            // Wait until the session is idle again, then check its whole log.
+            yield* on(a, (client) => client.GetSession({ sessionId: view.sessionId })).pipe(
+              Effect.repeat({ until: (current) => !current.running && current.inbox.nextTurn.length === 0, schedule: Schedule.spaced("200 millis") }),
+              Effect.timeout("40 seconds")
+            )
+            const log = yield* exported(a, view.sessionId)
+            expectSound(log)
+            const answers = log.filter((event) => event.type === "user.message").map((event) => event.payload.content)
+            expect(answers).toEqual(["slow", "after the kill"])
+            interrupted += log.filter((event) => event.type === "turn.completed" && event.payload.stopReason === "error" && event.payload.errorCode === "interrupted").length
+          }
+          // The dead runner owned some of the twelve (about half): their first turns were closed, not re-run.
+          expect(interrupted).toBeGreaterThan(0)
+        })
+      ),
+    120_000
+  )
+})
