@@ -10,7 +10,15 @@ import { messageOf } from "../../domain/cause-message.js"
 import * as PostgresFeed from "../event-store/postgres-feed.js"
 import * as PostgresStore from "../event-store/postgres.js"
 import { storeFailure } from "../event-store/store-failure.js"
+import { migrateCluster } from "./migrations.js"
 import { runnerApplicationName } from "./status.js"
+
+/**
+ * How long a stopping runner (SIGTERM) waits for its working sessions: an entity is kept alive
+ * while its session works, and the cluster's shutdown waits this long for such entities, so
+ * their turns finish before the shards go (the cluster's default is 15 s).
+ */
+const SHUTDOWN_GRACE = Duration.seconds(30)
 
 export interface RunnerOptions {
   /** The shared database. */
@@ -38,12 +46,16 @@ export const runnerLayers = (options: RunnerOptions) => {
     shardingConfig: {
       runnerAddress: Option.some(RunnerAddress.make(options.host, options.port)),
       shardLockExpiration: options.failoverAfter,
-      shardLockRefreshInterval: Duration.divide(options.failoverAfter, 3).pipe(Option.getOrElse(() => Duration.seconds(1)))
+      shardLockRefreshInterval: Duration.divide(options.failoverAfter, 3).pipe(Option.getOrElse(() => Duration.seconds(1))),
+      entityTerminationTimeout: SHUTDOWN_GRACE
     }
   }).pipe(Layer.mapError((error) => new StoreFailure({ operation: "start the cluster runner", reason: messageOf(error), cause: error })))
+  // The tables first, under advisory locks: runners starting together on an empty database
+  // would otherwise race on the cluster's own table creation.
+  const migrated = Layer.effectDiscard(migrateCluster).pipe(Layer.provide(pg))
   return {
     address,
     store: PostgresStore.layerWithClient.pipe(Layer.provide(pg)),
-    cluster: Layer.merge(PostgresFeed.layer, sharding).pipe(Layer.provide(pg))
+    cluster: Layer.merge(PostgresFeed.layer, sharding).pipe(Layer.provide(Layer.merge(pg, migrated)))
   }
 }
