@@ -13,13 +13,6 @@ import { storeFailure } from "../event-store/store-failure.js"
 import { migrateCluster } from "./migrations.js"
 import { runnerApplicationName } from "./status.js"
 
-/**
- * How long a stopping runner (SIGTERM) waits for its working sessions: an entity is kept alive
- * while its session works, and the cluster's shutdown waits this long for such entities, so
- * their turns finish before the shards go (the cluster's default is 15 s).
- */
-const SHUTDOWN_GRACE = Duration.seconds(30)
-
 export interface RunnerOptions {
   /** The shared database. */
   readonly url: string
@@ -46,8 +39,7 @@ export const runnerLayers = (options: RunnerOptions) => {
     shardingConfig: {
       runnerAddress: Option.some(RunnerAddress.make(options.host, options.port)),
       shardLockExpiration: options.failoverAfter,
-      shardLockRefreshInterval: Duration.divide(options.failoverAfter, 3).pipe(Option.getOrElse(() => Duration.seconds(1))),
-      entityTerminationTimeout: SHUTDOWN_GRACE
+      shardLockRefreshInterval: Duration.divide(options.failoverAfter, 3).pipe(Option.getOrElse(() => Duration.seconds(1)))
     }
   }).pipe(Layer.mapError((error) => new StoreFailure({ operation: "start the cluster runner", reason: messageOf(error), cause: error })))
   // The tables first, under advisory locks: runners starting together on an empty database
