@@ -1,7 +1,10 @@
 import * as Entity from "@effect/cluster/Entity"
-import type { Sharding } from "@effect/cluster/Sharding"
+import { Sharding } from "@effect/cluster/Sharding"
+import * as Duration from "effect/Duration"
 import type { DurationInput } from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schedule from "effect/Schedule"
 import { AgentHost } from "../host/AgentHost.js"
 import { Fanout } from "../host/fanout.js"
 import { AgentSession } from "./session-entity.js"
@@ -69,4 +72,24 @@ export const sessionEntityLayer = (options: { readonly maxIdleTime: DurationInpu
     }),
     // Cancel and permission answers must not wait behind a prompt.
     { concurrency: "unbounded", maxIdleTime: options.maxIdleTime }
+  )
+
+/**
+ * A stopping runner (SIGTERM) first lets the turns it runs finish, for up to `grace`, and only
+ * then leaves the cluster: were its shards to go first, the next owner would close those turns
+ * as interrupted while they still ran here. Built after sharding, so released before it.
+ */
+export const drainOnStopLayer = (grace: DurationInput) =>
+  Layer.scopedDiscard(
+    Effect.gen(function* () {
+      const host = yield* AgentHost
+      yield* Sharding
+      yield* Effect.addFinalizer(() =>
+        host.working.pipe(
+          Effect.repeat({ until: (working) => working.size === 0, schedule: Schedule.spaced("100 millis") }),
+          Effect.timeout(grace),
+          Effect.catchAll(() => Effect.logWarning(`stopping with turns still running after ${Duration.format(grace)}: the next owners close them as interrupted`))
+        )
+      )
+    })
   )

@@ -116,6 +116,7 @@ export const routerHostLayer: Layer.Layer<AgentHost, never, AgentHost | Sharding
       exportSession: (sessionId) => store.replay(sessionId),
       compact: (sessionId) =>
         Effect.flatMap(requestId, (id) => delivered(entity(sessionId).Compact(new CompactPayload({ requestId: id })))),
+      working: local.working,
       resume: local.resume,
       evict: local.evict,
       reviewMemory: local.reviewMemory,

@@ -75,6 +75,8 @@ export interface AgentHostShape {
   /** A baseline, then every event after `afterSequence`, then live frames: no gap, no duplicate. */
   readonly subscribe: (sessionId: string, afterSequence: number) => Stream.Stream<HostFrame, EngineError | SubscriberLagged>
   readonly exportSession: (sessionId: string) => Stream.Stream<AgentEvent, EngineError>
+  /** The sessions working in this process now (a turn runs, or their inbox is being worked through). */
+  readonly working: Effect.Effect<ReadonlySet<string>>
   /** Starts working through a waiting inbox when nothing runs (a cluster runner taking over a session). */
   readonly resume: (sessionId: string) => Effect.Effect<void, EngineError>
   /** Lets the session's actor go now; the next call loads the log again. */
@@ -174,6 +176,7 @@ export const make = Effect.gen(function* () {
       Effect.flatMap(engine.createSession(input), (info) => viewOf(info.header.sessionId)),
     listSessions,
     getSession: viewOf,
+    working: engine.runningSessions,
     resume: engine.resume,
     evict: engine.evict,
     prompt,

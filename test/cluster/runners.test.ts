@@ -68,13 +68,13 @@ describe.skipIf(!postgresAvailable)(postgresSuite("serve --cluster: sessions on 
   const server = serverForFile()
 
   /** A fresh database, migrated by `cluster migrate` or not, and two runners started at the same instant. */
-  const clusterOf = (options: { readonly migrate: boolean }) =>
+  const clusterOf = (options: { readonly migrate: boolean; readonly firstAnswerMs?: number }) =>
     Effect.acquireRelease(
       Effect.promise(async () => {
         const database = await Effect.runPromise(server().freshDatabase)
         const home = mkdtempSync(join(tmpdir(), "cluster-"))
         const script = join(home, "script.json")
-        writeFileSync(script, JSON.stringify({ responses: [{ chunks: [{ text: "first answer" }], delayMs: 2500 }, "second answer", "third answer"] }))
+        writeFileSync(script, JSON.stringify({ responses: [{ chunks: [{ text: "first answer" }], delayMs: options.firstAnswerMs ?? 2500 }, "second answer", "third answer"] }))
         if (options.migrate) expect((await runCli(["cluster", "migrate", "--database", database])).code).toBe(0)
         const runners = await Promise.all([startRunner(database, home, script), startRunner(database, home, script)])
         // Shards are taken a moment after start: wait until each runner holds some.
@@ -190,6 +190,46 @@ describe.skipIf(!postgresAvailable)(postgresSuite("serve --cluster: sessions on 
             const listed: ReadonlyArray<{ readonly address: string }> = JSON.parse(status.stdout)
             expect(listed.map((runner) => runner.address).sort()).toEqual(runners.map((runner) => runner.address).sort())
           }
+        })
+      ),
+    120_000
+  )
+
+  it.live(
+    "SIGTERM: a stopping runner lets its running turns finish before it leaves; its sessions then go on on the other",
+    () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          // Turns longer than the cluster's own shutdown takes: only the drain lets them finish.
+          const { runners } = yield* clusterOf({ migrate: true, firstAnswerMs: 8000 })
+          const [a, b] = runners
+          if (a === undefined || b === undefined) return
+          const sessions = yield* Effect.forEach(Array.from({ length: 12 }), () => on(a, (client) => client.CreateSession({ cwd: "/tmp", client: "test" })))
+          yield* Effect.forEach(sessions, (view) => on(a, (client) => client.Prompt({ sessionId: view.sessionId, content: "slow" })), {
+            concurrency: "unbounded"
+          })
+          const exited = new Promise<number | null>((resolve) => b.child.once("exit", (code) => resolve(code)))
+          b.child.kill("SIGTERM")
+          expect(yield* Effect.promise(() => exited)).toBe(130)
+          for (const view of sessions) {
+            const receipt = yield* on(a, (client) => client.Prompt({ sessionId: view.sessionId, content: "after the stop" })).pipe(
+              Effect.retry(Schedule.intersect(Schedule.spaced("500 millis"), Schedule.recurs(60)))
+            )
+            expect(["Started", "Queued"]).toContain(receipt._tag)
+          }
+          let ranOnTheStopped = 0
+          for (const view of sessions) {
+            yield* on(a, (client) => client.GetSession({ sessionId: view.sessionId })).pipe(
+              Effect.repeat({ until: (current) => !current.running && current.inbox.nextTurn.length === 0, schedule: Schedule.spaced("200 millis") }),
+              Effect.timeout("40 seconds")
+            )
+            const log = yield* exported(a, view.sessionId)
+            expectSound(log)
+            expect(log.flatMap((event) => (event.type === "turn.completed" ? [event.payload.stopReason] : []))).toEqual(["final", "final"])
+            if (log.some((event) => event.type === "turn.started" && event.payload.runner === b.address)) ranOnTheStopped++
+          }
+          // About half the sessions were the stopped runner's: their turns finished there.
+          expect(ranOnTheStopped).toBeGreaterThan(0)
         })
       ),
     120_000
