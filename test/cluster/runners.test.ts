@@ -1,58 +1,13 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Option, Schedule, Stream } from "effect"
-import type { ChildProcess } from "node:child_process"
+import { Effect, Fiber, Option, Schedule, Stream } from "effect"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
-import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { AgentEvent } from "../../src/domain/events.js"
 import { clusterStatus } from "../../src/layers/cluster/status.js"
-import { AgentClient, clientLayer } from "../../src/rpc/client.js"
-import { runCli, startServer, stop } from "../support/cli.js"
+import { runCli, stop } from "../support/cli.js"
+import { exported, on, startRunner, untilCompleted } from "../support/cluster-runners.js"
 import { postgresAvailable, postgresSuite, serverForFile } from "../support/postgres.js"
-
-const TOKEN = "cluster-test-token"
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = createServer()
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address()
-      server.close(() => (typeof address === "object" && address !== null ? resolve(address.port) : reject(new Error("no port"))))
-    })
-  })
-
-interface Runner {
-  readonly url: string
-  readonly address: string
-  readonly child: ChildProcess
-}
-
-const startRunner = async (database: string, home: string, script: string): Promise<Runner> => {
-  const address = `127.0.0.1:${await freePort()}`
-  const started = await startServer(
-    ["--cluster", database, "--runner-address", address, "--token", TOKEN, "--failover-after", "3", "--script", script],
-    { env: { CUSTOM_AGENT_HOME: home, XDG_CONFIG_HOME: join(home, "config") } }
-  )
-  return { url: started.url, address, child: started.child }
-}
-
-/** Calls a runner's API. */
-const on = <A, E>(runner: Runner, use: (client: AgentClient["Type"]) => Effect.Effect<A, E>) =>
-  Effect.scoped(Effect.flatMap(AgentClient, use)).pipe(Effect.provide(clientLayer({ url: runner.url, token: TOKEN })))
-
-/** The session's events up to the completion of `turnId`, followed on `runner`. */
-const untilCompleted = (runner: Runner, sessionId: string, turnId: string) =>
-  on(runner, (client) =>
-    client.Subscribe({ sessionId, afterSequence: 0 }).pipe(
-      Stream.filterMap((frame) => (frame._tag === "Event" ? Option.some(frame.event) : Option.none())),
-      Stream.takeUntil((event) => event.type === "turn.completed" && event.turnId === turnId),
-      Stream.runCollect
-    )
-  )
-
-const exported = (runner: Runner, sessionId: string) =>
-  on(runner, (client) => Stream.runCollect(client.ExportSession({ sessionId }))).pipe(Effect.map((events): ReadonlyArray<AgentEvent> => [...events]))
 
 /** Every sequence once, every turn closed, no request twice. */
 const expectSound = (log: ReadonlyArray<AgentEvent>) => {
@@ -141,8 +96,20 @@ describe.skipIf(!postgresAvailable)(postgresSuite("serve --cluster: sessions on 
           yield* Effect.forEach(sessions, (view) => on(a, (client) => client.Prompt({ sessionId: view.sessionId, content: "slow" })), {
             concurrency: "unbounded"
           })
+          // A subscriber attached to the runner about to die.
+          const watched = sessions[0]?.sessionId ?? ""
+          const seenOnB: Array<number> = []
+          const followingB = yield* Effect.fork(
+            on(b, (client) =>
+              client.Subscribe({ sessionId: watched, afterSequence: 0 }).pipe(
+                Stream.runForEach((frame) => Effect.sync(() => (frame._tag === "Event" ? seenOnB.push(frame.event.sequence) : undefined)))
+              )
+            ).pipe(Effect.either)
+          )
+          yield* Effect.sync(() => seenOnB.length).pipe(Effect.repeat({ until: (count) => count > 0, schedule: Schedule.spaced("50 millis") }))
           b.child.kill("SIGKILL")
           const started = Date.now()
+          expect((yield* Fiber.join(followingB).pipe(Effect.timeout("20 seconds")))._tag).toBe("Left")
           yield* Effect.forEach(
             sessions,
             (view) =>
@@ -159,6 +126,7 @@ describe.skipIf(!postgresAvailable)(postgresSuite("serve --cluster: sessions on 
           const tookOver = (Date.now() - started) / 1000
           expect(tookOver).toBeLessThan(40)
           let interrupted = 0
+          let watchedLength = 0
           for (const view of sessions) {
             // Wait until the session is idle again, then check its whole log.
             yield* on(a, (client) => client.GetSession({ sessionId: view.sessionId })).pipe(
@@ -169,10 +137,20 @@ describe.skipIf(!postgresAvailable)(postgresSuite("serve --cluster: sessions on 
             expectSound(log)
             const answers = log.filter((event) => event.type === "user.message").map((event) => event.payload.content)
             expect(answers).toEqual(["slow", "after the kill"])
+            if (view.sessionId === watched) watchedLength = log.length
             interrupted += log.filter((event) => event.type === "turn.completed" && event.payload.stopReason === "error" && event.payload.errorCode === "interrupted").length
           }
           // The dead runner owned some of the twelve (about half): their first turns were closed, not re-run.
           expect(interrupted).toBeGreaterThan(0)
+          // The subscriber reconnects to the survivor from its last sequence: no gap, no duplicate.
+          const resumed = yield* on(a, (client) =>
+            client.Subscribe({ sessionId: watched, afterSequence: seenOnB.at(-1) ?? 0 }).pipe(
+              Stream.filterMap((frame) => (frame._tag === "Event" ? Option.some(frame.event.sequence) : Option.none())),
+              Stream.takeUntil((sequence) => sequence >= watchedLength),
+              Stream.runCollect
+            )
+          )
+          expect([...seenOnB, ...resumed]).toEqual(Array.from({ length: watchedLength }, (_, index) => index + 1))
         })
       ),
     120_000
