@@ -84,16 +84,18 @@ describe.skipIf(!postgresAvailable)(postgresSuite("serve --cluster: sessions on 
   )
 
   it.live(
-    "kill -9 of a runner in the middle of turns: its sessions take new prompts on the survivor, with every turn closed and nothing lost",
+    "kill -9 of a runner in the middle of 20 sessions' turns: they take new prompts on the survivor, with every turn closed and nothing lost",
     () =>
       Effect.scoped(
         Effect.gen(function* () {
           const { runners } = yield* cluster
           const [a, b] = runners
           if (a === undefined || b === undefined) return
-          const sessions = yield* Effect.forEach(Array.from({ length: 12 }), () => on(a, (client) => client.CreateSession({ cwd: "/tmp", client: "test" })))
-          // The first answer takes 2.5 s: the kill lands while these turns run.
-          yield* Effect.forEach(sessions, (view) => on(a, (client) => client.Prompt({ sessionId: view.sessionId, content: "slow" })), {
+          // Created and prompted through either runner; the first answer takes 2.5 s, so the kill lands while these turns run.
+          const sessions = yield* Effect.forEach(Array.from({ length: 20 }), (_, i) =>
+            on(i % 2 === 0 ? a : b, (client) => client.CreateSession({ cwd: "/tmp", client: "test" }))
+          )
+          yield* Effect.forEach(sessions, (view, i) => on(i % 2 === 0 ? b : a, (client) => client.Prompt({ sessionId: view.sessionId, content: "slow" })), {
             concurrency: "unbounded"
           })
           // A subscriber attached to the runner about to die.
@@ -140,7 +142,7 @@ describe.skipIf(!postgresAvailable)(postgresSuite("serve --cluster: sessions on 
             if (view.sessionId === watched) watchedLength = log.length
             interrupted += log.filter((event) => event.type === "turn.completed" && event.payload.stopReason === "error" && event.payload.errorCode === "interrupted").length
           }
-          // The dead runner owned some of the twelve (about half): their first turns were closed, not re-run.
+          // The dead runner owned some of the twenty (about half): their first turns were closed, not re-run.
           expect(interrupted).toBeGreaterThan(0)
           // The subscriber reconnects to the survivor from its last sequence: no gap, no duplicate.
           const resumed = yield* on(a, (client) =>
@@ -212,4 +214,21 @@ describe.skipIf(!postgresAvailable)(postgresSuite("serve --cluster: sessions on 
       ),
     120_000
   )
+})
+
+describe("serve --cluster refuses to start without what it needs", () => {
+  it.live("no runner address, or no token: one clear line and exit 1, before connecting anywhere", () =>
+    Effect.gen(function* () {
+      const noAddress = yield* Effect.promise(() => runCli(["serve", "--cluster", "postgres://127.0.0.1:1/x", "--token", "a-long-enough-token"]))
+      expect(noAddress.code).toBe(1)
+      expect(noAddress.stderr).toContain("--runner-address")
+      const badAddress = yield* Effect.promise(() =>
+        runCli(["serve", "--cluster", "postgres://127.0.0.1:1/x", "--token", "a-long-enough-token", "--runner-address", "nowhere"])
+      )
+      expect(badAddress.code).toBe(1)
+      expect(badAddress.stderr).toContain("is not HOST:PORT")
+      const noToken = yield* Effect.promise(() => runCli(["serve", "--cluster", "postgres://127.0.0.1:1/x", "--runner-address", "127.0.0.1:1"]))
+      expect(noToken.code).toBe(1)
+      expect(noToken.stderr).toContain("token")
+    }))
 })
