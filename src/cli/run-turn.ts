@@ -1,4 +1,5 @@
 import * as Deferred from "effect/Deferred"
+import { randomUUID } from "node:crypto"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
@@ -89,7 +90,9 @@ export const runTurn = <E>(client: TurnClient<E>, args: RunArgs) =>
       client: "cli",
       ...(Option.isSome(args.mode) ? { permissionMode: args.mode.value } : {}),
       ...(args.attach.length === 0 ? {} : { attachments: args.attach }),
-      ...(Option.isSome(args.maxSteps) ? { maxSteps: args.maxSteps.value } : {})
+      ...(Option.isSome(args.maxSteps) ? { maxSteps: args.maxSteps.value } : {}),
+      // A prompt retried after a dropped connection starts one turn, not two.
+      requestId: randomUUID()
     })
     if (receipt._tag === "Queued") {
       yield* Fiber.interrupt(watcher)

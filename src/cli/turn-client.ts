@@ -18,6 +18,7 @@ export interface TurnClient<E> {
     readonly permissionMode?: PermissionMode
     readonly attachments?: ReadonlyArray<string>
     readonly maxSteps?: number
+    readonly requestId?: string
   }) => Effect.Effect<PromptReceipt, E>
   /** False when the question was no longer pending (another client answered first). */
   readonly respondPermission: (sessionId: string, toolCallId: string, answer: PermissionAnswer) => Effect.Effect<boolean, E>

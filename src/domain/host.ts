@@ -81,7 +81,9 @@ export const PromptInput = Schema.Struct({
   /** URIs of MCP resources whose text is attached to the message. */
   attachments: Schema.optional(Schema.Array(Schema.String)),
   /** Model steps the turn this message starts may take (the server's limit when left out). */
-  maxSteps: Schema.optional(Schema.Int.pipe(Schema.positive()))
+  maxSteps: Schema.optional(Schema.Int.pipe(Schema.positive())),
+  /** The client's id for this prompt: sent again (a retry after a dropped connection), it starts nothing new and gets the first receipt. */
+  requestId: Schema.optional(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(200)))
 })
 
 export const QueueAction = Schema.Union(

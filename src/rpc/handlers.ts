@@ -16,7 +16,7 @@ export const handlersLayer = AgentRpcs.toLayer(
         host.createSession({ cwd, client: client ?? "rpc", ...(title === undefined ? {} : { title }) }),
       ListSessions: () => host.listSessions,
       GetSession: ({ sessionId }) => host.getSession(sessionId),
-      Prompt: ({ sessionId, content, mode, permissionMode, client, attachments, maxSteps }) =>
+      Prompt: ({ sessionId, content, mode, permissionMode, client, attachments, maxSteps, requestId }) =>
         host.prompt({
           sessionId,
           content,
@@ -24,7 +24,8 @@ export const handlersLayer = AgentRpcs.toLayer(
           client: client ?? "rpc",
           ...(permissionMode === undefined ? {} : { permissionMode }),
           ...(attachments === undefined ? {} : { attachments }),
-          ...(maxSteps === undefined ? {} : { maxSteps })
+          ...(maxSteps === undefined ? {} : { maxSteps }),
+          ...(requestId === undefined ? {} : { requestId })
         }),
       Subscribe: ({ sessionId, afterSequence }) => host.subscribe(sessionId, afterSequence),
       Cancel: ({ sessionId }) => host.cancel(sessionId),
