@@ -41,6 +41,7 @@ const attach = Options.text("attach").pipe(
 
 const maxSteps = Options.integer("max-steps").pipe(
   Options.withDescription("Model steps one turn may take before it stops with max_steps"),
+  Options.filterMap((steps) => (steps > 0 ? Option.some(steps) : Option.none()), "--max-steps must be a positive number of steps"),
   Options.optional
 )
 
