@@ -1,7 +1,6 @@
 import * as Entity from "@effect/cluster/Entity"
 import { Sharding } from "@effect/cluster/Sharding"
 import * as Duration from "effect/Duration"
-import type { DurationInput } from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schedule from "effect/Schedule"
@@ -15,7 +14,7 @@ import { AgentSession } from "./session-entity.js"
  * entity is kept alive, so no idle timer passivates it under a background turn; passivation
  * lets the actor go.
  */
-export const sessionEntityLayer = (options: { readonly maxIdleTime: DurationInput }) =>
+export const sessionEntityLayer = (options: { readonly maxIdleTime: Duration.DurationInput }) =>
   AgentSession.toLayer(
     Effect.gen(function* () {
       const host = yield* AgentHost
@@ -39,9 +38,8 @@ export const sessionEntityLayer = (options: { readonly maxIdleTime: DurationInpu
       if (taken._tag === "Left" && taken.left._tag !== "SessionNotFound") {
         yield* Effect.logWarning(`session ${sessionId}: could not take it over yet; its next message tries again`, taken.left)
       }
-      if (taken._tag === "Right" && (yield* host.getSession(sessionId).pipe(Effect.map((view) => view.running), Effect.orElseSucceed(() => false)))) {
-        yield* Entity.keepAlive(true)
-      }
+      // Already working (resume started its inbox): kept alive from now, before any Status frame.
+      if ((yield* host.working).has(sessionId)) yield* Entity.keepAlive(true)
 
       return AgentSession.of({
         Create: ({ payload }) =>
@@ -79,7 +77,7 @@ export const sessionEntityLayer = (options: { readonly maxIdleTime: DurationInpu
  * then leaves the cluster: were its shards to go first, the next owner would close those turns
  * as interrupted while they still ran here. Built after sharding, so released before it.
  */
-export const drainOnStopLayer = (grace: DurationInput) =>
+export const drainOnStopLayer = (grace: Duration.DurationInput) =>
   Layer.scopedDiscard(
     Effect.gen(function* () {
       const host = yield* AgentHost

@@ -6,7 +6,7 @@ import { join } from "node:path"
 import type { AgentEvent } from "../../src/domain/events.js"
 import { clusterStatus } from "../../src/layers/cluster/status.js"
 import { runCli, stop } from "../support/cli.js"
-import { exported, on, startRunner, untilCompleted } from "../support/cluster-runners.js"
+import { exported, on, type Runner, startRunner, untilCompleted } from "../support/cluster-runners.js"
 import { postgresAvailable, postgresSuite, serverForFile } from "../support/postgres.js"
 
 /** Every sequence once, every turn closed, no request twice. */
@@ -18,6 +18,23 @@ const expectSound = (log: ReadonlyArray<AgentEvent>) => {
   const requests = log.flatMap((event) => (event.type === "user.message" && event.payload.requestId !== undefined ? [event.payload.requestId] : []))
   expect(new Set(requests).size).toBe(requests.length)
 }
+
+/** A prompt on a session, retried while its runner is being taken over; started or queued behind a turn. */
+const takesPrompt = (runner: Runner, sessionId: string, content: string) =>
+  on(runner, (client) => client.Prompt({ sessionId, content })).pipe(
+    Effect.retry(Schedule.intersect(Schedule.spaced("500 millis"), Schedule.recurs(60))),
+    Effect.timeout("40 seconds"),
+    Effect.tap((receipt) => Effect.sync(() => expect(["Started", "Queued"]).toContain(receipt._tag)))
+  )
+
+/** The session's whole log once it is idle again (no turn, nothing queued), checked sound. */
+const settledLog = (runner: Runner, sessionId: string) =>
+  on(runner, (client) => client.GetSession({ sessionId })).pipe(
+    Effect.repeat({ until: (current) => !current.running && current.inbox.nextTurn.length === 0, schedule: Schedule.spaced("200 millis") }),
+    Effect.timeout("40 seconds"),
+    Effect.zipRight(exported(runner, sessionId)),
+    Effect.tap((log) => Effect.sync(() => expectSound(log)))
+  )
 
 describe.skipIf(!postgresAvailable)(postgresSuite("serve --cluster: sessions on several runners"), () => {
   const server = serverForFile()
@@ -115,14 +132,8 @@ describe.skipIf(!postgresAvailable)(postgresSuite("serve --cluster: sessions on 
           yield* Effect.forEach(
             sessions,
             (view) =>
-              Effect.gen(function* () {
-                // Queued behind a turn that still runs on the survivor, or started at once.
-                const receipt = yield* on(a, (client) => client.Prompt({ sessionId: view.sessionId, content: "after the kill" })).pipe(
-                  Effect.retry(Schedule.intersect(Schedule.spaced("500 millis"), Schedule.recurs(60))),
-                  Effect.timeout("40 seconds")
-                )
-                expect(["Started", "Queued"]).toContain(receipt._tag)
-              }),
+              // Queued behind a turn that still runs on the survivor, or started at once.
+              takesPrompt(a, view.sessionId, "after the kill"),
             { concurrency: "unbounded" }
           )
           const tookOver = (Date.now() - started) / 1000
@@ -130,13 +141,7 @@ describe.skipIf(!postgresAvailable)(postgresSuite("serve --cluster: sessions on 
           let interrupted = 0
           let watchedLength = 0
           for (const view of sessions) {
-            // Wait until the session is idle again, then check its whole log.
-            yield* on(a, (client) => client.GetSession({ sessionId: view.sessionId })).pipe(
-              Effect.repeat({ until: (current) => !current.running && current.inbox.nextTurn.length === 0, schedule: Schedule.spaced("200 millis") }),
-              Effect.timeout("40 seconds")
-            )
-            const log = yield* exported(a, view.sessionId)
-            expectSound(log)
+            const log = yield* settledLog(a, view.sessionId)
             const answers = log.filter((event) => event.type === "user.message").map((event) => event.payload.content)
             expect(answers).toEqual(["slow", "after the kill"])
             if (view.sessionId === watched) watchedLength = log.length
@@ -192,19 +197,11 @@ describe.skipIf(!postgresAvailable)(postgresSuite("serve --cluster: sessions on 
           b.child.kill("SIGTERM")
           expect(yield* Effect.promise(() => exited)).toBe(130)
           for (const view of sessions) {
-            const receipt = yield* on(a, (client) => client.Prompt({ sessionId: view.sessionId, content: "after the stop" })).pipe(
-              Effect.retry(Schedule.intersect(Schedule.spaced("500 millis"), Schedule.recurs(60)))
-            )
-            expect(["Started", "Queued"]).toContain(receipt._tag)
+            yield* takesPrompt(a, view.sessionId, "after the stop")
           }
           let ranOnTheStopped = 0
           for (const view of sessions) {
-            yield* on(a, (client) => client.GetSession({ sessionId: view.sessionId })).pipe(
-              Effect.repeat({ until: (current) => !current.running && current.inbox.nextTurn.length === 0, schedule: Schedule.spaced("200 millis") }),
-              Effect.timeout("40 seconds")
-            )
-            const log = yield* exported(a, view.sessionId)
-            expectSound(log)
+            const log = yield* settledLog(a, view.sessionId)
             expect(log.flatMap((event) => (event.type === "turn.completed" ? [event.payload.stopReason] : []))).toEqual(["final", "final"])
             if (log.some((event) => event.type === "turn.started" && event.payload.runner === b.address)) ranOnTheStopped++
           }
