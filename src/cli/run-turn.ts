@@ -1,5 +1,6 @@
 import * as Deferred from "effect/Deferred"
 import { randomUUID } from "node:crypto"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
@@ -11,6 +12,21 @@ import * as PolicyApprovals from "../layers/approvals/policy.js"
 import { stderr, useColor } from "./io.js"
 import type { TurnClient } from "./turn-client.js"
 import { interactive, makePrinter, type RunArgs, titleOf } from "./turn-output.js"
+
+/** How long Ctrl-C waits for the turn's cancel to be acknowledged before leaving anyway. */
+const cancelBound = Duration.seconds(5)
+
+/** A question asked with nobody at a terminal and no --approve policy: denied, saying why. */
+const noTerminal = {
+  decision: "deny",
+  scope: "once",
+  by: "policy",
+  reason: "no terminal to ask on (pass --approve to decide without one)"
+} as const
+
+/** The command that continues the session, for the line printed after Ctrl-C. */
+export const continueHint = (sessionId: string, args: RunArgs) =>
+  `session ${sessionId} · continue it with: custom-agent run --session ${sessionId}${Option.isSome(args.server) ? ` --server ${args.server.value}` : ""} "<next prompt>"`
 
 /**
  * One turn as `run` drives it, in this process or on a server: subscribe, prompt, print the
@@ -48,7 +64,7 @@ export const runTurn = <E>(client: TurnClient<E>, args: RunArgs) =>
           : interactive()
             ? yield* terminal.ask(request)
             : client.unanswered === "deny"
-              ? PolicyApprovals.answerFor("deny", event.payload.risk)
+              ? noTerminal
               : undefined
         if (decided === undefined) return yield* stderr("waiting for a client of the server to answer the permission question…\n")
         // The record says who answered: this client's policy (named in the reason) or the person here.
@@ -99,6 +115,15 @@ export const runTurn = <E>(client: TurnClient<E>, args: RunArgs) =>
       return yield* stderr(`session ${sessionId} is busy: your message waits in its queue (${receipt.messageId})\n`)
     }
     yield* Deferred.succeed(ourTurn, receipt.turnId)
-    yield* Fiber.join(watcher).pipe(Effect.onInterrupt(() => Effect.ignore(client.cancel(sessionId))))
+    yield* Fiber.join(watcher).pipe(
+      Effect.onInterrupt(() =>
+        // Ctrl-C: stop asking, cancel the turn (bounded: a server may be gone), say how to go on.
+        Effect.gen(function* () {
+          yield* Fiber.interrupt(watcher)
+          yield* Effect.ignore(Effect.timeout(client.cancel(sessionId), cancelBound))
+          yield* stderr(`\ncancelled\n${continueHint(sessionId, args)}\n`)
+        })
+      )
+    )
     yield* printer.finish(sessionId)
   })

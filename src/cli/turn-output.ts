@@ -17,6 +17,8 @@ export interface RunArgs {
   readonly mode: Option.Option<PermissionMode>
   readonly approve: Option.Option<ApprovalPolicy>
   readonly maxSteps: Option.Option<number>
+  /** The server's URL when the turn runs on one (`--server`). */
+  readonly server: Option.Option<string>
 }
 
 const exitCodeOf = (event: AgentEvent): number | undefined => {

@@ -83,6 +83,8 @@ const checkLog = (log: ReadonlyArray<AgentEvent>) => {
   const allowed = new Set<string>()
   const started = new Set<string>()
   for (const event of log) {
+    // No event of a turn after its turn.completed (a cancel racing a pending question included).
+    if (event.turnId !== undefined) expect(closed.has(event.turnId)).toBe(false)
     switch (event.type) {
       case "turn.started":
         expect(open.size).toBe(0)
