@@ -107,12 +107,13 @@ export const makeRenderer = (options: RenderOptions) => {
       case "permission.requested":
         return line(side, yellow(`? ${event.payload.summary}`) + dim(` (${event.payload.risk}, asking)`))
       case "permission.resolved": {
-        const who = event.payload.rule === undefined
-          ? event.payload.by
-          : `${event.payload.by} ${event.payload.rule.source}#${event.payload.rule.index + 1}`
-        const verdict = event.payload.decision === "allow" ? green("allowed") : red(event.payload.decision === "deny" ? "denied" : "cancelled")
-        const scope = event.payload.scope === "once" ? "" : ` for ${event.payload.scope === "session" ? "the session" : "always"}`
-        return line(side, dim("  ") + verdict + dim(` by ${who}${scope}${event.payload.reason === undefined ? "" : `: ${event.payload.reason}`}`))
+        const { by, decision, reason, rule, scope } = event.payload
+        const verdict = decision === "allow" ? green("allowed") : red(decision === "deny" ? "denied" : "cancelled")
+        // A remembered answer's reason says it was an earlier answer, and for how long.
+        if (by === "remembered") return line(side, dim("  ") + verdict + dim(` by ${reason ?? "an earlier answer"}`))
+        const who = rule === undefined ? by : `${by} ${rule.source}#${rule.index + 1}`
+        const lasting = scope === "once" ? "" : ` for ${scope === "session" ? "the session" : "always"}`
+        return line(side, dim("  ") + verdict + dim(` by ${who}${lasting}${reason === undefined ? "" : `: ${reason}`}`))
       }
       case "tool.started":
         return []

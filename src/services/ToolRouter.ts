@@ -58,6 +58,11 @@ export interface PreparedCall {
   readonly shell?: ShellAnalysis
   /** Where the call runs (shell commands, stdio MCP servers): recorded in `tool.started`. */
   readonly sandbox?: SandboxProfile
+  /**
+   * Why a read-class call that is not a read is harmless (a proposal that waits for review):
+   * the reason recorded when it is allowed by default, instead of the one about reads.
+   */
+  readonly harmlessBecause?: string
   readonly execute: Effect.Effect<ToolResult>
 }
 

@@ -51,6 +51,12 @@ describe("memory: evidence, candidate, approval, durable memory", () => {
       const first = yield* turn(sessionId, "we use pnpm here, remember that")
       const proposed = eventsOf(first, "memory.candidate_proposed")[0]?.payload
       expect(proposed).toMatchObject({ text: "Use pnpm, not npm.", scope: "project", evidence: { sessionId, fromSequence: 2 } })
+      // Allowed without asking because it only proposes, not because "reads are allowed".
+      expect(eventsOf(first, "permission.resolved")[0]?.payload).toMatchObject({
+        decision: "allow",
+        by: "default",
+        reason: "remember only proposes a memory: nothing changes until a person approves it"
+      })
       expect((yield* store.pending).map((c) => c.id)).toEqual([proposed?.candidateId])
       expect(yield* store.forWorkspace(workspace)).toEqual([])
 

@@ -34,6 +34,7 @@ export const rememberTool: Tool = makeTool({
       summary: `remember (${input.scope}): ${input.text.length > 80 ? `${input.text.slice(0, 79)}…` : input.text}`,
       paths: [],
       outsideWorkspace: false,
+      harmlessBecause: "remember only proposes a memory: nothing changes until a person approves it",
       execute: Effect.succeed({
         output: "Proposed as a memory candidate. It has no effect until the user approves it.",
         isError: false,

@@ -121,7 +121,7 @@ export const make = (options: PermissionEngineOptions) =>
             by: "remembered",
             scope,
             rule: { source: scope, index, tool: entry.tool, ...(pattern === undefined ? {} : { pattern }) },
-            reason: `${entry.decision === "allow" ? "allowed" : "denied"} earlier ${scope === "session" ? "for this session" : "always"}${pattern === undefined ? "" : ` (${pattern})`}`
+            reason: `an earlier answer, ${scope === "session" ? "for this session" : "always"}${pattern === undefined ? "" : ` (${pattern})`}`
           }
         }
 
@@ -129,7 +129,7 @@ export const make = (options: PermissionEngineOptions) =>
           return { decision: "allow", by: "mode", scope: "once", reason: "accept-edits mode allows writes inside the workspace" }
         }
         if (call.risk === "read" && !call.outsideWorkspace) {
-          return { decision: "allow", by: "default", scope: "once", reason: "reads inside the workspace are allowed" }
+          return { decision: "allow", by: "default", scope: "once", reason: call.harmlessBecause ?? "reads inside the workspace are allowed" }
         }
         return {
           decision: "ask",

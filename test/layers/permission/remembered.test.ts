@@ -20,7 +20,7 @@ describe("remembered answers are scoped", () => {
       expect((yield* decide(check(s.root, "write_file", call("write", { paths: [join(s.root, "a.txt")] }), "default", "ses_other"))).decision).toBe("ask")
       // A picked glob must cover what was asked; it then covers its siblings.
       yield* engine.remember(write("src/x.ts"), "allow", "session", ["src/**"])
-      expect((yield* decide(write("src/deep/y.ts"))).decision).toBe("allow")
+      expect(yield* decide(write("src/deep/y.ts"))).toMatchObject({ decision: "allow", reason: "an earlier answer, for this session (src/**)" })
       yield* engine.remember(write("lib/x.ts"), "allow", "session", ["docs/**"])
       expect((yield* decide(write("lib/x.ts"))).decision).toBe("allow")
       expect((yield* decide(write("docs/y.md"))).decision).toBe("ask")
@@ -47,7 +47,7 @@ describe("remembered answers are scoped", () => {
         Effect.provide(s.layer())
       )
       const again = yield* decide(mcp({ body: "b", title: "a" })).pipe(Effect.provide(s.layer()))
-      expect(again).toMatchObject({ decision: "allow", by: "remembered", scope: "always" })
+      expect(again).toMatchObject({ decision: "allow", by: "remembered", scope: "always", reason: "an earlier answer, always" })
       expect((yield* decide(mcp({ title: "other" })).pipe(Effect.provide(s.layer()))).decision).toBe("ask")
       expect((yield* decide({ ...mcp({ title: "a", body: "b" }), workspaceRoot: "/other/repo" }).pipe(Effect.provide(s.layer()))).decision).toBe("ask")
     })
