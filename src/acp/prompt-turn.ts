@@ -91,6 +91,8 @@ export const runPrompt = (deps: AskDeps, session: OpenSession, content: string, 
               return phase._tag === "Waiting" && !frame.session.running ? start : Effect.succeed(phase)
             case "Status":
               return phase._tag === "Waiting" && !frame.running ? start : Effect.succeed(phase)
+            case "KeepAlive":
+              return Effect.succeed(phase)
             case "Event": {
               const { event } = frame
               if (phase._tag !== "Running" || event.turnId !== phase.turnId) return Effect.succeed(phase)

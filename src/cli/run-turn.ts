@@ -16,6 +16,11 @@ import { interactive, makePrinter, type RunArgs, titleOf } from "./turn-output.j
 /** How long Ctrl-C waits for the turn's cancel to be acknowledged before leaving anyway. */
 const cancelBound = Duration.seconds(5)
 
+/** Reconnections in a row before a dropped subscription is given up (about a minute of pauses). */
+const maxReconnects = 15
+
+const reconnectPause = (attempt: number) => Duration.millis(Math.min(250 * 2 ** (attempt - 1), 5_000))
+
 /** A question asked with nobody at a terminal and no --approve policy: denied, saying why. */
 const noTerminal = {
   decision: "deny",
@@ -38,7 +43,7 @@ export const runTurn = <E>(client: TurnClient<E>, args: RunArgs) =>
     const printer = makePrinter(args.json)
     const view = Option.isSome(args.session)
       ? yield* client.getSession(args.session.value)
-      : yield* client.createSession({ cwd: process.cwd(), title: titleOf(args.prompt), client: "cli" })
+      : yield* client.createSession({ cwd: process.cwd(), title: titleOf(args.prompt), client: "cli", attachments: args.attach })
     const sessionId = view.sessionId
     const after = Option.isSome(args.session) ? view.lastSequence : 0
     const live = yield* Deferred.make<void>()
@@ -75,9 +80,15 @@ export const runTurn = <E>(client: TurnClient<E>, args: RunArgs) =>
 
     let seen = after
     let turnId: string | undefined
+    /** Connection attempts that failed in a row; a frame received resets it. */
+    let drops = 0
     /** One frame: print it, answer our turn's questions; true once our turn completed. */
     const onFrame = (frame: HostFrame): Effect.Effect<boolean, E> =>
       Effect.gen(function* () {
+        if (drops > 0) {
+          drops = 0
+          yield* stderr("reconnected\n")
+        }
         if (frame._tag === "Baseline") {
           yield* Deferred.succeed(live, undefined)
           return false
@@ -92,10 +103,19 @@ export const runTurn = <E>(client: TurnClient<E>, args: RunArgs) =>
         if (event.type === "permission.requested") yield* answer(event, ours)
         return ours && event.type === "turn.completed"
       })
-    // Read by pulling (no stream operators per event); a reader that lagged resumes where it was.
+    // Read by pulling (no stream operators per event). A reader that lagged resumes where it
+    // was; so does one whose connection dropped, after a pause that grows while it keeps failing.
     const follow = (from: number): Effect.Effect<void, E> =>
       pulledUntil(client.subscribe(sessionId, from), onFrame).pipe(
-        Effect.catchAll((error) => (client.isLagged(error) ? Effect.suspend(() => follow(seen)) : Effect.fail(error)))
+        Effect.catchAll((error) => {
+          if (client.isLagged(error)) return Effect.suspend(() => follow(seen))
+          if (!client.isDropped(error) || drops >= maxReconnects) return Effect.fail(error)
+          drops++
+          return stderr(drops === 1 ? `connection to the server lost; reconnecting from event ${seen}…\n` : "").pipe(
+            Effect.zipRight(Effect.sleep(reconnectPause(drops))),
+            Effect.zipRight(Effect.suspend(() => follow(seen)))
+          )
+        })
       )
     const watcher = yield* Effect.fork(follow(after))
     // Wait for the subscription to be live (its baseline), or for it to fail trying.

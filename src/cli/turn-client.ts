@@ -8,7 +8,13 @@ import type { PermissionMode } from "../domain/permissions.js"
  * server (`--server`, through the RPC client): so both follow one path.
  */
 export interface TurnClient<E> {
-  readonly createSession: (input: { readonly cwd: string; readonly client: string; readonly title: string }) => Effect.Effect<SessionView, E>
+  /** `attachments`: the first prompt's, checked before the session exists (a failure creates none). */
+  readonly createSession: (input: {
+    readonly cwd: string
+    readonly client: string
+    readonly title: string
+    readonly attachments: ReadonlyArray<string>
+  }) => Effect.Effect<SessionView, E>
   readonly getSession: (sessionId: string) => Effect.Effect<SessionView, E>
   readonly subscribe: (sessionId: string, afterSequence: number) => Stream.Stream<HostFrame, E>
   readonly prompt: (request: {
@@ -25,6 +31,8 @@ export interface TurnClient<E> {
   readonly cancel: (sessionId: string) => Effect.Effect<void, E>
   /** Whether a subscription ended because this reader fell behind: it then resumes from its last sequence. */
   readonly isLagged: (error: E) => boolean
+  /** Whether a subscription ended because its connection dropped: it then reconnects from its last sequence. */
+  readonly isDropped: (error: E) => boolean
   /**
    * A question neither a policy nor a person here answers: in this process nobody else can,
    * so it is denied; a server's other clients may answer it.

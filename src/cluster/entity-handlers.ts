@@ -46,7 +46,13 @@ export const sessionEntityLayer = (options: { readonly maxIdleTime: Duration.Dur
           // Delivered again after a failover: the session is already there.
           host.getSession(sessionId).pipe(
             Effect.catchTag("SessionNotFound", () =>
-              host.createSession({ sessionId, cwd: payload.cwd, client: payload.client, ...(payload.title === undefined ? {} : { title: payload.title }) })
+              host.createSession({
+                sessionId,
+                cwd: payload.cwd,
+                client: payload.client,
+                ...(payload.title === undefined ? {} : { title: payload.title }),
+                ...(payload.attachments === undefined ? {} : { attachments: payload.attachments })
+              })
             )
           ),
         Prompt: ({ payload }) =>

@@ -88,7 +88,8 @@ export const routerHostLayer: Layer.Layer<AgentHost, never, AgentHost | Sharding
             requestId: yield* requestId,
             cwd: input.cwd,
             client: input.client,
-            ...(input.title === undefined ? {} : { title: input.title })
+            ...(input.title === undefined ? {} : { title: input.title }),
+            ...(input.attachments === undefined ? {} : { attachments: input.attachments })
           })
           return yield* delivered(entity(sessionId).Create(payload))
         }),

@@ -17,7 +17,9 @@ export class CreatePayload extends Schema.Class<CreatePayload>("CreatePayload")(
   requestId: Schema.String,
   cwd: Schema.String,
   client: Schema.String,
-  title: Schema.optional(Schema.String)
+  title: Schema.optional(Schema.String),
+  /** The first prompt's attachments, read before the session is created. */
+  attachments: Schema.optional(Schema.Array(Schema.String))
 }) {
   [PrimaryKey.symbol]() {
     return this.requestId
@@ -60,7 +62,7 @@ export class CompactPayload extends Schema.Class<CompactPayload>("CompactPayload
  * and never wait behind a turn (the entity runs its messages concurrently).
  */
 export const AgentSession = Entity.make("AgentSession", [
-  Rpc.make("Create", { payload: CreatePayload, success: SessionView, error: EngineFailure }).annotate(ClusterSchema.Persisted, true),
+  Rpc.make("Create", { payload: CreatePayload, success: SessionView, error: Schema.Union(EngineFailure, McpError) }).annotate(ClusterSchema.Persisted, true),
   Rpc.make("Prompt", { payload: PromptPayload, success: PromptReceipt, error: Schema.Union(EngineFailure, McpError) }).annotate(
     ClusterSchema.Persisted,
     true

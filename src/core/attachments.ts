@@ -7,13 +7,13 @@ import type { McpError, McpHubShape } from "../services/McpHub.js"
  */
 export const withAttachments = (
   hub: McpHubShape,
-  sessionId: string,
+  session: { readonly sessionId: string; readonly cwd: string },
   content: string,
   uris: ReadonlyArray<string>
 ): Effect.Effect<string, McpError> =>
   Effect.gen(function* () {
     if (uris.length === 0) return content
-    const resources = yield* Effect.forEach(uris, (uri) => hub.readResource(sessionId, uri))
+    const resources = yield* Effect.forEach(uris, (uri) => hub.readResource(session.sessionId, uri, session.cwd))
     const attached = resources.map(
       (r) => `<resource uri="${r.uri}"${r.mimeType === undefined ? "" : ` type="${r.mimeType}"`}>\n${r.text}\n</resource>`
     )

@@ -58,7 +58,9 @@ export type SessionListItem = typeof SessionListItem.Type
 export const HostFrame = Schema.Union(
   Schema.TaggedStruct("Baseline", { session: SessionView }),
   Schema.TaggedStruct("Event", { event: AgentEvent }),
-  Schema.TaggedStruct("Status", { running: Schema.Boolean })
+  Schema.TaggedStruct("Status", { running: Schema.Boolean }),
+  /** Sent over the network while nothing else is, so idle connections are not cut (clients skip it). */
+  Schema.TaggedStruct("KeepAlive", {})
 )
 export type HostFrame = typeof HostFrame.Type
 

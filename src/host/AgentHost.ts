@@ -61,7 +61,12 @@ export interface AgentHostShape {
     readonly client: string
     readonly title?: string
     readonly sessionId?: string
-  }) => Effect.Effect<SessionView, EngineError>
+    /**
+     * Resource URIs the first prompt will attach: each is read first, and the session is not
+     * created when one cannot be (so a failed try leaves no empty session behind).
+     */
+    readonly attachments?: ReadonlyArray<string>
+  }) => Effect.Effect<SessionView, EngineError | McpError>
   readonly listSessions: Effect.Effect<ReadonlyArray<SessionListItem>, EngineError>
   readonly getSession: (sessionId: string) => Effect.Effect<SessionView, EngineError>
   /** Starts a turn (returning once its user message is durable) or queues the message. */
@@ -111,7 +116,8 @@ export const make = Effect.gen(function* () {
   const pending = yield* PendingAsks
   const mcp = yield* McpHub
   // Memory review records its decision through the engine, with the store and ids it needs.
-  const review = Effect.provide(Context.make(SessionEngine, engine).pipe(Context.add(MemoryStore, yield* MemoryStore), Context.add(Ids, yield* Ids)))
+  const ids = yield* Ids
+  const review = Effect.provide(Context.make(SessionEngine, engine).pipe(Context.add(MemoryStore, yield* MemoryStore), Context.add(Ids, ids)))
 
   const viewOf = (sessionId: string) =>
     Effect.gen(function* () {
@@ -133,10 +139,21 @@ export const make = Effect.gen(function* () {
       return view
     })
 
+  const createSession: AgentHostShape["createSession"] = ({ attachments, ...input }) =>
+    Effect.gen(function* () {
+      const sessionId = input.sessionId ?? (yield* ids.make("ses"))
+      if (attachments !== undefined && attachments.length > 0) {
+        // The hub's state for a session that may never exist goes with a failed check.
+        yield* withAttachments(mcp, { sessionId, cwd: input.cwd }, "", attachments).pipe(Effect.tapError(() => mcp.release(sessionId)))
+      }
+      const info = yield* engine.createSession({ ...input, sessionId })
+      return yield* viewOf(info.header.sessionId)
+    })
+
   const prompt = (request: PromptRequest): Effect.Effect<PromptReceipt, EngineError | McpError> =>
     Effect.gen(function* () {
-      yield* engine.recover(request.sessionId)
-      const content = yield* withAttachments(mcp, request.sessionId, request.content, request.attachments ?? [])
+      const { header } = yield* engine.recover(request.sessionId)
+      const content = yield* withAttachments(mcp, { sessionId: request.sessionId, cwd: header.cwd }, request.content, request.attachments ?? [])
       return yield* engine.prompt({
         sessionId: request.sessionId,
         content,
@@ -172,8 +189,7 @@ export const make = Effect.gen(function* () {
   })
 
   return AgentHost.of({
-    createSession: (input) =>
-      Effect.flatMap(engine.createSession(input), (info) => viewOf(info.header.sessionId)),
+    createSession,
     listSessions,
     getSession: viewOf,
     working: engine.runningSessions,

@@ -36,9 +36,15 @@ export const SubscribeInput = Schema.Struct({
  */
 export class AgentRpcs extends RpcGroup.make(
   Rpc.make("CreateSession", {
-    payload: { cwd: Schema.String, title: Schema.optional(Schema.String), client: Schema.optional(Schema.String) },
+    payload: {
+      cwd: Schema.String,
+      title: Schema.optional(Schema.String),
+      client: Schema.optional(Schema.String),
+      /** The first prompt's attachments, read before the session is created: one that fails creates nothing. */
+      attachments: Schema.optional(Schema.Array(Schema.String))
+    },
     success: SessionView,
-    error: EngineFailure
+    error: Schema.Union(EngineFailure, McpError)
   }),
   Rpc.make("ListSessions", { success: Schema.Array(SessionListItem), error: EngineFailure }),
   Rpc.make("GetSession", { payload: { sessionId: Schema.String }, success: SessionView, error: EngineFailure }),

@@ -1,19 +1,33 @@
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import { AgentHost } from "../host/AgentHost.js"
 import { MemoryStore } from "../services/MemoryStore.js"
 import { PermissionEngine } from "../services/PermissionEngine.js"
 import { compactResult } from "./compact-result.js"
+import { defaultKeepAlive, withKeepAlive } from "./keep-alive.js"
 import { AgentRpcs } from "./group.js"
 
+export interface HandlerOptions {
+  /** How often an idle Subscribe stream sends a KeepAlive frame. */
+  readonly keepAlive?: Duration.DurationInput
+}
+
+const keepAliveFrame = { _tag: "KeepAlive" } as const
+
 /** Protocol code translates; the host owns every decision. */
-export const handlersLayer = AgentRpcs.toLayer(
+export const handlersLayer = (options: HandlerOptions = {}) => AgentRpcs.toLayer(
   Effect.gen(function* () {
     const host = yield* AgentHost
     const memory = yield* MemoryStore
     const permissions = yield* PermissionEngine
     return {
-      CreateSession: ({ cwd, title, client }) =>
-        host.createSession({ cwd, client: client ?? "rpc", ...(title === undefined ? {} : { title }) }),
+      CreateSession: ({ cwd, title, client, attachments }) =>
+        host.createSession({
+          cwd,
+          client: client ?? "rpc",
+          ...(title === undefined ? {} : { title }),
+          ...(attachments === undefined ? {} : { attachments })
+        }),
       ListSessions: () => host.listSessions,
       GetSession: ({ sessionId }) => host.getSession(sessionId),
       Prompt: ({ sessionId, content, mode, permissionMode, client, attachments, maxSteps, requestId }) =>
@@ -27,7 +41,8 @@ export const handlersLayer = AgentRpcs.toLayer(
           ...(maxSteps === undefined ? {} : { maxSteps }),
           ...(requestId === undefined ? {} : { requestId })
         }),
-      Subscribe: ({ sessionId, afterSequence }) => host.subscribe(sessionId, afterSequence),
+      Subscribe: ({ sessionId, afterSequence }) =>
+        withKeepAlive(host.subscribe(sessionId, afterSequence), keepAliveFrame, options.keepAlive ?? defaultKeepAlive),
       Cancel: ({ sessionId }) => host.cancel(sessionId),
       SetMode: ({ sessionId, mode, by }) => host.setMode(sessionId, mode, by ?? "rpc"),
       RespondPermission: ({ sessionId, toolCallId, answer }) => host.respondPermission(sessionId, toolCallId, answer),

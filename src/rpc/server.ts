@@ -1,5 +1,6 @@
 import { HttpRouter, HttpServer } from "@effect/platform"
 import { RpcSerialization, RpcServer } from "@effect/rpc"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { AgentRpcs } from "./group.js"
@@ -14,6 +15,8 @@ export interface ServerOptions {
   /** The address we bind, so requests naming it are accepted besides loopback names. */
   readonly boundHost: string
   readonly maxBodyBytes?: number
+  /** How often idle streams send a keep-alive frame (default 15 s). */
+  readonly keepAlive?: Duration.DurationInput
 }
 
 export const rpcPath = "/rpc"
@@ -41,4 +44,4 @@ export const serverLayer = (options: ServerOptions) =>
         })(router)
       )
     })
-  ).pipe(Layer.provide(handlersLayer), Layer.provide(RpcSerialization.layerNdjson))
+  ).pipe(Layer.provide(handlersLayer(options.keepAlive === undefined ? {} : { keepAlive: options.keepAlive })), Layer.provide(RpcSerialization.layerNdjson))

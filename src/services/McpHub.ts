@@ -73,8 +73,12 @@ export interface McpHubShape {
   readonly drainNotices: (sessionId: string) => Effect.Effect<ReadonlyArray<McpNotice>>
   /** The servers' `instructions`, for the context. */
   readonly instructions: (sessionId: string) => Effect.Effect<ReadonlyArray<{ readonly server: string; readonly text: string }>>
-  /** Reads a resource by URI (`<server>` chosen by who lists it) to attach to a prompt. */
-  readonly readResource: (sessionId: string, uri: string) => Effect.Effect<McpResource, McpError>
+  /**
+   * Reads a resource by URI (`<server>` chosen by who lists it) to attach to a prompt. `cwd`,
+   * the session's workspace, names its project servers when nothing configured it yet (a
+   * prompt's attachments are read before its first request lists tools).
+   */
+  readonly readResource: (sessionId: string, uri: string, cwd?: string) => Effect.Effect<McpResource, McpError>
   /**
    * Stops the session's servers and forgets it; servers a client gave it (`configureSession`)
    * are remembered, so its next use starts them again. The engine calls it when it evicts

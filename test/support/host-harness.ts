@@ -26,6 +26,8 @@ export interface HostHarnessOptions {
   readonly engine?: SessionEngine.SessionEngineOptions
   readonly context?: Layer.Layer<ContextBuilder, unknown, McpHub>
   readonly memoryFile?: string
+  /** The MCP hub (default: none). */
+  readonly mcp?: Layer.Layer<McpHub>
 }
 
 /** A host over the given store with a scripted model; answers come from clients (PendingAsks). */
@@ -46,5 +48,5 @@ export const hostTestLayer = (store: StoreLayer, script?: Scripted.Script, optio
         Fanout.eventBusLayer
       )
     ),
-    Layer.provideMerge(Layer.merge(Fanout.layer({ bufferSize: options.subscriberBuffer ?? 4096 }), noMcp))
+    Layer.provideMerge(Layer.merge(Fanout.layer({ bufferSize: options.subscriberBuffer ?? 4096 }), options.mcp ?? noMcp))
   )

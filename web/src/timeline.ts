@@ -345,6 +345,9 @@ export const applyFrame = (state: TimelineState, frame: HostFrame): TimelineStat
       return { ...state, running: frame.running }
     case "Event":
       return applyEvent(state, frame.event)
+    case "KeepAlive":
+      // Only keeps an idle connection open.
+      return state
   }
 }
 

@@ -1,5 +1,6 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import { HttpClientError } from "@effect/platform"
 import type { RpcClientError } from "@effect/rpc"
 import type { EngineError } from "../../domain/errors.js"
 import type { SubscriberLagged } from "../../domain/host.js"
@@ -30,6 +31,9 @@ export const runRemote = (args: RunArgs) =>
         ),
       cancel: (sessionId) => client.Cancel({ sessionId }),
       isLagged: (error) => error._tag === "SubscriberLagged",
+      // A refusal (a status such as 401) is an answer, not a dropped connection.
+      isDropped: (error) =>
+        error._tag === "RpcClientError" && !(error.cause instanceof HttpClientError.ResponseError && error.cause.reason === "StatusCode"),
       // Another client of the server (the web page, an editor) may answer.
       unanswered: "wait"
     }

@@ -74,6 +74,7 @@ const runEmbedded = (args: RunArgs) =>
         ),
       cancel: host.cancel,
       isLagged: (error) => error._tag === "SubscriberLagged",
+      isDropped: () => false,
       // Nobody else can answer in this process.
       unanswered: "deny"
     }

@@ -60,10 +60,14 @@ export const make = (options: McpHubOptions): Effect.Effect<McpHubShape, never, 
       status: (sessionId) => whenServers(sessionId, Effect.succeed([]), (hub) => hub.status(sessionId)),
       drainNotices: (sessionId) => Effect.suspend(() => (loaded === undefined ? Effect.succeed([]) : loaded.drainNotices(sessionId))),
       instructions: (sessionId) => whenServers(sessionId, Effect.succeed([]), (hub) => hub.instructions(sessionId)),
-      readResource: (sessionId, uri) =>
-        whenServers(sessionId, Effect.fail(new McpError({ server: "", message: `no MCP server of this session serves ${uri}` })), (hub) =>
-          hub.readResource(sessionId, uri)
-        ),
+      readResource: (sessionId, uri, cwd) =>
+        Effect.suspend(() => {
+          const session = known(sessionId)
+          session.cwd ??= cwd
+          return whenServers(sessionId, Effect.fail(new McpError({ server: "", message: `no MCP server of this session serves ${uri}` })), (hub) =>
+            hub.readResource(sessionId, uri, cwd)
+          )
+        }),
       release: (sessionId) =>
         Effect.suspend(() => {
           if ((sessions.get(sessionId)?.extra.length ?? 0) === 0) sessions.delete(sessionId)

@@ -165,8 +165,10 @@ export const make = (options: McpHubOptions): Effect.Effect<McpHubShape, never, 
         })
       )
 
-    const readResource: McpHubShape["readResource"] = (sessionId, uri) =>
+    const readResource: McpHubShape["readResource"] = (sessionId, uri, cwd) =>
       Effect.gen(function* () {
+        const entry = entryOf(sessionId)
+        if (entry.cwd === undefined && entry.running === undefined) entry.cwd = cwd
         const list = yield* connections(sessionId)
         for (const connection of list) {
           if (yield* connection.listsResource(uri)) return yield* connection.readResource(uri)
