@@ -1,37 +1,52 @@
 import * as Effect from "effect/Effect"
 import { createReadStream } from "node:fs"
-import { createInterface } from "node:readline"
+import { messageOf } from "../domain/cause-message.js"
 import { decodeEventJson } from "../domain/decode.js"
 import type { AgentEvent } from "../domain/events.js"
-import { sessionLogProblem } from "../domain/session-log.js"
+import { planImport } from "../domain/session-log.js"
+import { boundedLines } from "./bounded-lines.js"
 import { CliError } from "./errors.js"
-import { messageOf } from "../domain/cause-message.js"
+
+/** The longest line (one event) an import reads by default: far above any real event, far below V8's 512 MB string limit. */
+export const DEFAULT_MAX_LINE_MIB = 64
+
+export interface ImportFileOptions {
+  /** Longest line read, in bytes; a longer one ends the import with its line number. */
+  readonly maxLineBytes: number
+  /** Accept a log that breaks the engine's invariants (the host marks it as imported unverified). */
+  readonly unverified: boolean
+}
+
+const sizeOf = (bytes: number) => (bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : `${bytes} bytes`)
 
 /**
- * Reads and validates a whole session export before anything is written: every line must
- * decode and the events must form one session's log. The first bad line is named.
+ * Reads and checks a whole session export before anything is written: the file is streamed
+ * and no line is held past `maxLineBytes`; every line must decode, and the events must be one
+ * log a store can hold that keeps the engine's invariants (`planImport`, the check the host
+ * makes again). The first bad line is named.
  */
-export const readSessionFile = (path: string): Effect.Effect<ReadonlyArray<AgentEvent>, CliError> =>
+export const readSessionFile = (path: string, options: ImportFileOptions): Effect.Effect<ReadonlyArray<AgentEvent>, CliError> =>
   Effect.tryPromise({
     try: async () => {
       const events: Array<AgentEvent> = []
       const lineOf: Array<number> = []
-      const lines = createInterface({ input: createReadStream(path, { encoding: "utf8" }), crlfDelay: Infinity })
-      let number = 0
-      for await (const text of lines) {
-        number++
-        if (text.trim() === "") continue
-        const decoded = decodeEventJson(text, number)
+      for await (const line of boundedLines(createReadStream(path), options.maxLineBytes)) {
+        if (line._tag === "TooLong") {
+          return { error: `line ${line.number} is longer than ${sizeOf(options.maxLineBytes)}, the most one event may take (--max-line-mib)` }
+        }
+        if (line.text.trim() === "") continue
+        const decoded = decodeEventJson(line.text, line.number)
         if (decoded._tag === "Left") return { error: decoded.left.message }
         events.push(decoded.right)
-        lineOf.push(number)
+        lineOf.push(line.number)
       }
-      const problem = sessionLogProblem(events)
-      if (problem !== undefined) {
-        const line = lineOf[problem.index]
-        return { error: line === undefined ? problem.message : `line ${line}: ${problem.message}` }
-      }
-      return { events }
+      // Checked as if unverified first: what no store can hold is refused either way.
+      const plan = planImport(events, { unverified: true })
+      const problem = plan._tag === "Refused" ? plan.problem : options.unverified ? undefined : plan.unverified
+      if (problem === undefined) return { events }
+      const line = lineOf[problem.index]
+      const where = line === undefined ? problem.message : `line ${line}: ${problem.message}`
+      return { error: plan._tag === "Refused" ? where : `${where} (--unverified imports it anyway, marked as unverified)` }
     },
     catch: (error) => new CliError({ message: `cannot read ${path}: ${messageOf(error)}` })
   }).pipe(

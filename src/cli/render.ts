@@ -84,6 +84,11 @@ export const makeRenderer = (options: RenderOptions) => {
               bold(`session ${event.sessionId}`) +
                 dim(` · ${event.payload.client} · ${event.payload.cwd}${event.payload.model === undefined ? "" : ` · ${event.payload.model}`} · ${event.timestamp}`)
             )
+      case "session.renamed":
+        // The first prompt names a session on its own; live, that is no news.
+        return options.live ? [] : line("out", dim(`  title: ${event.payload.title} (set by ${event.payload.by})`))
+      case "session.archived":
+        return options.live ? [] : line("out", dim(`  ${event.payload.archived ? "archived" : "unarchived"} by ${event.payload.by}`))
       case "session.mode_changed":
         return line(side, dim(`  mode: ${event.payload.mode} (set by ${event.payload.by})`))
       case "turn.started":

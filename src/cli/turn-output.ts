@@ -28,10 +28,8 @@ const exitCodeOf = (event: AgentEvent): number | undefined => {
   return 0
 }
 
-export const titleOf = (text: string) => {
-  const line = text.replace(/\s+/g, " ").trim()
-  return line.length > 60 ? `${line.slice(0, 59)}…` : line
-}
+// The engine titles untitled sessions by the same rule.
+export { titleOf } from "../domain/session-title.js"
 
 /** How the turn's events reach the terminal: rendered, or NDJSON exactly as stored. */
 export const makePrinter = (json: boolean) => {

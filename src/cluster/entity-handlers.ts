@@ -71,6 +71,8 @@ export const sessionEntityLayer = (options: { readonly maxIdleTime: Duration.Dur
         GetSession: () => host.getSession(sessionId),
         Cancel: () => host.cancel(sessionId),
         SetMode: ({ payload }) => host.setMode(sessionId, payload.mode, payload.by),
+        Rename: ({ payload }) => host.renameSession(sessionId, payload.title, payload.by),
+        Archive: ({ payload }) => host.archiveSession(sessionId, payload.archived, payload.by),
         RespondPermission: ({ payload }) => host.respondPermission(sessionId, payload.toolCallId, payload.answer)
       })
     }),

@@ -94,6 +94,10 @@ export const routerHostLayer: Layer.Layer<AgentHost, never, AgentHost | Sharding
           return yield* delivered(entity(sessionId).Create(payload))
         }),
       listSessions: local.listSessions,
+      // The store's listing and leases span every runner; this runner's own events come sooner.
+      watchSessions: local.watchSessions,
+      renameSession: (sessionId, title, by) => delivered(entity(sessionId).Rename({ title, by })),
+      archiveSession: (sessionId, archived, by) => delivered(entity(sessionId).Archive({ archived, by })),
       getSession: (sessionId) => delivered(entity(sessionId).GetSession()),
       prompt: (request) =>
         Effect.gen(function* () {

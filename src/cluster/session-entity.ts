@@ -75,6 +75,8 @@ export const AgentSession = Entity.make("AgentSession", [
   Rpc.make("GetSession", { success: SessionView, error: EngineFailure }),
   Rpc.make("Cancel", { error: EngineFailure }),
   Rpc.make("SetMode", { payload: { mode: PermissionMode, by: Schema.String }, error: EngineFailure }),
+  Rpc.make("Rename", { payload: { title: Schema.String, by: Schema.String }, error: EngineFailure }),
+  Rpc.make("Archive", { payload: { archived: Schema.Boolean, by: Schema.String }, error: EngineFailure }),
   Rpc.make("RespondPermission", {
     payload: { toolCallId: Schema.String, answer: PermissionAnswer },
     error: Schema.Union(PermissionNotPending, EngineFailure)

@@ -2,6 +2,7 @@ import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as FiberSet from "effect/FiberSet"
 import * as Layer from "effect/Layer"
 import * as Mailbox from "effect/Mailbox"
@@ -10,10 +11,11 @@ import * as RcMap from "effect/RcMap"
 import * as Ref from "effect/Ref"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import { type EngineError, type EventStoreError, SessionNotFound, TurnInProgress } from "../domain/errors.js"
+import { type EngineError, type EventStoreError, SessionNotFound, type StoreFailure, TurnInProgress } from "../domain/errors.js"
 import type { AgentEvent, MessageMode } from "../domain/events.js"
 import type { PromptReceipt, QueueAction, QueuedMessageNotFound } from "../domain/host.js"
 import type { PermissionMode } from "../domain/permissions.js"
+import { titleOf } from "../domain/session-title.js"
 import { Approvals } from "../services/Approvals.js"
 import { ContextBuilder } from "../services/ContextBuilder.js"
 import { DirectPull, type DirectlyPullable } from "../services/direct-pull.js"
@@ -237,8 +239,11 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
         Effect.gen(function* () {
           const leftOpen = actor.state.openTurnId
           if (leftOpen === undefined) return Option.none()
-          if (!holdsClaim && Option.isSome(yield* Ref.get(actor.turn))) return Option.none()
-          return Option.some(yield* actor.commitLocked(interrupted(leftOpen)))
+          if (holdsClaim) return Option.some(yield* actor.commitLocked(interrupted(leftOpen)))
+          if (Option.isSome(yield* Ref.get(actor.turn))) return Option.none()
+          // A turn another process runs holds the session's lease: only a turn nobody holds was left open.
+          const close = (held: boolean) => (held ? Effect.asSome(actor.commitLocked(interrupted(leftOpen))) : Effect.succeedNone)
+          return yield* Effect.scoped(Effect.flatMap(store.leases.hold(actor.state.sessionId, { waitForExpiry: false }), close))
         })
       )
 
@@ -268,10 +273,18 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
         return yield* withActor(sessionId, infoOf).pipe(Effect.ensuring(Effect.sync(() => created.delete(sessionId))))
       })
 
-    const newRunningTurn = Effect.map(Effect.zip(Deferred.make<void>(), Deferred.make<void>()), ([cancel, done]): RunningTurn => ({ cancel, done }))
+    const newRunningTurn = Effect.map(
+      Effect.all([Deferred.make<void>(), Deferred.make<void>(), Scope.make()]),
+      ([cancel, done, lease]): RunningTurn => ({ cancel, done, lease })
+    )
 
+    // The lease goes first: once the session is noted idle here, no other process sees it running either.
     const releaseClaim = (actor: SessionActor, running: RunningTurn) =>
-      Ref.set(actor.turn, Option.none()).pipe(Effect.zipRight(noteWork(actor)), Effect.zipRight(Deferred.succeed(running.done, undefined)))
+      Scope.close(running.lease, Exit.void).pipe(
+        Effect.zipRight(Ref.set(actor.turn, Option.none())),
+        Effect.zipRight(noteWork(actor)),
+        Effect.zipRight(Deferred.succeed(running.done, undefined))
+      )
 
     /** Runs a claimed turn to its end, telling `sink` of each event; the claim is released after. */
     const runClaimed = (actor: SessionActor, running: RunningTurn, input: RunTurnInput, sink: TurnSink): Effect.Effect<void, EngineError> => {
@@ -311,6 +324,7 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
           payload: { content: input.content, mode: input.mode ?? "queue", ...(input.requestId === undefined ? {} : { requestId: input.requestId }) }
         })
         yield* sink.admitted({ _tag: "Started", turnId, sequence: message.sequence })
+        yield* emitAll(autoTitle(state, turnId, input.content))
         const workspaceRoot = state.header?.cwd ?? "."
         yield* emitAll(yield* projectRulesDrafts(permissions, state, workspaceRoot, turnId))
         const outcome = yield* runTurnBody({
@@ -352,12 +366,21 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
       )
     }
 
-    /** Claims the turn or fails with TurnInProgress. */
-    const claim = (actor: SessionActor): Effect.Effect<RunningTurn, TurnInProgress> =>
+    /**
+     * Claims the turn here, then the session's lease in the store (a process sharing the store
+     * may run a turn on it); fails with TurnInProgress when either is taken. A lease whose
+     * holder may have died is waited for until it would have expired.
+     */
+    const claim = (actor: SessionActor): Effect.Effect<RunningTurn, TurnInProgress | StoreFailure> =>
       Effect.flatMap(newRunningTurn, (running) =>
-        Effect.flatMap(claimTurn(actor, running), (claimed) =>
-          claimed ? Effect.as(noteWork(actor), running) : Effect.fail(new TurnInProgress({ sessionId: actor.state.sessionId }))
-        )
+        Effect.flatMap(claimTurn(actor, running), (claimed) => {
+          const sessionId = actor.state.sessionId
+          if (!claimed) return Effect.zipRight(Scope.close(running.lease, Exit.void), Effect.fail(new TurnInProgress({ sessionId })))
+          return Effect.zipRight(noteWork(actor), Scope.extend(store.leases.hold(sessionId, { waitForExpiry: true }), running.lease)).pipe(
+            Effect.flatMap((held) => (held ? Effect.succeed(running) : Effect.fail(new TurnInProgress({ sessionId })))),
+            Effect.onError(() => releaseClaim(actor, running))
+          )
+        })
       )
 
     /** Starts a turn in the scope and gives its events' mailbox; closing the scope interrupts the turn. */
@@ -488,6 +511,16 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
 export const layer = (options: SessionEngineOptions = defaultEngineOptions) => Layer.scoped(SessionEngine, make(options))
 
 const cancelledOutcome: TurnOutcome = { stopReason: "cancelled" }
+
+/**
+ * An untitled session's first prompt gives it a title (`by: auto`, in the turn that prompt
+ * started), by the rule `run` titles its sessions by.
+ */
+const autoTitle = (state: SessionState, turnId: string, content: string): ReadonlyArray<Draft> => {
+  const title = titleOf(content)
+  const untitledFirstTurn = state.header?.title === undefined && state.turns.length === 1
+  return untitledFirstTurn && title !== "" ? [{ type: "session.renamed", turnId, payload: { title, by: "auto" } }] : []
+}
 
 const preview = (content: string): string => {
   const line = content.replace(/\s+/g, " ").trim()

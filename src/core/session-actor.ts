@@ -3,6 +3,7 @@ import type * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
+import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { type EngineError, type EventStoreError, SessionNotFound } from "../domain/errors.js"
 import { type AgentEvent, SCHEMA_VERSION } from "../domain/events.js"
@@ -24,6 +25,8 @@ export type Draft = AgentEvent extends infer E
 export interface RunningTurn {
   readonly cancel: Deferred.Deferred<void>
   readonly done: Deferred.Deferred<void>
+  /** Holds the session's turn lease in the store (other processes see the turn runs); closed with the claim. */
+  readonly lease: Scope.CloseableScope
 }
 
 /**

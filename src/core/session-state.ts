@@ -70,6 +70,9 @@ export const applyEvent = (state: SessionState, event: AgentEvent): void => {
     case "session.mode_changed":
       state.mode = event.payload.mode
       break
+    case "session.renamed":
+      if (state.header !== undefined) state.header = { ...state.header, title: event.payload.title }
+      break
     case "turn.started":
       state.openTurnId = event.turnId
       state.turns.push({ turnId: event.turnId ?? "", start: event.sequence, end: undefined })

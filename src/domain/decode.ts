@@ -14,6 +14,8 @@ type MemberDecoder = (u: unknown) => Either.Either<AgentEvent, ParseResult.Parse
 const memberDecoders: { readonly [T in EventType]: MemberDecoder } = {
   "session.created": Schema.decodeUnknownEither(eventSchemas["session.created"]),
   "session.mode_changed": Schema.decodeUnknownEither(eventSchemas["session.mode_changed"]),
+  "session.renamed": Schema.decodeUnknownEither(eventSchemas["session.renamed"]),
+  "session.archived": Schema.decodeUnknownEither(eventSchemas["session.archived"]),
   "turn.started": Schema.decodeUnknownEither(eventSchemas["turn.started"]),
   "user.message": Schema.decodeUnknownEither(eventSchemas["user.message"]),
   "model.delta": Schema.decodeUnknownEither(eventSchemas["model.delta"]),

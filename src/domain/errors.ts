@@ -1,4 +1,5 @@
 import * as Schema from "effect/Schema"
+import type { InvalidSessionId } from "./ids.js"
 import { ModelErrorCode } from "./model.js"
 
 /** Why a stored or received event could not be read. */
@@ -43,7 +44,8 @@ export class StoreFailure extends Schema.TaggedError<StoreFailure>()("StoreFailu
   }
 }
 
-export type EventStoreError = SequenceConflict | StoreFailure | EventDecodeError
+/** `InvalidSessionId`: every store refuses an id that breaks the one rule (`ids.ts`) before touching storage. */
+export type EventStoreError = SequenceConflict | StoreFailure | EventDecodeError | InvalidSessionId
 
 export class SessionNotFound extends Schema.TaggedError<SessionNotFound>()("SessionNotFound", {
   sessionId: Schema.String

@@ -41,7 +41,13 @@ export const SessionCreated = defineEvent("session.created", {
   /** Which client created it: `cli`, `rpc`, `acp`, `web`, `test`, `library`, ... */
   client: Schema.String,
   title: Schema.optional(Schema.String),
-  model: Schema.optional(Schema.String)
+  model: Schema.optional(Schema.String),
+  /**
+   * Set only by an import with `--unverified` (`ImportSession` with `unverified`) of a log that
+   * breaks the engine's invariants: the first violation, so an audit can tell the log is not
+   * one this engine wrote. Absent on every session the engine created or imported verified.
+   */
+  unverifiedImport: Schema.optional(Schema.Struct({ problem: Schema.String }))
 })
 
 /**
@@ -51,6 +57,18 @@ export const SessionCreated = defineEvent("session.created", {
 export const SessionModeChanged = defineEvent("session.mode_changed", {
   mode: PermissionMode,
   /** Which client changed it: `acp`, `rpc`, `cli`, `web`, ... */
+  by: Schema.String
+})
+
+/** The session's title changed: by a client (who), or `auto` from the first prompt of an untitled session. The last one holds. */
+export const SessionRenamed = defineEvent("session.renamed", {
+  title: Schema.String,
+  by: Schema.String
+})
+
+/** The session was archived (clients hide it from their lists) or brought back; the last one holds. */
+export const SessionArchived = defineEvent("session.archived", {
+  archived: Schema.Boolean,
   by: Schema.String
 })
 
@@ -268,6 +286,8 @@ export const TurnCompleted = defineEvent("turn.completed", {
 export const eventSchemas = {
   "session.created": SessionCreated,
   "session.mode_changed": SessionModeChanged,
+  "session.renamed": SessionRenamed,
+  "session.archived": SessionArchived,
   "turn.started": TurnStarted,
   "user.message": UserMessageEvent,
   "model.delta": ModelDelta,
@@ -296,6 +316,8 @@ export const eventSchemas = {
 export const AgentEvent = Schema.Union(
   SessionCreated,
   SessionModeChanged,
+  SessionRenamed,
+  SessionArchived,
   TurnStarted,
   UserMessageEvent,
   ModelDelta,

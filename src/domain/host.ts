@@ -1,5 +1,6 @@
 import * as Schema from "effect/Schema"
 import { AgentEvent, MessageMode, QueuedMessage } from "./events.js"
+import { SessionId } from "./ids.js"
 import { PermissionMode, PermissionScope } from "./permissions.js"
 import { RiskClass } from "./tools.js"
 
@@ -38,18 +39,44 @@ export const SessionView = Schema.Struct({
 })
 export type SessionView = typeof SessionView.Type
 
+/**
+ * What a session is doing: `running` (a turn runs, here or in another process sharing the
+ * store, or its inbox is being worked through), `interrupted` (its log has a turn that was
+ * started and never completed, and nobody runs it: the process died), else `idle`.
+ */
+export const SessionStatus = Schema.Literal("idle", "running", "interrupted")
+export type SessionStatus = typeof SessionStatus.Type
+
 export const SessionListItem = Schema.Struct({
   sessionId: Schema.String,
   createdAt: Schema.String,
   updatedAt: Schema.String,
   lastSequence: Schema.Finite,
+  /** `status === "running"`, kept for older clients. */
   running: Schema.Boolean,
+  status: SessionStatus,
+  /** The session's last `session.archived` says archived; clients filter, the listing keeps them. */
+  archived: Schema.Boolean,
   cwd: Schema.optional(Schema.String),
   client: Schema.optional(Schema.String),
+  /** The last `session.renamed`'s title, else `session.created`'s. */
   title: Schema.optional(Schema.String),
   model: Schema.optional(Schema.String)
 })
 export type SessionListItem = typeof SessionListItem.Type
+
+/**
+ * What a session-list watcher receives: the whole list once, then a session's new line
+ * whenever it changed (created, renamed, archived, new events, status), at most one per
+ * session per coalescing interval, and a keep-alive now and then so proxies keep an idle
+ * connection open.
+ */
+export const SessionListFrame = Schema.Union(
+  Schema.TaggedStruct("Snapshot", { sessions: Schema.Array(SessionListItem) }),
+  Schema.TaggedStruct("Updated", { session: SessionListItem }),
+  Schema.TaggedStruct("KeepAlive", {})
+)
+export type SessionListFrame = typeof SessionListFrame.Type
 
 /**
  * What a subscriber receives: first a baseline (the session now), then every event after
@@ -73,7 +100,7 @@ export const PromptReceipt = Schema.Union(
 export type PromptReceipt = typeof PromptReceipt.Type
 
 export const PromptInput = Schema.Struct({
-  sessionId: Schema.String,
+  sessionId: SessionId,
   content: Schema.String.pipe(Schema.minLength(1)),
   mode: Schema.optionalWith(MessageMode, { default: () => "queue" }),
   /** Becomes the session's mode (recorded) when it is another; left out, the session's mode holds. */

@@ -2,11 +2,12 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { withAttachments } from "../core/attachments.js"
 import { approveMemory, deleteMemory, rejectMemory, type ReviewError } from "../core/memory-review.js"
-import { SessionEngine } from "../core/SessionEngine.js"
+import { type Draft, SessionEngine } from "../core/SessionEngine.js"
 import type { EngineError } from "../domain/errors.js"
 import type { AgentEvent, MessageMode } from "../domain/events.js"
 import {
@@ -18,11 +19,13 @@ import {
   type QueueAction,
   QueuedMessageNotFound,
   SessionExists,
+  type SessionListFrame,
   type SessionListItem,
   type SessionView,
   SubscriberLagged
 } from "../domain/host.js"
-import { sessionLogProblem } from "../domain/session-log.js"
+import { SessionTitle } from "../domain/session-title.js"
+import { describeProblem, planImport } from "../domain/session-log.js"
 import type { PermissionMode } from "../domain/permissions.js"
 import { DirectPull, type DirectlyPullable } from "../services/direct-pull.js"
 import { EventStore } from "../services/EventStore.js"
@@ -32,6 +35,8 @@ import { type McpError, McpHub } from "../services/McpHub.js"
 import { Fanout } from "./fanout.js"
 import { subscriptionPull } from "./subscription.js"
 import { PendingAsks } from "./pending-asks.js"
+import { listSessionItems } from "./session-list.js"
+import { makeSessionWatch, SessionWatchTiming } from "./session-watch.js"
 
 export interface PromptRequest {
   readonly sessionId: string
@@ -67,7 +72,19 @@ export interface AgentHostShape {
      */
     readonly attachments?: ReadonlyArray<string>
   }) => Effect.Effect<SessionView, EngineError | McpError>
+  /** Newest activity first, archived ones too (clients filter), each with its status. */
   readonly listSessions: Effect.Effect<ReadonlyArray<SessionListItem>, EngineError>
+  /**
+   * The session list (`Snapshot`), then a session's new line whenever it changed (created,
+   * renamed, archived, new events, status; also by another process on the store, seen within
+   * a poll of its listing), at most one per session per coalescing interval, with a
+   * `KeepAlive` now and then (`SessionWatchTiming`).
+   */
+  readonly watchSessions: Stream.Stream<SessionListFrame, EngineError>
+  /** Records `session.renamed` with the title trimmed; a blank or too long one is the caller's bug (the RPC schema refuses it). */
+  readonly renameSession: (sessionId: string, title: string, by: string) => Effect.Effect<void, EngineError>
+  /** Records `session.archived`: archived, or brought back. */
+  readonly archiveSession: (sessionId: string, archived: boolean, by: string) => Effect.Effect<void, EngineError>
   readonly getSession: (sessionId: string) => Effect.Effect<SessionView, EngineError>
   /** Starts a turn (returning once its user message is durable) or queues the message. */
   readonly prompt: (request: PromptRequest) => Effect.Effect<PromptReceipt, EngineError | McpError>
@@ -95,8 +112,22 @@ export interface AgentHostShape {
   readonly reviewMemory: (review: MemoryReview) => Effect.Effect<void, ReviewError>
   /** Forgets an approved memory, on the record of the session it came from. */
   readonly deleteMemory: (memoryId: string, by: string) => Effect.Effect<void, ReviewError>
-  /** Writes a whole exported session, all or nothing, after checking it is one valid log. */
-  readonly importSession: (events: ReadonlyArray<AgentEvent>) => Effect.Effect<{ readonly sessionId: string; readonly events: number }, EngineError | InvalidSessionLog | SessionExists>
+  /**
+   * Writes a whole exported session, all or nothing, after checking it is one valid log that
+   * keeps the engine's invariants (`planImport`); `unverified` writes one that breaks them,
+   * marked in its header, and `unverified` in the result names the first violation.
+   */
+  readonly importSession: (
+    events: ReadonlyArray<AgentEvent>,
+    options?: { readonly unverified?: boolean }
+  ) => Effect.Effect<ImportedSession, EngineError | InvalidSessionLog | SessionExists>
+}
+
+export interface ImportedSession {
+  readonly sessionId: string
+  readonly events: number
+  /** The first invariant the log breaks, when it was imported unverified. */
+  readonly unverified?: string | undefined
 }
 
 export interface MemoryReview {
@@ -119,9 +150,18 @@ export const make = Effect.gen(function* () {
   const ids = yield* Ids
   const review = Effect.provide(Context.make(SessionEngine, engine).pipe(Context.add(MemoryStore, yield* MemoryStore), Context.add(Ids, ids)))
 
+  /**
+   * Refused as out of sequence, another process wrote to the session since its actor was
+   * loaded here (a `run` on the same SQLite file): the actor was dropped, so one more try works
+   * on the log as it is now.
+   */
+  const onCurrentLog = <A, E extends { readonly _tag: string }>(effect: Effect.Effect<A, E>) =>
+    Effect.retry(effect, { times: 1, while: (error) => error._tag === "SequenceConflict" })
+
   const viewOf = (sessionId: string) =>
     Effect.gen(function* () {
-      const info = yield* engine.recover(sessionId)
+      // Recovering may close a turn a dead process left open: a write.
+      const info = yield* onCurrentLog(engine.recover(sessionId))
       const { header } = info
       const view: SessionView = {
         sessionId,
@@ -182,15 +222,27 @@ export const make = Effect.gen(function* () {
       [DirectPull]: (scope: Scope.Scope) => Scope.extend(openSubscription(sessionId, afterSequence), scope)
     })
 
-  const listSessions = Effect.gen(function* () {
-    const summaries = yield* store.listSessions
-    const running = yield* engine.runningSessions
-    return summaries.map((s): SessionListItem => ({ ...s, running: running.has(s.sessionId) }))
-  })
+  const sessionWatch = yield* makeSessionWatch({ store, working: engine.runningSessions, fanout, timing: yield* SessionWatchTiming })
+
+  /** A change to the session itself, committed through its actor. */
+  const recordChange = (sessionId: string, draft: Draft) => Effect.asVoid(onCurrentLog(engine.record(sessionId, draft)))
+
+  const titleCheck = Schema.is(SessionTitle)
+  // A plain boolean: the schema's type guard would narrow `title` to never where it fails.
+  const isTitle = (title: string): boolean => titleCheck(title)
+  const renameSession = (sessionId: string, title: string, by: string) =>
+    Effect.suspend(() =>
+      isTitle(title)
+        ? recordChange(sessionId, { type: "session.renamed", payload: { title: title.trim(), by } })
+        : Effect.dieMessage(`renameSession: ${JSON.stringify(title.slice(0, 80))} is not a session title (blank or too long)`)
+    )
 
   return AgentHost.of({
     createSession,
-    listSessions,
+    listSessions: listSessionItems(store, engine.runningSessions),
+    watchSessions: sessionWatch.watch,
+    renameSession,
+    archiveSession: (sessionId, archived, by) => recordChange(sessionId, { type: "session.archived", payload: { archived, by } }),
     getSession: viewOf,
     working: engine.runningSessions,
     resume: engine.resume,
@@ -214,16 +266,19 @@ export const make = Effect.gen(function* () {
     deleteMemory: (memoryId, by) => review(Effect.asVoid(deleteMemory(memoryId, by))),
     exportSession: (sessionId) =>
       Stream.unwrap(Effect.as(engine.recover(sessionId), store.replay(sessionId))),
-    importSession: (events) =>
+    importSession: (events, options) =>
       Effect.gen(function* () {
-        const problem = sessionLogProblem(events)
-        const first = events[0]
-        if (problem !== undefined || first === undefined) {
-          return yield* new InvalidSessionLog({ message: `event ${(problem?.index ?? 0) + 1}: ${problem?.message ?? "empty log"}` })
+        const plan = planImport(events, { unverified: options?.unverified ?? false })
+        if (plan._tag === "Refused") return yield* new InvalidSessionLog({ message: describeProblem(plan.problem) })
+        const sessionId = plan.events[0]?.sessionId ?? ""
+        if ((yield* store.head(sessionId))._tag === "Some") return yield* new SessionExists({ sessionId })
+        yield* store.appendAll(plan.events)
+        const imported: ImportedSession = {
+          sessionId,
+          events: plan.events.length,
+          unverified: plan.unverified === undefined ? undefined : describeProblem(plan.unverified)
         }
-        if ((yield* store.head(first.sessionId))._tag === "Some") return yield* new SessionExists({ sessionId: first.sessionId })
-        yield* store.appendAll(events)
-        return { sessionId: first.sessionId, events: events.length }
+        return imported
       })
   })
 })

@@ -33,6 +33,11 @@ export interface FanoutOptions {
 export interface FanoutShape {
   readonly subscribe: (sessionId: string) => Effect.Effect<Subscription, never, Scope.Scope>
   readonly deliver: (sessionId: string, frame: HostFrame) => Effect.Effect<void>
+  /**
+   * Hears every session's frames as they are delivered, for as long as the scope lasts (the
+   * session list's watch). Called synchronously on the commit path: it must only take note.
+   */
+  readonly observe: (observer: (sessionId: string, frame: HostFrame) => void) => Effect.Effect<void, never, Scope.Scope>
 }
 
 export class Fanout extends Context.Tag("custom-agent/host/Fanout")<Fanout, FanoutShape>() {}
@@ -40,6 +45,7 @@ export class Fanout extends Context.Tag("custom-agent/host/Fanout")<Fanout, Fano
 export const make = (options: FanoutOptions) =>
   Effect.sync((): FanoutShape => {
     const subscribers = new Map<string, Set<Subscriber>>()
+    const observers = new Set<(sessionId: string, frame: HostFrame) => void>()
 
     const remove = (sessionId: string, subscriber: Subscriber) => {
       const set = subscribers.get(sessionId)
@@ -65,6 +71,7 @@ export const make = (options: FanoutOptions) =>
     // Synchronous: every committed event passes here, and an offer to a dropping queue never waits.
     const deliver = (sessionId: string, frame: HostFrame) =>
       Effect.sync(() => {
+        for (const observer of observers) observer(sessionId, frame)
         const set = subscribers.get(sessionId)
         if (set === undefined) return
         for (const subscriber of [...set]) {
@@ -74,7 +81,13 @@ export const make = (options: FanoutOptions) =>
         }
       })
 
-    return { subscribe, deliver }
+    const observe = (observer: (sessionId: string, frame: HostFrame) => void) =>
+      Effect.acquireRelease(
+        Effect.sync(() => observers.add(observer)),
+        () => Effect.sync(() => observers.delete(observer))
+      ).pipe(Effect.asVoid)
+
+    return { subscribe, deliver, observe }
   })
 
 export const layer = (options: FanoutOptions) => Layer.effect(Fanout, make(options))

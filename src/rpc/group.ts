@@ -2,7 +2,9 @@ import { Rpc, RpcGroup } from "@effect/rpc"
 import * as Schema from "effect/Schema"
 import { EventDecodeError, SequenceConflict, SessionNotFound, StoreFailure, TurnInProgress } from "../domain/errors.js"
 import { AgentEvent } from "../domain/events.js"
+import { InvalidSessionId, SessionId } from "../domain/ids.js"
 import { PermissionMode, ProjectTrust } from "../domain/permissions.js"
+import { SessionTitle } from "../domain/session-title.js"
 import { McpError } from "../services/McpHub.js"
 import { PermissionStoreError, ProjectTrustError } from "../services/PermissionEngine.js"
 import { Memory, MemoryCandidate, MemoryNotFound, MemoryStoreFailure } from "../services/MemoryStore.js"
@@ -16,16 +18,17 @@ import {
   QueueAction,
   QueuedMessageNotFound,
   SessionExists,
+  SessionListFrame,
   SessionListItem,
   SessionView,
   SubscriberLagged
 } from "../domain/host.js"
 
 /** What the engine may fail with, as it travels over the wire. */
-export const EngineFailure = Schema.Union(SessionNotFound, TurnInProgress, SequenceConflict, StoreFailure, EventDecodeError)
+export const EngineFailure = Schema.Union(SessionNotFound, TurnInProgress, SequenceConflict, StoreFailure, EventDecodeError, InvalidSessionId)
 
 export const SubscribeInput = Schema.Struct({
-  sessionId: Schema.String,
+  sessionId: SessionId,
   /** Events after this sequence are replayed before live ones; 0 replays the whole session. */
   afterSequence: Schema.optionalWith(Schema.NonNegativeInt, { default: () => 0 })
 })
@@ -47,7 +50,22 @@ export class AgentRpcs extends RpcGroup.make(
     error: Schema.Union(EngineFailure, McpError)
   }),
   Rpc.make("ListSessions", { success: Schema.Array(SessionListItem), error: EngineFailure }),
-  Rpc.make("GetSession", { payload: { sessionId: Schema.String }, success: SessionView, error: EngineFailure }),
+  /**
+   * The session list as it changes: a `Snapshot`, then an `Updated` line per changed session (at
+   * most one per session per quarter second), and a `KeepAlive` every 15 s on a quiet connection.
+   */
+  Rpc.make("WatchSessions", { success: SessionListFrame, error: EngineFailure, stream: true }),
+  /** A new title (stored trimmed; blank or over 200 characters is refused), recorded as `session.renamed` by `by` (default `rpc`). */
+  Rpc.make("RenameSession", {
+    payload: { sessionId: SessionId, title: SessionTitle, by: Schema.optional(Schema.String) },
+    error: EngineFailure
+  }),
+  /** Archives the session (`archived: true`) or brings it back, recorded as `session.archived` by `by` (default `rpc`). */
+  Rpc.make("ArchiveSession", {
+    payload: { sessionId: SessionId, archived: Schema.Boolean, by: Schema.optional(Schema.String) },
+    error: EngineFailure
+  }),
+  Rpc.make("GetSession", { payload: { sessionId: SessionId }, success: SessionView, error: EngineFailure }),
   Rpc.make("Prompt", { payload: PromptInput, success: PromptReceipt, error: Schema.Union(EngineFailure, McpError) }),
   Rpc.make("Subscribe", {
     payload: SubscribeInput,
@@ -55,28 +73,28 @@ export class AgentRpcs extends RpcGroup.make(
     error: Schema.Union(EngineFailure, SubscriberLagged),
     stream: true
   }),
-  Rpc.make("Cancel", { payload: { sessionId: Schema.String }, error: EngineFailure }),
+  Rpc.make("Cancel", { payload: { sessionId: SessionId }, error: EngineFailure }),
   /** Makes `mode` the session's permission mode, recorded in its log with who set it (default `rpc`). */
   Rpc.make("SetMode", {
-    payload: { sessionId: Schema.String, mode: PermissionMode, by: Schema.optional(Schema.String) },
+    payload: { sessionId: SessionId, mode: PermissionMode, by: Schema.optional(Schema.String) },
     error: EngineFailure
   }),
   Rpc.make("RespondPermission", {
-    payload: { sessionId: Schema.String, toolCallId: Schema.String, answer: PermissionAnswer },
+    payload: { sessionId: SessionId, toolCallId: Schema.String, answer: PermissionAnswer },
     error: Schema.Union(PermissionNotPending, EngineFailure)
   }),
   Rpc.make("EditQueue", {
-    payload: { sessionId: Schema.String, messageId: Schema.String, action: QueueAction },
+    payload: { sessionId: SessionId, messageId: Schema.String, action: QueueAction },
     error: Schema.Union(EngineFailure, QueuedMessageNotFound)
   }),
   Rpc.make("ExportSession", {
-    payload: { sessionId: Schema.String },
+    payload: { sessionId: SessionId },
     success: AgentEvent,
     error: EngineFailure,
     stream: true
   }),
   Rpc.make("Compact", {
-    payload: { sessionId: Schema.String },
+    payload: { sessionId: SessionId },
     success: Schema.Struct({ compacted: Schema.Boolean, summary: Schema.optional(Schema.String) }),
     error: EngineFailure
   }),
@@ -99,9 +117,10 @@ export class AgentRpcs extends RpcGroup.make(
     payload: { memoryId: Schema.String, by: Schema.optional(Schema.String) },
     error: Schema.Union(EngineFailure, MemoryNotFound, MemoryStoreFailure)
   }),
+  /** `unverified`: write a log that breaks the engine's invariants, marked in its header (the result names the first violation). */
   Rpc.make("ImportSession", {
-    payload: { events: Schema.Array(AgentEvent) },
-    success: Schema.Struct({ sessionId: Schema.String, events: Schema.Finite }),
+    payload: { events: Schema.Array(AgentEvent), unverified: Schema.optional(Schema.Boolean) },
+    success: Schema.Struct({ sessionId: Schema.String, events: Schema.Finite, unverified: Schema.optional(Schema.String) }),
     error: Schema.Union(EngineFailure, InvalidSessionLog, SessionExists)
   }),
   /** Whether a workspace's own rules file is trusted, with the allow rules trust would turn on. */

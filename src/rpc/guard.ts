@@ -8,7 +8,7 @@ import { envelopeProblem } from "./envelope.js"
 import { readBody } from "./request-body.js"
 
 export interface GuardOptions {
-  /** `host:port` values this server answers to (loopback names and the bound address). */
+  /** Host header values this server answers to, lower-case (`acceptedHosts`: loopback names, the bound address, `--allowed-host`). */
   readonly allowedHosts: ReadonlyArray<string>
   readonly token: string
   /** Largest RPC request body accepted. */
@@ -43,10 +43,15 @@ export const guard = (options: GuardOptions) => <E, R>(app: HttpApp.Default<E, R
     const request = yield* HttpServerRequest.HttpServerRequest
     const host = request.headers["host"] ?? ""
     if (!options.allowedHosts.includes(host.toLowerCase())) {
-      return refuse(403, "ForbiddenHost", `requests must be addressed to this server (Host: ${host || "missing"})`)
+      return refuse(
+        403,
+        "ForbiddenHost",
+        `requests must be addressed to this server (Host: ${host || "missing"}); \`serve --allowed-host NAME\` accepts another name`
+      )
     }
-    const origin = request.headers["origin"]
-    if (origin !== undefined && !options.allowedHosts.some((allowed) => origin.toLowerCase() === `http://${allowed}`)) {
+    const origin = request.headers["origin"]?.toLowerCase()
+    // https too: a TLS-terminating proxy in front of an allowed name serves the page there.
+    if (origin !== undefined && !options.allowedHosts.some((allowed) => origin === `http://${allowed}` || origin === `https://${allowed}`)) {
       return refuse(403, "ForbiddenOrigin", `cross-origin requests are refused (Origin: ${origin})`)
     }
     const url = new URL(request.url, "http://localhost")

@@ -29,6 +29,9 @@ export const handlersLayer = (options: HandlerOptions = {}) => AgentRpcs.toLayer
           ...(attachments === undefined ? {} : { attachments })
         }),
       ListSessions: () => host.listSessions,
+      WatchSessions: () => host.watchSessions,
+      RenameSession: ({ sessionId, title, by }) => host.renameSession(sessionId, title, by ?? "rpc"),
+      ArchiveSession: ({ sessionId, archived, by }) => host.archiveSession(sessionId, archived, by ?? "rpc"),
       GetSession: ({ sessionId }) => host.getSession(sessionId),
       Prompt: ({ sessionId, content, mode, permissionMode, client, attachments, maxSteps, requestId }) =>
         host.prompt({
@@ -48,7 +51,7 @@ export const handlersLayer = (options: HandlerOptions = {}) => AgentRpcs.toLayer
       RespondPermission: ({ sessionId, toolCallId, answer }) => host.respondPermission(sessionId, toolCallId, answer),
       EditQueue: ({ sessionId, messageId, action }) => host.editQueue(sessionId, messageId, action),
       ExportSession: ({ sessionId }) => host.exportSession(sessionId),
-      ImportSession: ({ events }) => host.importSession(events),
+      ImportSession: ({ events, unverified }) => host.importSession(events, { unverified: unverified ?? false }),
       Compact: ({ sessionId }) => Effect.map(host.compact(sessionId), compactResult),
       ListMemoryCandidates: () => memory.pending,
       ListMemories: ({ workspaceRoot }) => (workspaceRoot === undefined ? memory.all : memory.forWorkspace(workspaceRoot)),

@@ -3,9 +3,11 @@ import { RpcSerialization, RpcServer } from "@effect/rpc"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import { networkInterfaces } from "node:os"
 import { AgentRpcs } from "./group.js"
 import { guard } from "./guard.js"
 import { handlersLayer } from "./handlers.js"
+import { acceptedHosts } from "./host-names.js"
 import { staticFiles } from "./static-files.js"
 
 export interface ServerOptions {
@@ -14,6 +16,8 @@ export interface ServerOptions {
   readonly webRoot: string
   /** The address we bind, so requests naming it are accepted besides loopback names. */
   readonly boundHost: string
+  /** More names the Host header may give (`serve --allowed-host`). */
+  readonly allowedHosts?: ReadonlyArray<string>
   readonly maxBodyBytes?: number
   /** How often idle streams send a keep-alive frame (default 15 s). */
   readonly keepAlive?: Duration.DurationInput
@@ -32,12 +36,12 @@ export const serverLayer = (options: ServerOptions) =>
     Effect.gen(function* () {
       const server = yield* HttpServer.HttpServer
       const port = portOf(server.address)
-      const names = new Set(["localhost", "127.0.0.1", "[::1]", options.boundHost.includes(":") ? `[${options.boundHost}]` : options.boundHost])
+      const interfaceAddresses = Object.values(networkInterfaces()).flatMap((addresses) => (addresses ?? []).map((a) => a.address))
       const rpc = yield* RpcServer.toHttpApp(AgentRpcs, { disableFatalDefects: true })
       const router = HttpRouter.empty.pipe(HttpRouter.post(rpcPath, rpc), HttpRouter.get("*", staticFiles(options.webRoot)))
       return HttpServer.serve(
         guard({
-          allowedHosts: [...names].map((name) => `${name}:${port}`),
+          allowedHosts: acceptedHosts({ boundHost: options.boundHost, port, extra: options.allowedHosts ?? [], interfaceAddresses }),
           token: options.token,
           maxBodyBytes: options.maxBodyBytes ?? 4 * 1024 * 1024,
           rpcPath

@@ -55,8 +55,9 @@ for (const store of storeCases) {
         const engine = yield* SessionEngine
         const control = yield* FailingStore.FailingStoreControl
         const { header } = yield* engine.createSession({ cwd: "/work", client: "test" })
-        // turn.started, user.message, context.source, context.built are stored; the deltas' append fails.
-        yield* control.failAppendsAfter(4, 1)
+        // turn.started, user.message, session.renamed (the untitled session's first prompt names it),
+        // context.source, context.built are stored; the deltas' append fails.
+        yield* control.failAppendsAfter(5, 1)
         const emitted: Array<AgentEvent> = []
         const error = yield* engine.runTurn({ sessionId: header.sessionId, content: "hi" }).pipe(
           Stream.runForEach((event) => Effect.sync(() => void emitted.push(event))),
@@ -64,7 +65,7 @@ for (const store of storeCases) {
         )
         expect(error._tag).toBe("StoreFailure")
         const log = yield* replayAll(header.sessionId)
-        expect(types(log)).toEqual(["session.created", "turn.started", "user.message", "context.source", "context.built", "turn.completed"])
+        expect(types(log)).toEqual(["session.created", "turn.started", "user.message", "session.renamed", "context.source", "context.built", "turn.completed"])
         expect(log.at(-1)?.payload).toMatchObject({ stopReason: "error", errorCode: "store_failure" })
         expect(emitted).toEqual(log.slice(1))
       }).pipe(Effect.provide(

@@ -52,7 +52,7 @@ for (const store of storeCases) {
         yield* advanceUntil(Effect.map(replayAll(sessionId), (log) => log.some((e) => e.type === "model.delta")))
         yield* Fiber.interrupt(fiber)
         const log = yield* replayAll(sessionId)
-        expect(turnTypes(log)).toEqual(["session.created", "turn.started", "user.message", "model.delta", "turn.completed"])
+        expect(turnTypes(log)).toEqual(["session.created", "turn.started", "user.message", "session.renamed", "model.delta", "turn.completed"])
         expect(log.at(-1)?.payload).toEqual({ stopReason: "cancelled" })
         yield* advanceUntil(Effect.map(engine.getSession(sessionId), (info) => !info.running))
       }).pipe(provide(text(["a", "b", "c"], 100))))

@@ -33,9 +33,11 @@ for (const store of storeCases) {
           ),
           Stream.runDrain
         )
+        // An untitled session's first prompt names it.
         expect(types(emitted)).toEqual([
           "turn.started",
           "user.message",
+          "session.renamed",
           "context.source",
           "context.built",
           "model.delta",
@@ -46,7 +48,7 @@ for (const store of storeCases) {
         ])
         const log = yield* replayAll(sessionId)
         expect(log.map((e) => e.sequence)).toEqual(log.map((_, i) => i + 1))
-        expect(log).toHaveLength(10)
+        expect(log).toHaveLength(11)
         expect(log[0]?.type).toBe("session.created")
         expect(log.slice(1)).toEqual(emitted)
         expect(emitted.at(-1)?.payload).toEqual({ stopReason: "final" })
@@ -83,7 +85,7 @@ for (const store of storeCases) {
         )
         yield* advanceUntil(Effect.map(Fiber.poll(fiber), Option.isSome))
         const events = Chunk.toArray(yield* Fiber.join(fiber))
-        expect(turnTypes(events)).toEqual(["turn.started", "user.message", "model.delta", "turn.completed"])
+        expect(turnTypes(events)).toEqual(["turn.started", "user.message", "session.renamed", "model.delta", "turn.completed"])
         expect(events.at(-1)?.payload).toEqual({ stopReason: "cancelled" })
         expect(yield* replayAll(sessionId)).toHaveLength(events.length + 1)
         // Cancelling again, or when idle, is a no-op.
@@ -103,7 +105,7 @@ for (const store of storeCases) {
         )
         yield* Fiber.interrupt(fiber)
         const log = yield* replayAll(sessionId)
-        expect(turnTypes(log)).toEqual(["session.created", "turn.started", "user.message", "model.delta", "turn.completed"])
+        expect(turnTypes(log)).toEqual(["session.created", "turn.started", "user.message", "session.renamed", "model.delta", "turn.completed"])
         expect(log.at(-1)?.payload).toEqual({ stopReason: "cancelled" })
         // The session is free again.
         yield* advanceUntil(Effect.map(engine.getSession(sessionId), (info) => !info.running))
@@ -117,6 +119,7 @@ for (const store of storeCases) {
         expect(turnTypes(events)).toEqual([
           "turn.started",
           "user.message",
+          "session.renamed",
           "model.delta",
           "model.delta",
           "model.failed",

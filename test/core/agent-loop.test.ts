@@ -50,6 +50,7 @@ describe("the agent loop", () => {
       expect(turnTypes(events)).toEqual([
         "turn.started",
         "user.message",
+        "session.renamed",
         "model.tool_call_requested",
         "model.completed",
         "permission.resolved",

@@ -1,6 +1,6 @@
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { RpcClient, RpcSerialization } from "@effect/rpc"
-import { Layer } from "effect"
+import { Effect, Layer } from "effect"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -25,3 +25,14 @@ export const makeWebRoot = () => {
   writeFileSync(join(dir, "index.html"), "<!doctype html><title>custom-agent</title>")
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) }
 }
+
+/** One request to the RPC endpoint as raw NDJSON, past the typed client's own checks; the response body. */
+export const postRaw = (token: string, tag: string, payload: unknown) =>
+  Effect.flatMap(HttpClient.HttpClient, (client) =>
+    client.execute(
+      HttpClientRequest.post("/rpc").pipe(
+        HttpClientRequest.bearerToken(token),
+        HttpClientRequest.bodyText(`${JSON.stringify({ _tag: "Request", id: "1", tag, payload, headers: [] })}\n`, "application/ndjson")
+      )
+    )
+  ).pipe(Effect.flatMap((response) => response.text))

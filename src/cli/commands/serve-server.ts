@@ -2,6 +2,7 @@ import { HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { randomBytes } from "node:crypto"
@@ -11,12 +12,15 @@ import { webRoot } from "../../app/package-root.js"
 import { serverLayer } from "../../rpc/server.js"
 import { type AgentArgs, agentSetup } from "../agent-setup.js"
 import { CliError } from "../errors.js"
+import { listenFailure, parseListenHost } from "../listen-host.js"
 import { stdout } from "../io.js"
 
 export interface ServeArgs extends AgentArgs {
   readonly port: number
   readonly host: string
   readonly token: Option.Option<string>
+  /** More names the Host header may give (`--allowed-host`). */
+  readonly allowedHost: ReadonlyArray<string>
   /** Seconds an unused session stays in memory. */
   readonly sessionIdle: number
   /** The cluster's database: this process is one of its runners. */
@@ -52,28 +56,36 @@ const hostFor = (args: ServeArgs) =>
     })
   })
 
-const loopback = new Set(["127.0.0.1", "localhost", "::1", "[::1]"])
+/** A token anyone on the network may try: shorter than this is refused off loopback. */
+const MIN_TOKEN_LENGTH = 16
 
 /** The server itself, loaded only by `serve`: the HTTP stack stays out of every other command's start-up. */
 export const serve = (args: ServeArgs) =>
     Effect.gen(function* () {
+      const listen = yield* Either.mapLeft(parseListenHost(args.host), (message) => new CliError({ message, exitCode: 2 }))
       const configured = Option.orElse(args.token, () => Option.fromNullable(process.env["CUSTOM_AGENT_TOKEN"]).pipe(Option.filter((t) => t !== "")))
       // Every runner must accept the same token, so a cluster never makes one up.
       if (Option.isSome(args.cluster) && Option.isNone(configured)) {
         return yield* new CliError({ message: "--cluster needs a token every runner shares: pass --token or set CUSTOM_AGENT_TOKEN" })
       }
-      const host = yield* hostFor(args)
-      if (!loopback.has(args.host) && Option.isNone(configured)) {
+      if (!listen.loopback && Option.isNone(configured)) {
         return yield* new CliError({
-          message: `refusing to listen on ${args.host} without a configured token: set CUSTOM_AGENT_TOKEN or pass --token`
+          message: `refusing to listen on ${listen.url} without a configured token: set CUSTOM_AGENT_TOKEN or pass --token`
         })
       }
+      if (!listen.loopback && Option.isSome(configured) && configured.value.length < MIN_TOKEN_LENGTH) {
+        const given = Option.isSome(args.token) ? "--token" : "CUSTOM_AGENT_TOKEN"
+        return yield* new CliError({
+          message: `${given} is too short: serving on ${listen.url} (not loopback) takes a token of at least ${MIN_TOKEN_LENGTH} characters (this one has ${configured.value.length}), e.g. \`openssl rand -base64 24\``,
+          exitCode: 2
+        })
+      }
+      const host = yield* hostFor(args)
       const bearer = Option.getOrElse(configured, () => randomBytes(24).toString("base64url"))
       const announce = Layer.effectDiscard(
         HttpServer.addressWith((address) => {
           const port = address._tag === "TcpAddress" ? address.port : 0
-          const name = args.host.includes(":") ? `[${args.host}]` : args.host
-          const base = `http://${name}:${port}`
+          const base = `http://${listen.url}:${port}`
           return stdout(
             `custom-agent is serving on ${base}\n` +
               `open ${base}/#token=${bearer}\n` +
@@ -81,9 +93,11 @@ export const serve = (args: ServeArgs) =>
           )
         })
       )
-      const app = Layer.mergeAll(serverLayer({ token: bearer, webRoot: webRoot(), boundHost: args.host }), announce).pipe(
-        Layer.provide(host),
-        Layer.provide(NodeHttpServer.layer(createServer, { port: args.port, host: args.host }))
+      const app = Layer.mergeAll(
+        serverLayer({ token: bearer, webRoot: webRoot(), boundHost: listen.bind, allowedHosts: args.allowedHost }),
+        announce
+      ).pipe(Layer.provide(host), Layer.provide(NodeHttpServer.layer(createServer, { port: args.port, host: listen.bind })))
+      return yield* Layer.launch(app).pipe(
+        Effect.catchTag("ServeError", (error) => new CliError({ message: listenFailure(listen, args.port, error.cause) }))
       )
-      return yield* Layer.launch(app)
     })

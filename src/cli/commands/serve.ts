@@ -5,12 +5,18 @@ import * as shared from "../options.js"
 
 const port = Options.integer("port").pipe(Options.withDescription("Port to listen on (0: a free port the system picks)"), Options.withDefault(7420))
 const host = Options.text("host").pipe(
-  Options.withDescription("Address to bind; anything but loopback requires a configured token"),
+  Options.withDescription("Address to bind (an IPv6 one with or without brackets); anything but loopback requires a configured token of 16 characters or more"),
   Options.withDefault("127.0.0.1")
 )
 const token = Options.text("token").pipe(
   Options.withDescription("Bearer token clients must send (default: $CUSTOM_AGENT_TOKEN, else a new random one)"),
   Options.optional
+)
+const allowedHost = Options.text("allowed-host").pipe(
+  Options.withDescription(
+    "Another name clients reach the server by (a LAN name, a reverse proxy's), accepted in the Host header; repeatable. The bound address (each of this machine's on 0.0.0.0 or ::) and loopback names always are"
+  ),
+  Options.repeated
 )
 
 const cluster = Options.text("cluster").pipe(
@@ -33,6 +39,7 @@ export const serveCommand = Command.make(
     port,
     host,
     token,
+    allowedHost,
     sessionIdle: shared.sessionIdle,
     cluster,
     runnerAddress,

@@ -6,11 +6,14 @@ import { missing, type Source } from "./sessions.js"
 /** Sessions through a server's API, loaded only for `--server`. */
 export const remoteSource = Effect.gen(function* () {
   const client = yield* AgentClient
+  // The API reads a log one way: its export (a turn a dead process left open closed first).
+  const exported = (sessionId: string) =>
+    client.ExportSession({ sessionId }).pipe(Stream.catchTag("SessionNotFound", () => Stream.fail(missing(sessionId))))
   const source: Source = {
     list: client.ListSessions(),
-    events: (sessionId) =>
-      client.ExportSession({ sessionId }).pipe(Stream.catchTag("SessionNotFound", () => Stream.fail(missing(sessionId)))),
-    importLog: (events) => Effect.asVoid(client.ImportSession({ events }))
+    export: exported,
+    events: exported,
+    importLog: (events, unverified) => client.ImportSession({ events, unverified })
   }
   return source
 })

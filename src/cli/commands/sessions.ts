@@ -1,14 +1,16 @@
-import { Args, Command } from "@effect/cli"
+import { Args, Command, HelpDoc, Options } from "@effect/cli"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
-import { resolveDataDir, type StoreKind } from "../../app/locations.js"
-import { storeLayer } from "../../app/store.js"
+import type { StoreKind } from "../../app/locations.js"
 import type { AgentEvent } from "../../domain/events.js"
+import { sessionIdProblem } from "../../domain/ids.js"
+import { AgentHost, type ImportedSession } from "../../host/AgentHost.js"
 import { EventStore } from "../../services/EventStore.js"
 import { CliError } from "../errors.js"
-import { readSessionFile } from "../import-file.js"
-import { stdout, useColor, writeSegments } from "../io.js"
+import { DEFAULT_MAX_LINE_MIB, readSessionFile } from "../import-file.js"
+import { stderr, stdout, useColor, writeSegments } from "../io.js"
+import { localHostLayer } from "../local-host.js"
 import * as shared from "../options.js"
 import { describeTransport, remoteLayer, server, token } from "../remote.js"
 import { makeRenderer } from "../render.js"
@@ -35,14 +37,19 @@ export interface Row {
 /** Where a session's events come from: the local store, or a server's API. */
 export interface Source {
   readonly list: Effect.Effect<ReadonlyArray<Row>, unknown>
+  /** The session's log as the server's ExportSession gives it: a turn a dead process left open is closed first. */
+  readonly export: (sessionId: string) => Stream.Stream<AgentEvent, unknown>
+  /** The stored events as they are, for reading (`show`). */
   readonly events: (sessionId: string) => Stream.Stream<AgentEvent, unknown>
-  readonly importLog: (events: ReadonlyArray<AgentEvent>) => Effect.Effect<void, unknown>
+  /** The host's import: the same check (`planImport`) and the same write as the server's ImportSession. */
+  readonly importLog: (events: ReadonlyArray<AgentEvent>, unverified: boolean) => Effect.Effect<ImportedSession, unknown>
 }
 
 export const missing = (sessionId: string) => new CliError({ message: `no session ${sessionId} (see: custom-agent sessions list)` })
 
 const localSource = Effect.gen(function* () {
   const store = yield* EventStore
+  const host = yield* AgentHost
   const source: Source = {
     list: store.listSessions,
     events: (sessionId) =>
@@ -51,16 +58,8 @@ const localSource = Effect.gen(function* () {
           Option.isNone(head) ? Stream.fail(missing(sessionId)) : store.replay(sessionId)
         )
       ),
-    importLog: (events) =>
-      Effect.gen(function* () {
-        const first = events[0]
-        if (first === undefined) return
-        const existing = yield* store.head(first.sessionId)
-        if (Option.isSome(existing)) {
-          return yield* new CliError({ message: `session ${first.sessionId} already exists (${existing.value} events); nothing was imported` })
-        }
-        yield* store.appendAll(events)
-      })
+    export: (sessionId) => host.exportSession(sessionId).pipe(Stream.catchTag("SessionNotFound", () => Stream.fail(missing(sessionId)))),
+    importLog: (events, unverified) => host.importSession(events, { unverified })
   }
   return source
 })
@@ -74,10 +73,17 @@ const withSource = <A>(args: Where, use: (source: Source) => Effect.Effect<A, un
       Effect.provide(remoteLayer(url, args.token))
     )
   }
-  return Effect.flatMap(localSource, use).pipe(Effect.provide(storeLayer(args.store, resolveDataDir(Option.getOrUndefined(args.dataDir)))))
+  return Effect.flatMap(localSource, use).pipe(Effect.provide(localHostLayer(args)))
 }
 
-const sessionId = Args.text({ name: "session-id" })
+/** An id that breaks the one rule is a usage error (exit 2), before any store is opened. */
+const sessionId = Args.text({ name: "session-id" }).pipe(
+  Args.mapEffect((id) => {
+    const invalid = sessionIdProblem(id)
+    return invalid === undefined ? Effect.succeed(id) : Effect.fail(HelpDoc.p(invalid.message))
+  }),
+  Args.withDescription("The session (see custom-agent sessions list)")
+)
 
 const list = Command.make("list", where, (args) =>
   withSource(args, (source) =>
@@ -105,7 +111,7 @@ const show = Command.make("show", { sessionId, ...where }, (args) =>
 
 const exportCommand = Command.make("export", { sessionId, ...where }, (args) =>
   withSource(args, (source) =>
-    source.events(args.sessionId).pipe(
+    source.export(args.sessionId).pipe(
       Stream.map((event) => `${JSON.stringify(event)}\n`),
       // Lines are written in groups: fewer writes, the same bytes.
       Stream.grouped(256),
@@ -114,15 +120,29 @@ const exportCommand = Command.make("export", { sessionId, ...where }, (args) =>
   )
 ).pipe(Command.withDescription("Write a session's events to stdout as JSONL"))
 
-const importCommand = Command.make("import", { file: Args.file({ name: "file", exists: "yes" }), ...where }, (args) =>
+const unverified = Options.boolean("unverified").pipe(
+  Options.withDescription("Import a log that breaks the engine's invariants (an unclosed turn, a tool started without an allow, ...), marked as unverified in its header")
+)
+const maxLineMib = Options.integer("max-line-mib").pipe(
+  Options.withDescription(`Longest line (one event) to read, in MiB (default: ${DEFAULT_MAX_LINE_MIB})`),
+  Options.filterMap((mib) => (mib > 0 ? Option.some(mib) : Option.none()), "--max-line-mib must be a positive number of MiB"),
+  Options.withDefault(DEFAULT_MAX_LINE_MIB)
+)
+
+const importCommand = Command.make("import", { file: Args.file({ name: "file", exists: "yes" }).pipe(Args.withDescription("A JSONL export (custom-agent sessions export)")), unverified, maxLineMib, ...where }, (args) =>
   withSource(args, (source) =>
     Effect.gen(function* () {
-      const events = yield* readSessionFile(args.file)
-      yield* source.importLog(events)
-      yield* stdout(`imported session ${events[0]?.sessionId ?? ""} (${events.length} events)\n`)
+      const events = yield* readSessionFile(args.file, { maxLineBytes: args.maxLineMib * 1024 * 1024, unverified: args.unverified })
+      const imported = yield* source.importLog(events, args.unverified)
+      yield* stdout(`imported session ${imported.sessionId} (${imported.events} events)\n`)
+      if (imported.unverified !== undefined) yield* stderr(`custom-agent: imported unverified, marked so in its header: ${imported.unverified}\n`)
     })
   )
-).pipe(Command.withDescription("Import a session from a JSONL export; validates every line first and writes all or nothing"))
+).pipe(
+  Command.withDescription(
+    "Import a session from a JSONL export; checks every line and the engine's invariants first and writes all or nothing"
+  )
+)
 
 export const sessionsCommand = Command.make("sessions").pipe(
   Command.withDescription("List, show, export and import sessions"),

@@ -59,24 +59,6 @@ export const readLastLine = async (handle: FileHandle, size: number, chunkSize =
   return end < 0 ? { end: 0, start: 0, text: undefined } : { end, start: 0, text: Buffer.concat(parts).toString("utf8") }
 }
 
-/** The first line (without "\n") if a "\n" ends it before `limit`, reading forwards in chunks. */
-export const readFirstLine = async (handle: FileHandle, limit: number, chunkSize = CHUNK_SIZE): Promise<string | undefined> => {
-  const parts: Array<Buffer> = []
-  let position = 0
-  while (position < limit) {
-    const buffer = Buffer.alloc(Math.min(chunkSize, limit - position))
-    await readExactly(handle, buffer, position)
-    const newline = buffer.indexOf(NEWLINE)
-    if (newline >= 0) {
-      parts.push(buffer.subarray(0, newline))
-      return Buffer.concat(parts).toString("utf8")
-    }
-    parts.push(buffer)
-    position += buffer.length
-  }
-  return undefined
-}
-
 /** How many "\n" come before byte `limit`: the number of a line starting there, minus one. */
 export const countLines = async (handle: FileHandle, limit: number, chunkSize = CHUNK_SIZE): Promise<number> => {
   const buffer = Buffer.alloc(chunkSize)

@@ -9,11 +9,14 @@ import * as path from "node:path"
 import { decodeEventJson } from "../../domain/decode.js"
 import { EventDecodeError, type EventStoreError, StoreFailure } from "../../domain/errors.js"
 import type { AgentEvent } from "../../domain/events.js"
+import { type InvalidSessionId, isSessionId, sessionIdProblem } from "../../domain/ids.js"
+import { applyListingChange, headerOf, type ListingHeader, listingChange } from "../../domain/session-listing.js"
 import { EventStore, type EventStoreShape, type SessionSummary } from "../../services/EventStore.js"
 import { ensurePrivateDir, PRIVATE_FILE_MODE } from "../private-files.js"
 import { type DecodedPage, decodedPages, locateDecodeError } from "./decoded-pages.js"
-import { countLines, makeLineReader, readFirstLine, readLastLine } from "./jsonl-lines.js"
-import { checkSequence, headerOf, type ListingHeader } from "./sequence.js"
+import { countLines, makeLineReader, readLastLine } from "./jsonl-lines.js"
+import { makeLocalLeases } from "./local-leases.js"
+import { checkSequence } from "./sequence.js"
 
 export interface JsonlStoreOptions {
   /** One `<sessionId>.jsonl` per session; created if missing. */
@@ -40,7 +43,6 @@ interface SessionFile {
   /** Serializes appends (and tail loads) so two fibers never interleave lines. */
   readonly lock: Effect.Semaphore
   tail: Tail | undefined
-  header: { readonly createdAt: string; readonly header: ListingHeader } | undefined
   /** Calls holding (or waiting for) the lock: an entry in use is never dropped from the cache. */
   users: number
 }
@@ -48,7 +50,16 @@ interface SessionFile {
 /** Sessions whose file state is cached; beyond this, the oldest ones not in use are dropped (and read again when next used). */
 const CACHED_SESSIONS = 256
 
-const SAFE_SESSION_ID = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,199}$/
+/** What a listing shows of a session besides its tail: folded from its events up to `through`. */
+interface Listing {
+  readonly createdAt: string
+  readonly header: ListingHeader
+  readonly through: number
+}
+
+/** The event types that change a listing after the first line; a line naming none is not decoded for a listing. */
+const LISTING_TYPES = ["session.renamed", "session.archived", "turn.started", "turn.completed"]
+const mayChangeListing = (line: string) => LISTING_TYPES.some((type) => line.includes(type))
 
 const isNotFound = (error: unknown) =>
   typeof error === "object" && error !== null && "code" in error && error.code === "ENOENT"
@@ -97,17 +108,19 @@ export const make = (options: JsonlStoreOptions): Effect.Effect<EventStoreShape,
       catch: (error) => new StoreFailure({ operation: "open", reason: `${directory}: ${messageOf(error)}`, cause: error })
     })
     const sessions = new Map<string, SessionFile>()
+    /**
+     * Each listed session's listing, kept current by this instance's appends (the store is its
+     * directory's only writer), so a session's file is read whole for its first listing only. Kept apart
+     * from the file cache, whose trimming would make every listing of many sessions read them
+     * all again; pruned to the directory's sessions at each listing.
+     */
+    const listings = new Map<string, Listing>()
 
-    const sessionFile = (sessionId: string, operation: string): Effect.Effect<SessionFile, StoreFailure> =>
+    /** The id becomes a file name here: the one rule (`src/domain/ids.ts`) keeps it a plain name in `directory`. */
+    const sessionFile = (sessionId: string): Effect.Effect<SessionFile, InvalidSessionId> =>
       Effect.suspend(() => {
-        if (!SAFE_SESSION_ID.test(sessionId)) {
-          return Effect.fail(
-            new StoreFailure({
-              operation,
-              reason: `session id ${JSON.stringify(sessionId)} is not a safe file name (letters, digits, "_", "-", ".")`
-            })
-          )
-        }
+        const invalid = sessionIdProblem(sessionId)
+        if (invalid !== undefined) return Effect.fail(invalid)
         let session = sessions.get(sessionId)
         if (session === undefined) {
           session = {
@@ -115,7 +128,6 @@ export const make = (options: JsonlStoreOptions): Effect.Effect<EventStoreShape,
             file: path.join(directory, `${sessionId}.jsonl`),
             lock: Effect.unsafeMakeSemaphore(1),
             tail: undefined,
-            header: undefined,
             users: 0
           }
           sessions.set(sessionId, session)
@@ -132,10 +144,9 @@ export const make = (options: JsonlStoreOptions): Effect.Effect<EventStoreShape,
 
     const withSession = <A, E>(
       sessionId: string,
-      operation: string,
       use: (session: SessionFile) => Effect.Effect<A, E>
-    ): Effect.Effect<A, E | StoreFailure> =>
-      Effect.flatMap(sessionFile(sessionId, operation), (session) => {
+    ): Effect.Effect<A, E | InvalidSessionId> =>
+      Effect.flatMap(sessionFile(sessionId), (session) => {
         // Counted in the same step that found the entry, so the trim cannot drop it in between.
         session.users++
         return session.lock.withPermits(1)(use(session)).pipe(
@@ -209,7 +220,7 @@ export const make = (options: JsonlStoreOptions): Effect.Effect<EventStoreShape,
         const first = events[0]
         const lastEvent = events[events.length - 1]
         if (first === undefined || lastEvent === undefined) return Effect.void
-        return withSession(first.sessionId, "append", (session) =>
+        return withSession(first.sessionId, (session) =>
           Effect.gen(function* () {
             const current = yield* ensureTail(session, "append")
             yield* checkSequence(current.last, events)
@@ -234,7 +245,15 @@ export const make = (options: JsonlStoreOptions): Effect.Effect<EventStoreShape,
         )
         const end = tail.end + Buffer.byteLength(data, "utf8")
         session.tail = { last: lastEvent.sequence, end, size: end, updatedAt: lastEvent.timestamp }
+        noteListing(session.sessionId, tail.last, events)
       })
+
+    /** Carries a listed session's listing over an append; one not listed yet is read when it is. */
+    const noteListing = (sessionId: string, before: number, events: ReadonlyArray<AgentEvent>) => {
+      const listing = listings.get(sessionId)
+      if (listing === undefined || listing.through !== before) return
+      listings.set(sessionId, { ...listing, header: applyListingChange(listing.header, listingChange(events)), through: before + events.length })
+    }
 
     /**
      * Line n of a log holds sequence n (it starts at 1 with no gaps), so lines up to
@@ -269,7 +288,7 @@ export const make = (options: JsonlStoreOptions): Effect.Effect<EventStoreShape,
     const replay = (sessionId: string, afterSequence = 0): Stream.Stream<AgentEvent, EventStoreError> =>
       Stream.unwrapScoped(
         Effect.gen(function* () {
-          const session = yield* sessionFile(sessionId, "replay")
+          const session = yield* sessionFile(sessionId)
           // A known tail ends at a line boundary: lines appended after this point are not read.
           const known = session.tail?.end
           const opened = yield* openForRead("replay", session.file)
@@ -293,36 +312,50 @@ export const make = (options: JsonlStoreOptions): Effect.Effect<EventStoreShape,
         })
       )
 
-    /** Header from the first line (read once, cached), last sequence and time from the tail. */
+    /** The listing from the events (read once, then kept by appends), last sequence and time from the tail. */
     const summaryOf = (session: SessionFile): Effect.Effect<SessionSummary | undefined, EventStoreError> =>
       Effect.gen(function* () {
         const tail = yield* ensureTail(session, "listSessions")
         if (tail.last === 0 || tail.updatedAt === undefined) return undefined
-        const header = session.header ?? (yield* readHeader(session, tail.end))
-        session.header = header
+        const known = listings.get(session.sessionId)
+        const listing = known !== undefined && known.through === tail.last ? known : yield* readListing(session, tail)
+        listings.set(session.sessionId, listing)
         return {
           sessionId: session.sessionId,
-          createdAt: header.createdAt,
+          createdAt: listing.createdAt,
           updatedAt: tail.updatedAt,
           lastSequence: tail.last,
-          ...header.header
+          ...listing.header
         }
       })
 
-    const readHeader = (session: SessionFile, limit: number) =>
+    /** The first line's header, then each later line that may change it; the others are not decoded. */
+    const readListing = (session: SessionFile, tail: Tail): Effect.Effect<Listing, EventStoreError> =>
       Effect.scoped(
         Effect.gen(function* () {
           const opened = yield* openForRead("listSessions", session.file)
-          const text = Option.isNone(opened)
-            ? undefined
-            : yield* io("listSessions", session.file, () => readFirstLine(opened.value, limit))
-          if (text === undefined) {
-            return yield* Effect.fail(
-              new StoreFailure({ operation: "listSessions", reason: `${session.file}: the first line disappeared` })
-            )
+          if (Option.isNone(opened)) {
+            return yield* Effect.fail(new StoreFailure({ operation: "listSessions", reason: `${session.file}: the file disappeared` }))
           }
-          const first = yield* Either.mapLeft(decodeEventJson(text, 1), (error) => locateDecodeError(error, session.file))
-          return { createdAt: first.timestamp, header: headerOf(first) }
+          const reader = makeLineReader(opened.value, tail.end)
+          const next = io("listSessions", session.file, reader.next)
+          let listing: Omit<Listing, "through"> | undefined
+          for (let batch = yield* next; batch !== undefined; batch = yield* next) {
+            for (const [i, text] of batch.lines.entries()) {
+              const line = batch.firstLine + i
+              if (line !== 1 && !mayChangeListing(text)) continue
+              const event = yield* Either.mapLeft(decodeEventJson(text, line), (error) => locateDecodeError(error, session.file))
+              const change = listingChange([event])
+              listing =
+                listing === undefined
+                  ? { createdAt: event.timestamp, header: applyListingChange(headerOf(event), change) }
+                  : { ...listing, header: applyListingChange(listing.header, change) }
+            }
+          }
+          if (listing === undefined) {
+            return yield* Effect.fail(new StoreFailure({ operation: "listSessions", reason: `${session.file}: the first line disappeared` }))
+          }
+          return { ...listing, through: tail.last }
         })
       )
 
@@ -331,8 +364,10 @@ export const make = (options: JsonlStoreOptions): Effect.Effect<EventStoreShape,
       const ids = names
         .filter((name) => name.endsWith(".jsonl"))
         .map((name) => name.slice(0, -".jsonl".length))
-        .filter((id) => SAFE_SESSION_ID.test(id))
-      const summaries = yield* Effect.forEach(ids, (id) => withSession(id, "listSessions", summaryOf), {
+        .filter(isSessionId)
+      const present = new Set(ids)
+      for (const id of listings.keys()) if (!present.has(id)) listings.delete(id)
+      const summaries = yield* Effect.forEach(ids, (id) => withSession(id, summaryOf), {
         concurrency: 8
       })
       return summaries
@@ -345,10 +380,12 @@ export const make = (options: JsonlStoreOptions): Effect.Effect<EventStoreShape,
       appendAll,
       replay,
       head: (sessionId) =>
-        withSession(sessionId, "head", (session) =>
+        withSession(sessionId, (session) =>
           Effect.map(ensureTail(session, "head"), (tail) => (tail.last === 0 ? Option.none() : Option.some(tail.last)))
         ),
-      listSessions
+      listSessions,
+      // The directory has one writer, this process: its leases need not leave it.
+      leases: makeLocalLeases()
     }
   })
 

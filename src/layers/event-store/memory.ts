@@ -3,13 +3,17 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import type { AgentEvent } from "../../domain/events.js"
+import { applyListingChange, headerOf, type ListingHeader, listingChange } from "../../domain/session-listing.js"
 import { EventStore, type EventStoreShape, type SessionSummary } from "../../services/EventStore.js"
-import { checkSequence, headerOf } from "./sequence.js"
+import { checkedIds } from "./checked-ids.js"
+import { makeLocalLeases } from "./local-leases.js"
+import { checkSequence } from "./sequence.js"
 
 interface MemorySession {
   readonly events: Array<AgentEvent>
   readonly createdAt: string
-  readonly header: ReturnType<typeof headerOf>
+  /** Kept current with each append (title, archived, open turn), so a listing reads no events. */
+  header: ListingHeader
 }
 
 /** Keeps every session in process memory: for tests and embedding without persistence. */
@@ -24,10 +28,13 @@ export const make = Effect.sync((): EventStoreShape => {
       return checkSequence(session?.events.length ?? 0, events).pipe(
         Effect.tap(() =>
           Effect.sync(() => {
+            const change = listingChange(events)
             if (session === undefined) {
-              sessions.set(first.sessionId, { events: [...events], createdAt: first.timestamp, header: headerOf(first) })
+              const header = applyListingChange(headerOf(first), change)
+              sessions.set(first.sessionId, { events: [...events], createdAt: first.timestamp, header })
             } else {
               session.events.push(...events)
+              session.header = applyListingChange(session.header, change)
             }
           })
         )
@@ -52,7 +59,7 @@ export const make = Effect.sync((): EventStoreShape => {
     }
   }
 
-  return {
+  return checkedIds({
     append: (event) => appendAll([event]),
     appendAll,
     replay,
@@ -63,8 +70,9 @@ export const make = Effect.sync((): EventStoreShape => {
       }),
     listSessions: Effect.sync(() =>
       [...sessions].map(([id, s]) => summaryOf(id, s)).sort((a, b) => b.updatedAt.localeCompare(a.updatedAt))
-    )
-  }
+    ),
+    leases: makeLocalLeases()
+  })
 })
 
 export const layer = Layer.effect(EventStore, make)

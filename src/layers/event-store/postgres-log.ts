@@ -4,10 +4,11 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { SequenceConflict } from "../../domain/errors.js"
 import type { AgentEvent } from "../../domain/events.js"
+import { headerOf, listingChange } from "../../domain/session-listing.js"
 import { keysetReplay } from "./keyset-pages.js"
 import { driverDefectsAsFailures, isUniqueViolation } from "./postgres-errors.js"
 import { APPEND_CHANNEL, noticePayload } from "./postgres-notify.js"
-import { checkSequence, headerOf } from "./sequence.js"
+import { checkSequence } from "./sequence.js"
 import type { SqlLog } from "./sql-store.js"
 import { storeFailure } from "./store-failure.js"
 
@@ -49,6 +50,11 @@ export const makePostgresLog = (sql: SqlClient.SqlClient): SqlLog => {
           ${events.map((e) => e.sequence)}::int[], ${events.map((e) => e.type)}::text[],
           ${events.map((e) => e.turnId ?? null)}::text[], ${events.map((e) => e.timestamp)}::text[],
           ${events.map((e) => JSON.stringify(e))}::text[])`
+      // The listing's header columns follow the log in the same transaction.
+      const change = listingChange(events)
+      if (change?.title !== undefined) yield* sql`UPDATE sessions SET title = ${change.title} WHERE session_id = ${sessionId}`
+      if (change?.archived !== undefined) yield* sql`UPDATE sessions SET archived = ${change.archived ? 1 : 0} WHERE session_id = ${sessionId}`
+      if (change?.openTurnId !== undefined) yield* sql`UPDATE sessions SET open_turn = ${change.openTurnId} WHERE session_id = ${sessionId}`
       yield* sql`SELECT pg_notify(${APPEND_CHANNEL}, ${noticePayload({ sessionId, sequence: last + events.length })})`
     })
 

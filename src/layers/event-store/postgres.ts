@@ -8,6 +8,7 @@ import type { StoreFailure } from "../../domain/errors.js"
 import { EventStore, type EventStoreShape } from "../../services/EventStore.js"
 import { migrate } from "./postgres-migrations.js"
 import { makePostgresLog } from "./postgres-log.js"
+import { DEFAULT_LEASE_TTL_MS, makeSqlLeases } from "./sql-leases.js"
 import { storeFailure } from "./store-failure.js"
 import { sqlStore } from "./sql-store.js"
 
@@ -19,6 +20,9 @@ export interface PostgresStoreOptions {
   readonly url: string
 }
 
+/** The database's clock in milliseconds: runners on several machines compare expiries by one clock. */
+const POSTGRES_NOW_MS = "CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)"
+
 /**
  * The store on a PostgreSQL database, for several processes sharing one log: the same tables
  * and rules as the SQLite store, the primary key (session_id, sequence) as the fence between
@@ -29,8 +33,9 @@ export interface PostgresStoreOptions {
 export const makeWithClient: Effect.Effect<EventStoreShape, StoreFailure, PgClient.PgClient> = Effect.gen(function* () {
   const sql = (yield* PgClient.PgClient).withoutTransforms()
   yield* migrate
+  const leases = makeSqlLeases(sql, { ttlMs: DEFAULT_LEASE_TTL_MS, nowMs: POSTGRES_NOW_MS })
   // Ties in creation order, as far as Postgres (which has no rowid) can tell.
-  return sqlStore(makePostgresLog(sql), sql, "s.created_at ASC, s.session_id ASC")
+  return sqlStore(makePostgresLog(sql), sql, "s.created_at ASC, s.session_id ASC", leases)
 })
 
 export const layerWithClient: Layer.Layer<EventStore, StoreFailure, PgClient.PgClient> = Layer.effect(EventStore, makeWithClient)

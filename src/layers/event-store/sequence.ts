@@ -1,7 +1,6 @@
 import * as Effect from "effect/Effect"
 import { SequenceConflict } from "../../domain/errors.js"
 import type { AgentEvent } from "../../domain/events.js"
-import type { SessionSummary } from "../../services/EventStore.js"
 
 /** A batch that mixes sessions: a caller bug, so stores turn it into a defect. */
 export interface MixedSessions {
@@ -43,17 +42,3 @@ export const checkSequence = (
     if (problem === undefined) return Effect.void
     return problem._tag === "MixedSessions" ? Effect.dieMessage(problem.message) : Effect.fail(problem)
   })
-
-/** The header fields of a session listing. */
-export type ListingHeader = Pick<SessionSummary, "cwd" | "client" | "title" | "model">
-
-/** The header a listing shows, taken from a session's first event when it is `session.created`. */
-export const headerOf = (event: AgentEvent): ListingHeader =>
-  event.type === "session.created"
-    ? {
-        cwd: event.payload.cwd,
-        client: event.payload.client,
-        ...(event.payload.title === undefined ? {} : { title: event.payload.title }),
-        ...(event.payload.model === undefined ? {} : { model: event.payload.model })
-      }
-    : {}

@@ -5,7 +5,8 @@ import * as Schema from "effect/Schema"
 import type * as Stream from "effect/Stream"
 import type { EventDecodeError, SequenceConflict, StoreFailure } from "../../domain/errors.js"
 import type { AgentEvent } from "../../domain/events.js"
-import type { EventStoreShape, SessionSummary } from "../../services/EventStore.js"
+import type { EventStoreShape, SessionSummary, TurnLeases } from "../../services/EventStore.js"
+import { checkedIds } from "./checked-ids.js"
 import { storeFailure } from "./store-failure.js"
 
 /** The hot paths a SQL store implements its own way (SQLite on a raw connection, Postgres in transactions). */
@@ -23,7 +24,9 @@ const SummaryRow = Schema.Struct({
   cwd: Schema.NullOr(Schema.String),
   client: Schema.NullOr(Schema.String),
   title: Schema.NullOr(Schema.String),
-  model: Schema.NullOr(Schema.String)
+  model: Schema.NullOr(Schema.String),
+  archived: Schema.Number,
+  open_turn: Schema.NullOr(Schema.String)
 })
 
 const toSummary = (row: typeof SummaryRow.Type): SessionSummary => ({
@@ -34,28 +37,31 @@ const toSummary = (row: typeof SummaryRow.Type): SessionSummary => ({
   ...(row.cwd === null ? {} : { cwd: row.cwd }),
   ...(row.client === null ? {} : { client: row.client }),
   ...(row.title === null ? {} : { title: row.title }),
-  ...(row.model === null ? {} : { model: row.model })
+  ...(row.model === null ? {} : { model: row.model }),
+  ...(row.archived === 0 ? {} : { archived: true }),
+  ...(row.open_turn === null ? {} : { openTurnId: row.open_turn })
 })
 
 /**
  * A SQL store's EventStoreShape: its log for the hot paths, and the listing (a cold path) on
  * the @effect/sql client, the same query on both databases: newest activity first, each
  * session's last event found through the primary key. `tieBreak` orders sessions whose last
- * events share a timestamp, in creation order as far as the database can tell.
+ * events share a timestamp, in creation order as far as the database can tell. The header
+ * columns (title, archived, open turn) are kept current by the log's appends.
  */
-export const sqlStore = (log: SqlLog, sql: SqlClient.SqlClient, tieBreak: string): EventStoreShape => {
+export const sqlStore = (log: SqlLog, sql: SqlClient.SqlClient, tieBreak: string, leases: TurnLeases): EventStoreShape => {
   const listRows = SqlSchema.findAll({
     Request: Schema.Void,
     Result: SummaryRow,
     execute: () => sql`
-      SELECT s.session_id, s.created_at, s.cwd, s.client, s.title, s.model,
+      SELECT s.session_id, s.created_at, s.cwd, s.client, s.title, s.model, s.archived, s.open_turn,
              e.sequence AS last_sequence, e.timestamp AS updated_at
       FROM sessions s
       JOIN events e ON e.session_id = s.session_id
         AND e.sequence = (SELECT max(sequence) FROM events WHERE session_id = s.session_id)
       ORDER BY e.timestamp DESC, ${sql.literal(tieBreak)}`
   })
-  return {
+  return checkedIds({
     append: (event) => log.appendAll([event]),
     appendAll: log.appendAll,
     replay: (sessionId, afterSequence = 0) => log.replay(sessionId, afterSequence),
@@ -63,6 +69,7 @@ export const sqlStore = (log: SqlLog, sql: SqlClient.SqlClient, tieBreak: string
     listSessions: listRows(undefined).pipe(
       Effect.map((rows) => rows.map(toSummary)),
       Effect.mapError(storeFailure("listSessions"))
-    )
-  }
+    ),
+    leases
+  })
 }

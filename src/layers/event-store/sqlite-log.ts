@@ -4,8 +4,9 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { SequenceConflict, type StoreFailure } from "../../domain/errors.js"
 import type { AgentEvent } from "../../domain/events.js"
+import { headerOf, type ListingChange, listingChange } from "../../domain/session-listing.js"
 import { keysetReplay } from "./keyset-pages.js"
-import { findSequenceProblem, headerOf, type MixedSessions } from "./sequence.js"
+import { findSequenceProblem, type MixedSessions } from "./sequence.js"
 import type { SqlLog } from "./sql-store.js"
 import { storeFailure } from "./store-failure.js"
 
@@ -65,6 +66,9 @@ export const makeSqliteLog = (db: Database.Database): SqlLog => {
   const insertSession = db.prepare<[string, string, string | null, string | null, string | null, string | null]>(
     "INSERT INTO sessions (session_id, created_at, cwd, client, title, model) VALUES (?, ?, ?, ?, ?, ?)"
   )
+  const setTitle = db.prepare<[string, string]>("UPDATE sessions SET title = ? WHERE session_id = ?")
+  const setArchived = db.prepare<[number, string]>("UPDATE sessions SET archived = ? WHERE session_id = ?")
+  const setOpenTurn = db.prepare<[string | null, string]>("UPDATE sessions SET open_turn = ? WHERE session_id = ?")
   const selectLast = db.prepare<[string]>("SELECT max(sequence) FROM events WHERE session_id = ?").pluck()
   // Only the JSON: the keyset and the integrity check use the decoded sequence (see readPage).
   const selectPage = db
@@ -110,8 +114,17 @@ export const makeSqliteLog = (db: Database.Database): SqlLog => {
     insertEvent.run(event.sessionId, event.sequence, event.type, event.turnId ?? null, event.timestamp, JSON.stringify(event))
   }
 
-  const insertBatch = db.transaction((events: ReadonlyArray<AgentEvent>) => {
+  /** Keeps the listing's header columns in step with the log, in the append's transaction. */
+  const updateListing = (sessionId: string, change: ListingChange) => {
+    if (change.title !== undefined) setTitle.run(change.title, sessionId)
+    if (change.archived !== undefined) setArchived.run(change.archived ? 1 : 0, sessionId)
+    if (change.openTurnId !== undefined) setOpenTurn.run(change.openTurnId, sessionId)
+  }
+
+  const insertBatch = db.transaction((events: ReadonlyArray<AgentEvent>, change: ListingChange | undefined) => {
     for (const event of events) insertOne(event)
+    const first = events[0]
+    if (change !== undefined && first !== undefined) updateListing(first.sessionId, change)
   })
 
   const write = (events: ReadonlyArray<AgentEvent>): SequenceConflict | StoreFailure | MixedSessions | undefined => {
@@ -127,9 +140,10 @@ export const makeSqliteLog = (db: Database.Database): SqlLog => {
         problem = findSequenceProblem(last, events)
       }
       if (problem !== undefined) return problem
-      // A single event after the first needs no explicit transaction: autocommit is atomic.
-      if (events.length === 1 && first.sequence !== 1) insertOne(first)
-      else insertBatch.immediate(events)
+      // A single event after the first that leaves the listing as it was needs no explicit transaction: autocommit is atomic.
+      const change = listingChange(events)
+      if (events.length === 1 && first.sequence !== 1 && change === undefined) insertOne(first)
+      else insertBatch.immediate(events, change)
       cacheTail(sessionId, last + events.length)
       return undefined
     } catch (error) {

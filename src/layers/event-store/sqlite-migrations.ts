@@ -3,7 +3,8 @@ import * as Effect from "effect/Effect"
 
 /**
  * The event store schema. Keys must match /^\d+_.+$/: the migrator silently skips others.
- * `sessions` holds the listing header (written once, with a session's first event);
+ * Add a migration for a change; never edit one that has shipped (databases ran it already).
+ * `sessions` holds the listing header (written with a session's first event, then kept by appends);
  * `events` holds each event's JSON keyed by (session_id, sequence), whose primary key is
  * what makes "exactly the next sequence" hold across processes.
  */
@@ -31,6 +32,31 @@ export const migrations = Migrator.fromRecord({
         timestamp TEXT NOT NULL,
         event TEXT NOT NULL,
         PRIMARY KEY (session_id, sequence)
+      )`
+  ),
+  // The listing's header follows the log: the last rename's title, the last archive flag, and
+  // the turn started and not completed (filled in for existing logs, one pass over them).
+  "0003_session_listing": Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.all([
+      sql`ALTER TABLE sessions ADD COLUMN archived INTEGER NOT NULL DEFAULT 0`,
+      sql`ALTER TABLE sessions ADD COLUMN open_turn TEXT`,
+      sql`
+        UPDATE sessions SET open_turn = (
+          SELECT s.turn_id FROM events s
+          WHERE s.session_id = sessions.session_id AND s.type = 'turn.started'
+            AND s.sequence > COALESCE(
+              (SELECT max(c.sequence) FROM events c WHERE c.session_id = sessions.session_id AND c.type = 'turn.completed'), 0)
+          ORDER BY s.sequence DESC LIMIT 1)`
+    ], { discard: true })
+  ),
+  // Who runs each session's turn, across processes: see sql-leases.ts. Times are milliseconds by the database's clock.
+  "0004_create_turn_leases": Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) => sql`
+      CREATE TABLE turn_leases (
+        session_id TEXT PRIMARY KEY NOT NULL,
+        owner TEXT NOT NULL,
+        expires_at BIGINT NOT NULL
       )`
   )
 })

@@ -10,6 +10,7 @@ import { EventStore, type EventStoreShape } from "../../services/EventStore.js"
 import { ensurePrivateDir, ensurePrivateFile } from "../private-files.js"
 import { BUSY_TIMEOUT_MS, makeSqliteLog, openConnection } from "./sqlite-log.js"
 import { migrations } from "./sqlite-migrations.js"
+import { DEFAULT_LEASE_TTL_MS, makeSqlLeases } from "./sql-leases.js"
 import { sqlStore } from "./sql-store.js"
 import { storeFailure } from "./store-failure.js"
 
@@ -22,11 +23,16 @@ export interface SqliteStoreOptions {
   readonly synchronous?: "normal" | "full"
   /** Page size for a new file; ignored once the file exists. */
   readonly pageSize?: number
+  /** How long a turn's lease outlives its last renewal (default 10 s): how soon a killed process's turn shows as interrupted. */
+  readonly leaseTtlMs?: number
 }
+
+/** SQLite's clock in milliseconds since the epoch (julianday keeps milliseconds; works on every SQLite 3). */
+const SQLITE_NOW_MS = "CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER)"
 
 /**
  * The embedded default store: one SQLite file in WAL mode. Two connections share it: the
- * @effect/sql client runs migrations and listings (cold paths), a raw better-sqlite3
+ * @effect/sql client runs migrations, listings and turn leases (cold paths), a raw better-sqlite3
  * connection with prepared statements runs append, head and replay (hot paths; see
  * `makeSqliteLog` for why). Both wait up to BUSY_TIMEOUT_MS for another writer; both close
  * with the scope.
@@ -67,7 +73,9 @@ export const make = (options: SqliteStoreOptions): Effect.Effect<EventStoreShape
       Effect.mapError(storeFailure("migrate"))
     )
     // Ties in insertion order (rowid), as the memory store keeps them.
-    return sqlStore(makeSqliteLog(db), sql, "s.rowid ASC")
+    // Leases on the Effect client: a renewal every few seconds per running turn is no hot path.
+    const leases = makeSqlLeases(sql, { ttlMs: options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS, nowMs: SQLITE_NOW_MS })
+    return sqlStore(makeSqliteLog(db), sql, "s.rowid ASC", leases)
   })
 
 export const layer = (options: SqliteStoreOptions): Layer.Layer<EventStore, StoreFailure> =>

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Exit, Fiber, Option, Stream } from "effect"
+import { Effect, Exit, Fiber, Option, Scope, Stream } from "effect"
 import type { EventStoreError } from "../../../src/domain/errors.js"
 import type { AgentEvent } from "../../../src/domain/events.js"
-import { created, delta, range, replayAll } from "./fixtures.js"
+import type { EventStoreShape } from "../../../src/services/EventStore.js"
+import { archived, created, delta, range, renamed, replayAll, turnCompleted, turnStarted } from "./fixtures.js"
 import type { StoreSubject } from "./stores.js"
 
 
@@ -192,12 +193,61 @@ export const eventStoreContract = (subject: StoreSubject) =>
         })
         expect(list[1]).toMatchObject({ sessionId: "ses_new", cwd: "/new", lastSequence: 1 })
         expect(list[1]).not.toHaveProperty("title")
+        // Its turn.started opened a turn that is not completed.
         expect(list[2]).toEqual({
           sessionId: "ses_bare",
           createdAt: delta("ses_bare", 1, "hi", 15).timestamp,
           updatedAt: delta("ses_bare", 1, "hi", 15).timestamp,
-          lastSequence: 1
+          lastSequence: 1,
+          openTurnId: "turn_1"
         })
+      }))
+
+    it.scopedLive("the listing follows renames, archiving and the open turn; replay has the events; a new instance lists the same", () =>
+      Effect.gen(function* () {
+        const location = yield* subject.location
+        const store = yield* location.open
+        const listed = (s: EventStoreShape) => Effect.map(s.listSessions, (list) => list.find((summary) => summary.sessionId === "ses_a"))
+        const log = [created("ses_a", { title: "First" }), renamed("ses_a", 2, "Second"), archived("ses_a", 3, true), turnStarted("ses_a", 4, "turn_a")]
+        yield* store.append(log[0] ?? created("ses_a"))
+        yield* store.appendAll(log.slice(1))
+        expect(yield* listed(store)).toEqual({
+          sessionId: "ses_a",
+          createdAt: created("ses_a").timestamp,
+          updatedAt: turnStarted("ses_a", 4, "turn_a").timestamp,
+          lastSequence: 4,
+          cwd: "/work/ses_a",
+          client: "test",
+          title: "Second",
+          archived: true,
+          openTurnId: "turn_a"
+        })
+        expect(yield* replayAll(store, "ses_a")).toEqual(log)
+        // One at a time too (a single append is the hot path's own case in some stores).
+        yield* store.append(turnCompleted("ses_a", 5, "turn_a"))
+        yield* store.append(archived("ses_a", 6, false))
+        yield* store.append(renamed("ses_a", 7, "Third"))
+        const after = yield* listed(store)
+        expect(after).toMatchObject({ title: "Third", lastSequence: 7 })
+        expect(after).not.toHaveProperty("archived")
+        expect(after).not.toHaveProperty("openTurnId")
+        // A listing read from storage alone, by an instance that saw none of the appends.
+        const reopened = yield* location.open
+        expect(yield* listed(reopened)).toEqual(after)
+      }))
+
+    it.scopedLive("a turn lease has one holder at a time, is live while held and free once its scope closes", () =>
+      Effect.gen(function* () {
+        const store = yield* fresh
+        const first = yield* Scope.make()
+        expect(yield* Scope.extend(store.leases.hold("ses_a", { waitForExpiry: false }), first)).toBe(true)
+        expect(yield* Effect.scoped(store.leases.hold("ses_a", { waitForExpiry: false }))).toBe(false)
+        // Held in an uninterruptible region too (the engine holds one while committing): released with its scope.
+        expect(yield* Effect.uninterruptible(Effect.scoped(store.leases.hold("ses_b", { waitForExpiry: false })))).toBe(true)
+        expect([...(yield* store.leases.live)]).toEqual(["ses_a"])
+        yield* Scope.close(first, Exit.void)
+        expect([...(yield* store.leases.live)]).toEqual([])
+        expect(yield* Effect.scoped(store.leases.hold("ses_a", { waitForExpiry: true }))).toBe(true)
       }))
 
     it.scopedLive("keeps interleaved sessions apart", () =>

@@ -43,6 +43,40 @@ export const delta = (sessionId: string, sequence: number, text = `text ${sequen
   payload: { text }
 })
 
+/** The envelope of a session's event at `sequence` (timestamp: `sequence` ms after the start), in the catalogue's field order. */
+const envelope = (sessionId: string, sequence: number, turnId?: string) => ({
+  id: `evt_${sessionId}_${sequence}`,
+  schemaVersion: 1 as const,
+  sessionId,
+  ...(turnId === undefined ? {} : { turnId }),
+  sequence,
+  timestamp: at(sequence)
+})
+
+export const renamed = (sessionId: string, sequence: number, title: string): AgentEvent => ({
+  ...envelope(sessionId, sequence),
+  type: "session.renamed",
+  payload: { title, by: "test" }
+})
+
+export const archived = (sessionId: string, sequence: number, flag: boolean): AgentEvent => ({
+  ...envelope(sessionId, sequence),
+  type: "session.archived",
+  payload: { archived: flag, by: "test" }
+})
+
+export const turnStarted = (sessionId: string, sequence: number, turnId: string): AgentEvent => ({
+  ...envelope(sessionId, sequence, turnId),
+  type: "turn.started",
+  payload: { promptPreview: "go" }
+})
+
+export const turnCompleted = (sessionId: string, sequence: number, turnId: string): AgentEvent => ({
+  ...envelope(sessionId, sequence, turnId),
+  type: "turn.completed",
+  payload: { stopReason: "final" }
+})
+
 /** Events `from..to` of a session: `session.created` at 1, then deltas. */
 export const range = (sessionId: string, from: number, to: number): Array<AgentEvent> => {
   const events: Array<AgentEvent> = []

@@ -3,7 +3,7 @@ import { Effect, FastCheck } from "effect"
 import * as fs from "node:fs"
 import * as fsp from "node:fs/promises"
 import * as path from "node:path"
-import { countLines, makeLineReader, readFirstLine, readLastLine } from "../../../src/layers/event-store/jsonl-lines.js"
+import { countLines, makeLineReader, readLastLine } from "../../../src/layers/event-store/jsonl-lines.js"
 import { tempDir } from "./fixtures.js"
 
 /** Writes `content` to a new file in a temp dir and runs `use` on a read handle to it. */
@@ -59,13 +59,11 @@ describe("jsonl-lines", () => {
       const before = lines.slice(0, -1).map((l) => `${l}\n`).join("")
       expect(last.start).toBe(lines.length === 0 ? 0 : Buffer.byteLength(before))
       expect(await countLines(handle, last.start, chunkSize)).toBe(Math.max(0, lines.length - 1))
-      expect(await readFirstLine(handle, size, chunkSize)).toBe(lines[0])
     }), { fastCheck: { numRuns: 150 } })
 
   it.live("an empty file has no lines", () =>
     withFile("", async (handle) => {
       expect(await readLastLine(handle, 0)).toEqual({ end: 0, start: 0, text: undefined })
-      expect(await readFirstLine(handle, 0)).toBeUndefined()
       expect((await readAllLines(handle, 0, 8)).lines).toEqual([])
     }))
 

@@ -150,9 +150,9 @@ describe("JSONL store", () => {
       const store = yield* JsonlStore.make({ directory, truncatedLastLine: "fail" })
       for (const id of ["../escape", "a/b", ".hidden", "", "x".repeat(300)]) {
         const event = { ...created("ses_ok"), sessionId: id }
-        expect(yield* Effect.flip(store.append(event))).toMatchObject({ _tag: "StoreFailure", operation: "append" })
-        expect(yield* Effect.flip(store.head(id))).toMatchObject({ _tag: "StoreFailure", operation: "head" })
-        expect(yield* Effect.flip(Stream.runDrain(store.replay(id)))).toMatchObject({ _tag: "StoreFailure" })
+        expect(yield* Effect.flip(store.append(event))).toMatchObject({ _tag: "InvalidSessionId" })
+        expect(yield* Effect.flip(store.head(id))).toMatchObject({ _tag: "InvalidSessionId" })
+        expect(yield* Effect.flip(Stream.runDrain(store.replay(id)))).toMatchObject({ _tag: "InvalidSessionId" })
       }
       expect(fs.readdirSync(directory)).toEqual([])
       expect(fs.existsSync(path.join(directory, "..", "escape.jsonl"))).toBe(false)

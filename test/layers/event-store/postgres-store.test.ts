@@ -40,6 +40,24 @@ describe.skipIf(!postgresAvailable)(postgresSuite("Postgres store, several insta
       expect(events.map((e) => e.sequence)).toEqual(Array.from({ length: events.length }, (_, i) => i + 1))
     }))
 
+  it.scopedLive("turn leases across instances, by the database's clock: a live holder is seen renewing; a dead one's lease is taken once expired", () =>
+    Effect.gen(function* () {
+      const url = yield* database
+      const a = yield* PostgresStore.make({ url })
+      const b = yield* PostgresStore.make({ url })
+      expect(yield* a.leases.hold("ses_live", { waitForExpiry: false })).toBe(true)
+      expect([...(yield* b.leases.live)]).toEqual(["ses_live"])
+      // A live holder renews within a third of the expiry: the waiting hold gives up then.
+      expect(yield* Effect.scoped(b.leases.hold("ses_live", { waitForExpiry: true }))).toBe(false)
+      // What a killed runner leaves: its row, renewed for the last time just now.
+      const sql = yield* connect(url)
+      yield* sql`INSERT INTO turn_leases (session_id, owner, expires_at)
+                 VALUES ('ses_dead', 'killed', CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT) + 300)`
+      expect(yield* Effect.scoped(b.leases.hold("ses_dead", { waitForExpiry: false }))).toBe(false)
+      expect(yield* Effect.scoped(b.leases.hold("ses_dead", { waitForExpiry: true }))).toBe(true)
+      expect([...(yield* a.leases.live)]).toEqual(["ses_live"])
+    }))
+
   it.scopedLive("instances migrating an empty database at the same instant all succeed", () =>
     Effect.gen(function* () {
       // Without the advisory lock, about a third of such starts died on a duplicate pg_type.
@@ -58,7 +76,9 @@ describe.skipIf(!postgresAvailable)(postgresSuite("Postgres store, several insta
             yield* PostgresStore.migrate.pipe(Effect.provideService(PgClient.PgClient, sql))
             expect(yield* sql`SELECT migration_id, name FROM effect_sql_migrations ORDER BY migration_id`).toEqual([
               { migration_id: 1, name: "create_sessions" },
-              { migration_id: 2, name: "create_events" }
+              { migration_id: 2, name: "create_events" },
+              { migration_id: 3, name: "session_listing" },
+              { migration_id: 4, name: "create_turn_leases" }
             ])
           })
         )

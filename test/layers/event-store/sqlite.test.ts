@@ -46,7 +46,9 @@ describe("SQLite store", () => {
       const migrations = db.prepare("SELECT migration_id, name FROM effect_sql_migrations ORDER BY migration_id").all()
       expect(migrations).toEqual([
         { migration_id: 1, name: "create_sessions" },
-        { migration_id: 2, name: "create_events" }
+        { migration_id: 2, name: "create_events" },
+        { migration_id: 3, name: "session_listing" },
+        { migration_id: 4, name: "create_turn_leases" }
       ])
     }))
 

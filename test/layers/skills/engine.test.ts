@@ -28,6 +28,7 @@ describe("load_skill in a turn", () => {
       expect(types(events).filter((t) => t !== "model.delta" && !t.startsWith("context."))).toEqual([
         "turn.started",
         "user.message",
+        "session.renamed",
         "model.tool_call_requested",
         "model.completed",
         "permission.resolved",

@@ -1,0 +1,83 @@
+import type { AgentEvent } from "./events.js"
+
+/**
+ * What a session listing shows of a session's log besides its times and last sequence: the
+ * header of its `session.created`, the title of its last `session.renamed`, its last
+ * `session.archived` (left out: not archived) and the turn it started and has not completed
+ * (left out: none). A fold of the log, which every store keeps with its appends, and the
+ * host's session-list watch with the events it hears.
+ */
+export interface ListingHeader {
+  readonly cwd?: string
+  readonly client?: string
+  readonly title?: string
+  readonly model?: string
+  readonly archived?: boolean
+  readonly openTurnId?: string
+}
+
+/** The header a listing starts from, taken from a session's first event when it is `session.created`. */
+export const headerOf = (event: AgentEvent): ListingHeader =>
+  event.type === "session.created"
+    ? {
+        cwd: event.payload.cwd,
+        client: event.payload.client,
+        ...(event.payload.title === undefined ? {} : { title: event.payload.title }),
+        ...(event.payload.model === undefined ? {} : { model: event.payload.model })
+      }
+    : {}
+
+/**
+ * What a batch of events changes in its session's listing: each field some event of the batch
+ * set, with its value after the batch (`openTurnId: null`: the open turn was completed).
+ */
+export interface ListingChange {
+  readonly title?: string
+  readonly archived?: boolean
+  readonly openTurnId?: string | null
+}
+
+/** The batch's change to the listing, or undefined when it changes nothing (most batches: no allocation). */
+export const listingChange = (events: ReadonlyArray<AgentEvent>): ListingChange | undefined => {
+  let title: string | undefined
+  let archived: boolean | undefined
+  let openTurnId: string | null | undefined
+  for (const event of events) {
+    switch (event.type) {
+      case "session.renamed":
+        title = event.payload.title
+        break
+      case "session.archived":
+        archived = event.payload.archived
+        break
+      case "turn.started":
+        openTurnId = event.turnId ?? ""
+        break
+      case "turn.completed":
+        openTurnId = null
+        break
+      default:
+        break
+    }
+  }
+  if (title === undefined && archived === undefined && openTurnId === undefined) return undefined
+  return {
+    ...(title === undefined ? {} : { title }),
+    ...(archived === undefined ? {} : { archived }),
+    ...(openTurnId === undefined ? {} : { openTurnId })
+  }
+}
+
+/** `header` after `change`; `archived` and `openTurnId` are left out when false or none, as in a listing. */
+export const applyListingChange = (header: ListingHeader, change: ListingChange | undefined): ListingHeader => {
+  if (change === undefined) return header
+  const { archived, openTurnId, ...rest } = header
+  const nowArchived = change.archived ?? archived ?? false
+  const nowOpen = change.openTurnId === undefined ? openTurnId : (change.openTurnId ?? undefined)
+  return {
+    ...rest,
+    ...(change.title === undefined ? {} : { title: change.title }),
+    ...(nowArchived ? { archived: true } : {}),
+    ...(nowOpen === undefined ? {} : { openTurnId: nowOpen })
+  }
+}
