@@ -1,7 +1,18 @@
+import { HelpDoc, ValidationError } from "@effect/cli"
 import * as Schema from "effect/Schema"
+import { paragraphsOf } from "./command-tree.js"
 
 /** A user-facing failure: one line on stderr and a non-zero exit, never a stack trace. */
 export class CliError extends Schema.TaggedError<CliError>()("CliError", {
   message: Schema.String,
   exitCode: Schema.optionalWith(Schema.Number, { default: () => 1 })
 }) {}
+
+/** The exit code of a usage error (a mistake on the command line), as the README promises. */
+export const USAGE_EXIT_CODE = 2
+
+/** A value an option cannot take, found while parsing it: a usage error (exit 2) with this message. */
+export const usageError = (message: string): ValidationError.ValidationError => ValidationError.invalidValue(HelpDoc.p(message))
+
+/** What a usage error says, as one line. */
+export const usageMessage = (error: ValidationError.ValidationError): string => paragraphsOf(error.error).join(" ")

@@ -5,11 +5,14 @@ import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeTerminal from "@effect/platform-node/NodeTerminal"
 import type { Teardown } from "@effect/platform/Runtime"
 import * as Cause from "effect/Cause"
+import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { packageVersion } from "../app/package-root.js"
+import { checkArgv } from "./argv-check.js"
+import { describeCommand } from "./command-tree.js"
 import { acpCommand } from "./commands/acp.js"
 import { clusterCommand } from "./commands/cluster.js"
 import { mcpCommand } from "./commands/mcp.js"
@@ -18,17 +21,49 @@ import { runCommand } from "./commands/run.js"
 import { serveCommand } from "./commands/serve.js"
 import { sessionsCommand } from "./commands/sessions.js"
 import { skillsCommand } from "./commands/skills.js"
+import { toolsCommand } from "./commands/tools.js"
 import { trustCommand } from "./commands/trust.js"
+import { USAGE_EXIT_CODE, usageMessage } from "./errors.js"
+import { renderHelp } from "./help.js"
+import { stderr, stdout, useColor } from "./io.js"
 import { cliLoggerLayer } from "./logger.js"
 
 export const version = packageVersion()
 
+const commands = [
+  runCommand,
+  sessionsCommand,
+  serveCommand,
+  acpCommand,
+  toolsCommand,
+  mcpCommand,
+  skillsCommand,
+  memoryCommand,
+  trustCommand,
+  clusterCommand
+] as const
+
 const root = Command.make("custom-agent").pipe(
   Command.withDescription("A local-first, event-sourced coding agent"),
-  Command.withSubcommands([runCommand, sessionsCommand, serveCommand, acpCommand, mcpCommand, skillsCommand, memoryCommand, trustCommand, clusterCommand])
+  Command.withSubcommands(commands)
 )
 
+/** The command tree the command line is checked against and help is written from. */
+export const program = () =>
+  describeCommand(
+    root.descriptor,
+    [],
+    commands.map((command) => command.descriptor)
+  )
+
 const cli = Command.run(root, { name: "custom-agent", version })
+
+/**
+ * @effect/cli prints its own usage errors and help; ours come first (see `checkArgv`), and the
+ * few it still finds (an option's own check, such as `--max-steps 0`) are written by `report`.
+ */
+const quiet = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Console.consoleWith((console) => Console.withConsole(effect, { ...console, error: () => Effect.void, log: () => Effect.void }))
 
 const messageOf = (error: unknown): string => {
   if (typeof error === "object" && error !== null && "message" in error && typeof error.message === "string" && error.message !== "") {
@@ -37,24 +72,30 @@ const messageOf = (error: unknown): string => {
   return String(error)
 }
 
+const usageFailure = (command: string, message: string) =>
+  Effect.zipRight(
+    stderr(`${command}: ${message}\n(see ${command} --help)\n`),
+    Effect.sync(() => {
+      process.exitCode = USAGE_EXIT_CODE
+    })
+  )
+
 /**
- * User mistakes and expected failures are one line on stderr and a non-zero exit; the CLI
- * library already printed its usage errors; only a defect (a bug) shows its trace.
+ * User mistakes and expected failures are one line on stderr and a non-zero exit (2 for a
+ * usage error); only a defect (a bug) shows its trace.
  */
-const report = (cause: Cause.Cause<unknown>) =>
-  Effect.sync(() => {
-    const failure = Cause.failureOption(cause)
-    if (Option.isSome(failure)) {
-      const error = failure.value
-      if (ValidationError.isValidationError(error)) {
-        process.exitCode = 2
-        return
-      }
+const report = (command: string) => (cause: Cause.Cause<unknown>) => {
+  const failure = Cause.failureOption(cause)
+  if (Option.isSome(failure)) {
+    const error = failure.value
+    if (ValidationError.isValidationError(error)) return usageFailure(command, usageMessage(error))
+    return Effect.sync(() => {
       process.stderr.write(`custom-agent: ${messageOf(error)}\n`)
       const code = typeof error === "object" && error !== null && "exitCode" in error && typeof error.exitCode === "number" ? error.exitCode : 1
       process.exitCode = code
-      return
-    }
+    })
+  }
+  return Effect.sync(() => {
     if (Cause.isInterruptedOnly(cause)) {
       process.exitCode = 130
       return
@@ -62,12 +103,28 @@ const report = (cause: Cause.Cause<unknown>) =>
     process.stderr.write(`custom-agent: internal error (please report it):\n${Cause.pretty(cause)}\n`)
     process.exitCode = 70
   })
+}
 
 /** What the CLI library needs, without the rest of NodeContext (workers, subprocesses). */
 const cliEnvironment = Layer.mergeAll(NodeFileSystem.layer, NodePath.layer, NodeTerminal.layer)
 
+const helpWidth = () => (process.stdout.isTTY === true ? Math.min(Math.max(process.stdout.columns, 60), 100) : 80)
+
+/** `argv` as Node gives it (runtime, script, then the arguments). */
 export const main = (argv: ReadonlyArray<string>) =>
-  cli(argv).pipe(Effect.catchAllCause(report), Effect.provide(cliEnvironment), Effect.provide(cliLoggerLayer))
+  Effect.suspend(() => {
+    const checked = checkArgv(program(), argv.slice(2))
+    switch (checked._tag) {
+      case "Help":
+        return stdout(renderHelp(checked.command, { color: useColor(process.stdout), width: helpWidth(), version }))
+      case "Version":
+        return stdout(`${version}\n`)
+      case "Usage":
+        return usageFailure(checked.command.path.join(" "), checked.message)
+      case "Run":
+        return quiet(cli(argv)).pipe(Effect.catchAllCause(report(checked.command.path.join(" "))), Effect.provide(cliEnvironment))
+    }
+  }).pipe(Effect.provide(cliLoggerLayer))
 
 /**
  * Ends the process once stdout and stderr have taken everything written to them. By then the

@@ -1,7 +1,43 @@
 import { Options } from "@effect/cli"
-import * as Option from "effect/Option"
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import { parseModelSpec } from "../layers/model/model-spec.js"
+import { usageError } from "./errors.js"
+import { closest } from "./suggest.js"
+
+/**
+ * A whole number ≥ 1 (steps, tokens, seconds), shown as N. Read as text and checked here, so
+ * `abc`, `0` and `-1` all get the one message that names the option and what it takes.
+ */
+export const positiveWhole = (name: string) =>
+  Options.text(name).pipe(
+    Options.withPseudoName("N"),
+    Options.mapEffect((text) => {
+      const value = Number(text.trim())
+      return /^\+?\d+$/.test(text.trim()) && Number.isSafeInteger(value) && value >= 1
+        ? Effect.succeed(value)
+        : Effect.fail(usageError(`--${name} must be a whole number ≥ 1, got ${text}`))
+    })
+  )
+
+/** `path` if it is there and of this type; else a usage error naming the option. */
+const existing = (name: string, type: "File" | "Directory") => (path: string) =>
+  Effect.flatMap(FileSystem.FileSystem, (fs) => fs.stat(path)).pipe(
+    Effect.mapError(() => usageError(`--${name} ${path}: no such ${type === "File" ? "file" : "directory"}`)),
+    Effect.filterOrFail(
+      (info) => info.type === type,
+      () => usageError(`--${name} ${path}: not a ${type === "File" ? "file" : "directory"}`)
+    ),
+    Effect.as(path)
+  )
+
+/** A directory that must exist (`--cwd`), shown as DIR. */
+export const existingDirectory = (name: string) =>
+  Options.text(name).pipe(Options.withPseudoName("DIR"), Options.mapEffect(existing(name, "Directory")))
 
 export const dataDir = Options.text("data-dir").pipe(
+  Options.withPseudoName("DIR"),
   Options.withDescription("Where sessions are stored (default: $CUSTOM_AGENT_HOME or ~/.local/share/custom-agent)"),
   Options.optional
 )
@@ -11,23 +47,43 @@ export const store = Options.choice("store", ["sqlite", "jsonl"]).pipe(
   Options.withDefault("sqlite")
 )
 
+const PROVIDERS = ["scripted", "anthropic", "openai"]
+
+/** A model the CLI cannot use is a usage error, before anything starts; a near miss of a provider is suggested. */
+const checkModel = (spec: string) =>
+  Either.match(parseModelSpec(spec), {
+    onRight: () => Effect.succeed(spec),
+    onLeft: (error) => {
+      const slash = spec.indexOf("/")
+      const provider = slash === -1 ? spec : spec.slice(0, slash)
+      const near = closest(provider, PROVIDERS)
+      const suggestion = near === undefined || near === provider ? "" : `; did you mean ${near}${slash === -1 ? "" : spec.slice(slash)}?`
+      return Effect.fail(usageError(`--model: ${error.message}${suggestion}`))
+    }
+  })
+
 export const model = Options.text("model").pipe(
+  Options.withPseudoName("MODEL"),
   Options.withDescription("scripted (default), anthropic, anthropic/<model-id> or openai/<model-id>"),
+  Options.mapEffect(checkModel),
   Options.withDefault("scripted")
 )
 
-export const maxOutputTokens = Options.integer("max-output-tokens").pipe(
+export const maxOutputTokens = positiveWhole("max-output-tokens").pipe(
   Options.withDescription("Output token limit per model request (default: the model's own, at most 32000)"),
   Options.optional
 )
 
-export const thinkingBudget = Options.integer("thinking-budget").pipe(
+export const thinkingBudget = positiveWhole("thinking-budget").pipe(
   Options.withDescription("Turn on extended thinking with this token budget (Anthropic)"),
   Options.optional
 )
 
 export const script = Options.text("script").pipe(
+  Options.withPseudoName("FILE"),
   Options.withDescription("A JSON script for the scripted model (see the README's script format)"),
+  // Not there: a usage error (exit 2); there but malformed: the run fails when it reads it (exit 1).
+  Options.mapEffect(existing("script", "File")),
   Options.optional
 )
 
@@ -47,11 +103,10 @@ export const sandboxNetwork = Options.boolean("sandbox-network").pipe(
 )
 
 /** For the long-running commands (`serve`, `acp`): when a session nobody uses leaves memory. */
-export const sessionIdle = Options.integer("session-idle").pipe(
+export const sessionIdle = positiveWhole("session-idle").pipe(
   Options.withDescription(
     "Seconds a session nobody uses stays in memory; then it is evicted and its MCP servers stop, and the next use reloads it from the log (default: 300)"
   ),
-  Options.filterMap((seconds) => (seconds > 0 ? Option.some(seconds) : Option.none()), "--session-idle must be a positive number of seconds"),
   Options.withDefault(300)
 )
 

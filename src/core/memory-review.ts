@@ -1,5 +1,6 @@
 import * as Effect from "effect/Effect"
 import type { EngineError } from "../domain/errors.js"
+import { sameMemory } from "../domain/same-memory.js"
 import { Ids } from "../services/Ids.js"
 import { type Memory, MemoryNotFound, MemoryStore, type MemoryStoreFailure } from "../services/MemoryStore.js"
 import { SessionEngine } from "./SessionEngine.js"
@@ -22,15 +23,16 @@ const pending = (candidateId: string) =>
 export const approveMemory = (candidateId: string, by: string): Effect.Effect<Memory, ReviewError, SessionEngine | MemoryStore | Ids> =>
   Effect.gen(function* () {
     const candidate = yield* pending(candidateId)
-    const memoryId = yield* Effect.flatMap(Ids, (ids) => ids.make("mem"))
+    const store = yield* MemoryStore
+    // Approving what is remembered already names the memory that holds it; the store keeps one.
+    const existing = (yield* store.all).find((memory) => sameMemory(memory, candidate))
+    const memoryId = existing?.id ?? (yield* Effect.flatMap(Ids, (ids) => ids.make("mem")))
     const engine = yield* SessionEngine
     const recorded = yield* engine.record(candidate.sessionId, {
       type: "memory.approved",
       payload: { candidateId, memoryId, text: candidate.text, scope: candidate.scope, by }
     })
-    return yield* Effect.flatMap(MemoryStore, (store) =>
-      store.approve(candidateId, { id: memoryId, approvedAt: recorded.timestamp, approvedBy: by })
-    )
+    return yield* store.approve(candidateId, { id: memoryId, approvedAt: recorded.timestamp, approvedBy: by })
   })
 
 export const rejectMemory = (candidateId: string, by: string, reason?: string): Effect.Effect<void, ReviewError, SessionEngine | MemoryStore> =>

@@ -106,7 +106,7 @@ describe("custom-agent (the built CLI)", () => {
     expect(unknown.code).toBe(1)
     expect(unknown.stderr).toBe("custom-agent: no session ses_nope (see: custom-agent sessions list)\n")
     const model = await runCli(["run", "hi", "--model", "gpt/whatever"], { env: { CUSTOM_AGENT_HOME: home } })
-    expect(model.code).toBe(1)
+    expect(model.code).toBe(2)
     expect(model.stderr).toContain('unknown model "gpt/whatever"')
     expect(model.stderr).not.toContain("    at ")
     const key = await runCli(["run", "hi", "--model", "anthropic/claude-sonnet-5-5"], { env: { CUSTOM_AGENT_HOME: home } })

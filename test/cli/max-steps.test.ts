@@ -11,7 +11,7 @@ describe("run --max-steps", () => {
       for (const value of ["0", "-1"]) {
         const result = await runCli(["run", "hello", `--max-steps=${value}`], { env: { CUSTOM_AGENT_HOME: home } })
         expect(result.code).toBe(2)
-        expect(result.stdout + result.stderr).toContain("--max-steps must be a positive number of steps")
+        expect(result.stdout + result.stderr).toContain(`--max-steps must be a whole number ≥ 1, got ${value}`)
       }
       const listed = await runCli(["sessions", "list"], { env: { CUSTOM_AGENT_HOME: home } })
       expect(listed.stdout).not.toMatch(/ses_/)

@@ -102,6 +102,32 @@ describe("memory: evidence, candidate, approval, durable memory", () => {
     }).pipe(Effect.provide(setup(memoryFile, configDir)))
   })
 
+  it.live("approving what is remembered already records the memory that holds it, and the store keeps one", () => {
+    const memoryFile = join(temp("mem-twice-"), "memory.json")
+    const workspace = temp("mem-twice-ws-")
+    const recording = recordingScripted({
+      responses: [remember("Use pnpm, not npm.", "project"), "noted", remember("use pnpm,  not npm", "project"), "noted"]
+    })
+    const context = ContextSources.layer({ configDir: temp("mem-twice-config-") }).pipe(
+      Layer.provide(Layer.mergeAll(SkillFolders.layer({ configDir: temp("mem-twice-skills-") }), MemoryFile.layer(memoryFile)))
+    )
+    const layer = engineLayer(MemoryStoreLayer.layer, undefined, { model: recording, context, memoryFile, tools: [rememberTool] }).pipe(
+      Layer.provideMerge(recording)
+    )
+    return Effect.gen(function* () {
+      const engine = yield* SessionEngine
+      const { header } = yield* engine.createSession({ cwd: workspace, client: "test" })
+      const first = eventsOf(yield* turn(header.sessionId, "remember pnpm"), "memory.candidate_proposed")[0]?.payload.candidateId ?? ""
+      const second = eventsOf(yield* turn(header.sessionId, "remember it again"), "memory.candidate_proposed")[0]?.payload.candidateId ?? ""
+      const kept = yield* approveMemory(first, "cli")
+      const again = yield* approveMemory(second, "cli")
+      expect(again.id).toBe(kept.id)
+      expect((yield* Effect.flatMap(MemoryStore, (store) => store.all)).map((m) => m.id)).toEqual([kept.id])
+      const approvals = eventsOf(yield* replayAll(header.sessionId), "memory.approved").map((e) => e.payload.memoryId)
+      expect(approvals).toEqual([kept.id, kept.id])
+    }).pipe(Effect.provide(layer))
+  })
+
   it.effect("a malformed memory file is a clear error naming the file", () => {
     const memoryFile = join(temp("mem-bad-"), "memory.json")
     return Effect.gen(function* () {

@@ -4,6 +4,7 @@ import { stdout } from "../io.js"
 import { formatTable } from "../table.js"
 
 const database = Options.text("database").pipe(
+  Options.withPseudoName("URL"),
   Options.withDescription("The cluster's PostgreSQL database, as a URL (postgres://user:password@host:5432/name)")
 )
 

@@ -10,7 +10,7 @@ import { CliError } from "../errors.js"
 import { stdout } from "../io.js"
 import * as shared from "../options.js"
 
-const cwd = Options.directory("cwd", { exists: "yes" }).pipe(
+const cwd = shared.existingDirectory("cwd").pipe(
   Options.withDescription("The project whose .custom-agent/mcp.json applies (default: the current directory)"),
   Options.optional
 )
@@ -18,26 +18,21 @@ const cwd = Options.directory("cwd", { exists: "yes" }).pipe(
 const indent = (text: string, prefix: string) => text.split("\n").map((line) => `${prefix}${line}`).join("\n")
 
 /** One server: its name, where it was configured, how it is reached, its state; then its tools. */
-const describeServer = (status: McpServerStatus, origin: ConfiguredServer["origin"] | undefined): string => {
-  const head = `${status.name} (${origin ?? "session"}, ${status.transport}): ${status.state}`
+const describeServer = (status: McpServerStatus, origin: ConfiguredServer["origin"]): string => {
+  const head = `${status.name} (${origin}, ${status.transport}): ${status.state}`
   if (status.state !== "ready") return `${head}${status.message === undefined ? "" : `\n${indent(status.message, "  ")}`}\n`
   const tools = status.tools.length === 0 ? "  (no tools)" : status.tools.map((tool) => `  ${tool}`).join("\n")
   return `${head}, ${status.tools.length} tool${status.tools.length === 1 ? "" : "s"}\n${tools}\n`
 }
 
-const list = Command.make("list", { cwd, sandbox: shared.sandbox, sandboxNetwork: shared.sandboxNetwork }, (args) =>
+const transportOf = (server: ConfiguredServer) => ("command" in server.config ? "stdio" : "http")
+
+/** Starts the servers as a session would (stdio ones in the sandbox) and waits until each is ready or failed. */
+const startAll = (args: { readonly sandbox: "auto" | "off" | "on"; readonly sandboxNetwork: boolean }, userConfigDir: string, dir: string) =>
   Effect.gen(function* () {
-    const userConfigDir = resolveConfigDir()
-    const dir = resolve(Option.getOrElse(args.cwd, () => process.cwd()))
-    const servers = yield* loadConfiguredServers({ userConfigDir, cwd: dir }).pipe(
-      Effect.mapError((error) => new CliError({ message: error.message }))
-    )
-    if (servers.length === 0) {
-      return yield* stdout(`no MCP servers configured (looked in ${userConfigFile(userConfigDir)} and ${projectConfigFile(dir)})\n`)
-    }
     // The MCP client (and its SDK) loads only when there is a server to start.
     const Mcp = yield* Effect.promise(() => import("../../layers/tools/mcp.js"))
-    const statuses = yield* Effect.scoped(
+    return yield* Effect.scoped(
       Effect.gen(function* () {
         // Started as a session would start them: stdio servers in the sandbox.
         const sandbox = yield* SandboxLayer.make({
@@ -51,10 +46,31 @@ const list = Command.make("list", { cwd, sandbox: shared.sandbox, sandboxNetwork
         return yield* hub.status("mcp-list")
       })
     )
-    const origins = new Map(servers.map((server) => [server.config.name, server.origin]))
-    yield* stdout(statuses.map((status) => describeServer(status, origins.get(status.name))).join(""))
   })
-).pipe(Command.withDescription("Start the configured MCP servers (user and project) and show each one's status and tools"))
+
+const list = Command.make("list", { cwd, sandbox: shared.sandbox, sandboxNetwork: shared.sandboxNetwork }, (args) =>
+  Effect.gen(function* () {
+    const userConfigDir = resolveConfigDir()
+    const dir = resolve(Option.getOrElse(args.cwd, () => process.cwd()))
+    const servers = yield* loadConfiguredServers({ userConfigDir, cwd: dir }).pipe(
+      Effect.mapError((error) => new CliError({ message: error.message }))
+    )
+    if (servers.length === 0) {
+      return yield* stdout(`no MCP servers configured (looked in ${userConfigFile(userConfigDir)} and ${projectConfigFile(dir)})\n`)
+    }
+    const statuses = servers.every((server) => server.disabled === true) ? [] : yield* startAll(args, userConfigDir, dir)
+    const byName = new Map(statuses.map((status) => [status.name, status]))
+    yield* stdout(
+      servers
+        .map((server) => {
+          const status = byName.get(server.config.name)
+          if (server.disabled === true || status === undefined) return `${server.config.name} (${server.origin}, ${transportOf(server)}): disabled\n`
+          return describeServer(status, server.origin)
+        })
+        .join("")
+    )
+  })
+).pipe(Command.withDescription("Start the configured MCP servers (user and project) and show each one's status and tools; disabled ones are listed as such"))
 
 export const mcpCommand = Command.make("mcp").pipe(
   Command.withDescription("MCP servers: the tools they add to every session"),

@@ -4,28 +4,21 @@ import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import { createInterface } from "node:readline"
 import { agentLayer } from "../../app/agent.js"
-import { resolveConfigDir, resolveDataDir } from "../../app/locations.js"
-import { packageVersion } from "../../app/package-root.js"
 import { approveMemory, deleteMemory, rejectMemory } from "../../core/memory-review.js"
-import type { MemoryCandidate } from "../../services/MemoryStore.js"
-import { MemoryStore } from "../../services/MemoryStore.js"
+import { type Memory, type MemoryCandidate, MemoryStore } from "../../services/MemoryStore.js"
 import { EventStore } from "../../services/EventStore.js"
+import { CliError } from "../errors.js"
+import { localAgentConfig } from "../local-host.js"
 import { stdout } from "../io.js"
+import { exchangeOf, formatExchange } from "../memory-evidence.js"
+import { interactive } from "../turn-output.js"
 import * as shared from "../options.js"
 
 const where = { dataDir: shared.dataDir, store: shared.store }
 
 const withAgent = (args: { readonly dataDir: Option.Option<string>; readonly store: "sqlite" | "jsonl" }) =>
   Effect.provide(
-    agentLayer({
-      dataDir: resolveDataDir(Option.getOrUndefined(args.dataDir)),
-      configDir: resolveConfigDir(),
-      store: args.store,
-      model: { spec: "scripted" },
-      version: packageVersion(),
-      // Memory review runs no command: no sandbox to detect, nothing to warn about.
-      sandbox: { mode: "off", network: false }
-    })
+    agentLayer(localAgentConfig(args))
   )
 
 const list = Command.make("list", { ...where, pending: Options.boolean("pending").pipe(Options.withDescription("List candidates waiting for review instead")) }, (args) =>
@@ -51,18 +44,26 @@ const evidenceOf = (candidate: MemoryCandidate) =>
   Effect.flatMap(EventStore, (store) =>
     store.replay(candidate.sessionId, candidate.evidence.fromSequence - 1).pipe(
       Stream.takeWhile((event) => event.sequence <= candidate.evidence.toSequence),
-      Stream.filterMap((event) =>
-        event.type === "user.message"
-          ? Option.some(`    you: ${event.payload.content.slice(0, 200)}`)
-          : event.type === "model.delta"
-            ? Option.some(event.payload.text)
-            : Option.none()
-      ),
       Stream.runCollect,
-      Effect.map((lines) => [...lines].join("").replace(/\n(?! {4}you:)/g, " ").slice(0, 1_200)),
-      Effect.orElseSucceed(() => "(the session's log is not available)")
+      Effect.map((events) => {
+        const said = exchangeOf([...events])
+        return said.length === 0 ? "    (no messages in that range)" : formatExchange(said, "    ")
+      }),
+      Effect.orElseSucceed(() => "    (the session's log is not available)")
     )
   )
+
+const describeCandidate = (candidate: MemoryCandidate) =>
+  Effect.map(
+    evidenceOf(candidate),
+    (evidence) =>
+      `\n${candidate.id} (${candidate.scope === "user" ? "for all projects" : `for ${candidate.workspaceRoot}`})\n  ${candidate.text}\n` +
+      `  evidence: session ${candidate.sessionId}, events ${candidate.evidence.fromSequence}-${candidate.evidence.toSequence}\n${evidence}\n`
+  )
+
+/** An approval of a candidate whose text is already remembered settles it without a second memory: say so. */
+const approved = (candidateId: string, memory: Memory, prefix: string) =>
+  memory.candidateId === candidateId ? `${prefix}approved ${candidateId} as memory ${memory.id}\n` : `${prefix}${candidateId} is already remembered, as memory ${memory.id}\n`
 
 const ask = (question: string) =>
   Effect.async<string>((resume) => {
@@ -84,16 +85,13 @@ const review = Command.make(
   "review",
   {
     ...where,
-    approve: Options.text("approve").pipe(Options.withDescription("Approve this candidate without asking"), Options.repeated),
-    reject: Options.text("reject").pipe(Options.withDescription("Reject this candidate without asking"), Options.repeated)
+    approve: Options.text("approve").pipe(Options.withPseudoName("ID"), Options.withDescription("Approve this candidate without asking"), Options.repeated),
+    reject: Options.text("reject").pipe(Options.withPseudoName("ID"), Options.withDescription("Reject this candidate without asking"), Options.repeated)
   },
   (args) =>
     Effect.gen(function* () {
       const store = yield* MemoryStore
-      for (const id of args.approve) {
-        const memory = yield* approveMemory(id, "cli")
-        yield* stdout(`approved ${id} as memory ${memory.id}\n`)
-      }
+      for (const id of args.approve) yield* stdout(approved(id, yield* approveMemory(id, "cli"), ""))
       for (const id of args.reject) {
         yield* rejectMemory(id, "cli")
         yield* stdout(`rejected ${id}\n`)
@@ -101,13 +99,19 @@ const review = Command.make(
       if (args.approve.length > 0 || args.reject.length > 0) return
       const candidates = yield* store.pending
       if (candidates.length === 0) return yield* stdout("no memory candidates waiting for review\n")
+      if (!interactive()) {
+        // Nobody to ask: show what waits, and how to decide, rather than deciding nothing and exiting 0.
+        for (const candidate of candidates) yield* stdout(yield* describeCandidate(candidate))
+        const one = candidates[0]?.id ?? "ID"
+        return yield* new CliError({
+          message: `${candidates.length} memory candidate${candidates.length === 1 ? "" : "s"} waiting, and no terminal to ask on: decide with custom-agent memory review --approve ${one} (or --reject ${one})`
+        })
+      }
       for (const candidate of candidates) {
-        yield* stdout(`\n${candidate.id} (${candidate.scope === "user" ? "for all projects" : `for ${candidate.workspaceRoot}`})\n  ${candidate.text}\n`)
-        yield* stdout(`  evidence: session ${candidate.sessionId}, events ${candidate.evidence.fromSequence}-${candidate.evidence.toSequence}\n${yield* evidenceOf(candidate)}\n`)
+        yield* stdout(yield* describeCandidate(candidate))
         const answer = yield* ask("  [a] approve  [r] reject  [s] skip  [q] quit > ")
         if (answer === "a") {
-          const memory = yield* approveMemory(candidate.id, "cli")
-          yield* stdout(`  approved: memory ${memory.id}\n`)
+          yield* stdout(approved(candidate.id, yield* approveMemory(candidate.id, "cli"), "  "))
         } else if (answer === "r") {
           yield* rejectMemory(candidate.id, "cli")
           yield* stdout("  rejected\n")
@@ -118,7 +122,7 @@ const review = Command.make(
     }).pipe(withAgent(args))
 ).pipe(Command.withDescription("Approve or reject memory candidates, one by one with their evidence (or --approve/--reject ID)"))
 
-const remove = Command.make("delete", { memoryId: Args.text({ name: "memory-id" }), ...where }, (args) =>
+const remove = Command.make("delete", { memoryId: Args.text({ name: "memory-id" }).pipe(Args.withDescription("The memory (see custom-agent memory list)")), ...where }, (args) =>
   Effect.gen(function* () {
     const memory = yield* deleteMemory(args.memoryId, "cli")
     yield* stdout(`deleted memory ${memory.id}: ${memory.text}\n`)

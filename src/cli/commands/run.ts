@@ -7,7 +7,9 @@ import type { SubscriberLagged } from "../../domain/host.js"
 import { AgentHost } from "../../host/AgentHost.js"
 import type { McpError } from "../../services/McpHub.js"
 import { PermissionEngine } from "../../services/PermissionEngine.js"
+import { resolveConfigDir } from "../../app/locations.js"
 import { agentSetup } from "../agent-setup.js"
+import { reportMalformedMcpConfig } from "../mcp-config-check.js"
 import * as shared from "../options.js"
 import { describeTransport, remoteLayer, server, token } from "../remote.js"
 import { runTurn } from "../run-turn.js"
@@ -18,6 +20,7 @@ import { compactRequested, interactive, makePrinter, needsSession, reportCompact
 const prompt = Args.text({ name: "prompt" }).pipe(Args.withDescription("What to ask the agent"))
 
 const session = Options.text("session").pipe(
+  Options.withPseudoName("ID"),
   Options.withDescription("Continue this session instead of starting a new one"),
   Options.optional
 )
@@ -35,13 +38,13 @@ const approve = Options.choice("approve", ["deny", "allow-reads", "allow-edits",
 )
 
 const attach = Options.text("attach").pipe(
-  Options.withDescription("Attach an MCP resource by URI (repeatable): its text goes with the prompt"),
+  Options.withPseudoName("URI"),
+  Options.withDescription("Attach an MCP resource by URI: its text goes with the prompt"),
   Options.repeated
 )
 
-const maxSteps = Options.integer("max-steps").pipe(
-  Options.withDescription("Model steps one turn may take before it stops with max_steps"),
-  Options.filterMap((steps) => (steps > 0 ? Option.some(steps) : Option.none()), "--max-steps must be a positive number of steps"),
+const maxSteps = shared.positiveWhole("max-steps").pipe(
+  Options.withDescription("Model steps one turn may take before it stops with max_steps (default 50)"),
   Options.optional
 )
 
@@ -58,6 +61,7 @@ const runEmbedded = (args: RunArgs) =>
         onSome: (e) => reportCompaction(true, e.type === "context.compacted" ? e.payload.summary : undefined)
       })
     }
+    yield* reportMalformedMcpConfig(resolveConfigDir(), process.cwd())
     // A person at the terminal decides on a project's untrusted allow rules before they could matter.
     if (Option.isNone(args.approve) && interactive()) {
       yield* promptForTrust(yield* PermissionEngine, process.cwd(), { input: process.stdin, output: process.stderr })

@@ -6,8 +6,9 @@ import { resolveConfigDir } from "../../app/locations.js"
 import * as SkillFolders from "../../layers/skills/folders.js"
 import { Skills } from "../../services/Skills.js"
 import { stderr, stdout } from "../io.js"
+import * as shared from "../options.js"
 
-const cwd = Options.directory("cwd", { exists: "yes" }).pipe(
+const cwd = shared.existingDirectory("cwd").pipe(
   Options.withDescription("The project to look in (default: the current directory)"),
   Options.optional
 )

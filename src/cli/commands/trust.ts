@@ -10,7 +10,7 @@ import { stdout } from "../io.js"
 import * as shared from "../options.js"
 import { describeTrust } from "../trust-prompt.js"
 
-const cwd = Options.directory("cwd", { exists: "yes" }).pipe(
+const cwd = shared.existingDirectory("cwd").pipe(
   Options.withDescription("The project whose .custom-agent/permissions.json to trust (default: the current directory)"),
   Options.optional
 )

@@ -11,6 +11,7 @@ import {
   MemoryStoreFailure
 } from "../../services/MemoryStore.js"
 import { writePrivateFile } from "../private-files.js"
+import { sameMemory } from "../../domain/same-memory.js"
 import { messageOf } from "../../domain/cause-message.js"
 
 const MemoryFile = Schema.Struct({
@@ -86,6 +87,9 @@ export const make = (file: string) =>
       approve: (candidateId, approval) =>
         update((content) =>
           Effect.map(pendingCandidate(content, candidateId), (candidate) => {
+            // Remembered already: the candidate is settled, no second entry is written, and the caller gets the first.
+            const existing = content.memories.find((m) => sameMemory(m, candidate))
+            if (existing !== undefined) return [existing, { ...content, candidates: settled(content, candidateId, "approved") }] as const
             const memory: Memory = {
               id: approval.id,
               candidateId,

@@ -19,7 +19,7 @@ import { readOptionalJson } from "../optional-json-file.js"
  * An entry is stdio when it has `command` (or `"type": "stdio"`), Streamable HTTP when it has
  * `url` (or `"type": "http" | "streamable-http"`). Optional per entry: `cwd` (relative to the
  * session's working directory), `timeout` (ms a tool call may take), `startupTimeout` (ms),
- * `disabled: true` (skipped). Unknown fields are ignored, so a file shared with other tools
+ * `disabled: true` (kept in the list, never started). Unknown fields are ignored, so a file shared with other tools
  * works. In `env` and `headers` values, `${VAR}` is replaced by the environment variable VAR
  * of this process and `${VAR:-fallback}` falls back when VAR is unset or empty; a server
  * that names an unset variable without a fallback does not start (its status says which).
@@ -44,6 +44,8 @@ export interface ConfiguredServer {
   readonly config: McpServerConfig
   readonly origin: ServerOrigin
   readonly problem?: string
+  /** `disabled: true`: listed (`mcp list` shows it), never started; it still overrides an entry of the same name. */
+  readonly disabled?: true
 }
 
 export const userConfigFile = (userConfigDir: string) => join(userConfigDir, "mcp.json")
@@ -123,6 +125,8 @@ const timeouts = (entry: { readonly timeout?: number | undefined; readonly start
   ...(entry.startupTimeout === undefined ? {} : { startupTimeoutMs: entry.startupTimeout })
 })
 
+const disabledIf = (entry: { readonly disabled?: boolean | undefined }) => (entry.disabled === true ? { disabled: true as const } : {})
+
 type Decoded = { readonly server?: ConfiguredServer; readonly problems: ReadonlyArray<string> }
 
 const decodeEntry = (name: string, raw: unknown, origin: ServerOrigin, env: NodeJS.ProcessEnv): Decoded => {
@@ -138,8 +142,8 @@ const decodeEntry = (name: string, raw: unknown, origin: ServerOrigin, env: Node
     const decoded = decodeStdio(raw)
     if (Either.isLeft(decoded)) return { problems: describe(at, decoded.left) }
     const entry = decoded.right
-    if (entry.disabled === true) return { problems: [] }
-    const env_ = expand(entry.env ?? {}, "env", env)
+    // Not expanded: a disabled server's unset variables are no problem.
+    const env_ = entry.disabled === true ? Either.right(entry.env ?? {}) : expand(entry.env ?? {}, "env", env)
     const config: McpServerConfig = {
       name,
       command: entry.command,
@@ -148,21 +152,20 @@ const decodeEntry = (name: string, raw: unknown, origin: ServerOrigin, env: Node
       ...(entry.cwd === undefined ? {} : { cwd: entry.cwd }),
       ...timeouts(entry)
     }
-    return { server: { config, origin, ...(Either.isLeft(env_) ? { problem: env_.left } : {}) }, problems: [] }
+    return { server: { config, origin, ...disabledIf(entry), ...(Either.isLeft(env_) ? { problem: env_.left } : {}) }, problems: [] }
   }
   if (http) {
     const decoded = decodeHttp(raw)
     if (Either.isLeft(decoded)) return { problems: describe(at, decoded.left) }
     const entry = decoded.right
-    if (entry.disabled === true) return { problems: [] }
-    const headers = expand(entry.headers ?? {}, "headers", env)
+    const headers = entry.disabled === true ? Either.right(entry.headers ?? {}) : expand(entry.headers ?? {}, "headers", env)
     const config: McpServerConfig = {
       name,
       url: entry.url,
       headers: Either.getOrElse(headers, () => entry.headers ?? {}),
       ...timeouts(entry)
     }
-    return { server: { config, origin, ...(Either.isLeft(headers) ? { problem: headers.left } : {}) }, problems: [] }
+    return { server: { config, origin, ...disabledIf(entry), ...(Either.isLeft(headers) ? { problem: headers.left } : {}) }, problems: [] }
   }
   return { problems: [`${at}: needs "command" (a stdio server) or "url" (a Streamable HTTP server)`] }
 }

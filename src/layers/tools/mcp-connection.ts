@@ -31,7 +31,7 @@ import type { ConfiguredServer } from "./mcp-config.js"
 import { modelToolName } from "./mcp-names.js"
 import { toToolResult } from "./mcp-result.js"
 import { StderrTail, withStderr } from "./mcp-stderr.js"
-import { awaitExit, StdioTransport } from "./mcp-stdio.js"
+import { awaitExit, StdioTransport, terminate } from "./mcp-stdio.js"
 import { type CallServerTool, makeServerTool } from "./mcp-tool.js"
 import { errorResult } from "./tool-results.js"
 import { messageOf } from "../../domain/cause-message.js"
@@ -318,8 +318,12 @@ export const connect = (server: ConfiguredServer, options: ConnectionOptions): E
       if (closing) return Effect.void
       closing = true
       ready = undefined
+      // A server stopped before it finished starting has no work to finish: end it at once
+      // instead of waiting out the SDK's polite shutdown (stdin closed, then 2 s, then SIGTERM).
+      const abandoned = state === "starting" && transport instanceof StdioTransport ? transport.childPid : undefined
       return Effect.all(
         [
+          abandoned === undefined ? Effect.void : terminate(abandoned),
           transport instanceof StreamableHTTPClientTransport && transport.sessionId !== undefined
             ? attempt("ending its HTTP session", () => transport.terminateSession())
             : Effect.void,

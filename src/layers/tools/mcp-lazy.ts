@@ -1,3 +1,4 @@
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Scope from "effect/Scope"
@@ -12,9 +13,25 @@ interface Known {
 }
 
 /**
- * The MCP hub, loaded (with the MCP SDK) only once a session has servers to run: a
- * configuration file for its workspace or the user, or servers a client gave it. Sessions
- * without any, which is most runs, never pay for it. Once loaded, everything goes to it.
+ * How long after the request that first needed a session's servers they begin to start:
+ * loading the MCP SDK holds this thread for a while (about 0.1 s on a small machine), and
+ * that request, on its way by then, should not wait for it.
+ */
+export const START_DELAY_MS = 100
+
+/**
+ * The MCP hub as the app runs it, loaded (with the MCP SDK) only once a session has servers
+ * to run: a configuration file for its workspace or the user, or servers a client gave it.
+ * Sessions without any, which is most runs, never pay for it.
+ *
+ * Until it is loaded, a listing of tools or instructions does not wait for it: the SDK loads
+ * and the servers start in the background, and they join the session's next request once
+ * ready (their `ready` notice is in the log before it; their instructions join from the next
+ * turn). So a run that never calls them (`run hello`) is not held up by their start; the
+ * price is that the first request of a process (a CLI `run`, a server's first session) does
+ * not offer their tools. Once loaded (or when a client gave the session servers, as ACP's
+ * `session/new` does), everything goes to it, and requests wait for the servers to start as
+ * calls, status and attachments always do.
  */
 export const make = (options: McpHubOptions): Effect.Effect<McpHubShape, never, Scope.Scope> =>
   Effect.gen(function* () {
@@ -41,6 +58,13 @@ export const make = (options: McpHubOptions): Effect.Effect<McpHubShape, never, 
     /** The real hub when this session needs it (or it runs already), else the answer for "no servers". */
     const whenServers = <A, E>(sessionId: string, none: Effect.Effect<A, E>, use: (hub: McpHubShape) => Effect.Effect<A, E>) =>
       Effect.suspend(() => (loaded !== undefined ? use(loaded) : hasServers(sessionId) ? Effect.flatMap(load, use) : none))
+    /** A listing before the hub is loaded: none yet, and the load and the start in the background (see `make`). */
+    const listing = <A>(sessionId: string, none: A, use: (hub: McpHubShape) => Effect.Effect<A>) =>
+      Effect.suspend(() => {
+        if (loaded !== undefined) return use(loaded)
+        if (!hasServers(sessionId)) return Effect.succeed(none)
+        return Effect.as(Effect.forkIn(Effect.delay(Effect.flatMap(load, use), Duration.millis(START_DELAY_MS)), scope), none)
+      })
 
     return McpHub.of({
       source: {
@@ -49,7 +73,7 @@ export const make = (options: McpHubOptions): Effect.Effect<McpHubShape, never, 
           Effect.suspend(() => {
             const session = known(scope.sessionId)
             session.cwd ??= scope.workspaceRoot
-            return whenServers(scope.sessionId, Effect.succeed([]), (hub) => hub.source.tools(scope))
+            return listing(scope.sessionId, [], (hub) => hub.source.tools(scope))
           })
       },
       configureSession: (sessionId, cwd, extra) =>
@@ -59,7 +83,7 @@ export const make = (options: McpHubOptions): Effect.Effect<McpHubShape, never, 
         }),
       status: (sessionId) => whenServers(sessionId, Effect.succeed([]), (hub) => hub.status(sessionId)),
       drainNotices: (sessionId) => Effect.suspend(() => (loaded === undefined ? Effect.succeed([]) : loaded.drainNotices(sessionId))),
-      instructions: (sessionId) => whenServers(sessionId, Effect.succeed([]), (hub) => hub.instructions(sessionId)),
+      instructions: (sessionId) => listing(sessionId, [], (hub) => hub.instructions(sessionId)),
       readResource: (sessionId, uri, cwd) =>
         Effect.suspend(() => {
           const session = known(sessionId)

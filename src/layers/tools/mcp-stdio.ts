@@ -38,6 +38,10 @@ const alive = (pid: number) => {
   }
 }
 
+/** Asks the process `pid` to end now (SIGTERM); one already gone is no matter. */
+export const terminate = (pid: number): Effect.Effect<void> =>
+  Effect.try(() => process.kill(pid, "SIGTERM")).pipe(Effect.catchAll(() => Effect.void))
+
 /** Returns once the process `pid` has ended, SIGKILLing it if it outlives the SDK's own shutdown. */
 export const awaitExit = (pid: number): Effect.Effect<void> =>
   Effect.gen(function* () {

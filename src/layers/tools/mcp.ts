@@ -44,10 +44,11 @@ interface SessionEntry {
  * The MCP servers of each session. A session's servers are those of the user's `mcp.json`,
  * the project's `.custom-agent/mcp.json` (for the cwd given to `configureSession`; a session
  * never configured has only the user's) and those given to `configureSession`, later ones
- * overriding earlier ones of the same name. They start, concurrently, the first time the
- * session's tools, status or instructions are asked for, and stop on `release` or when the
- * hub's scope closes. A malformed configuration file is noticed (as a "failed" notice named
- * after the file) and its servers are left out; the other file still applies.
+ * overriding earlier ones of the same name; an entry with `disabled: true` is left out. They
+ * start, concurrently, the first time the session's tools, status or instructions are asked
+ * for, and stop on `release` or when the hub's scope closes. A malformed configuration file is
+ * noticed (as a "failed" notice named after the file, in the session's log; `run` also says
+ * it on stderr, once) and its servers are left out; the other file still applies.
  */
 export const make = (options: McpHubOptions): Effect.Effect<McpHubShape, never, Scope.Scope> =>
   Effect.gen(function* () {
@@ -69,7 +70,6 @@ export const make = (options: McpHubOptions): Effect.Effect<McpHubShape, never, 
         const files = configFiles({ userConfigDir: options.userConfigDir, ...(entry.cwd === undefined ? {} : { cwd: entry.cwd }) })
         const groups = yield* Effect.forEach(files, ({ file, origin }) =>
           readConfigFile(file, origin, env).pipe(
-            Effect.tapError((error) => Effect.logWarning(`MCP configuration ignored: ${error.message}`)),
             Effect.catchAll((error) =>
               Effect.sync(() => {
                 entry.notices.push({ server: error.file, state: "failed", message: error.problem })
@@ -79,7 +79,7 @@ export const make = (options: McpHubOptions): Effect.Effect<McpHubShape, never, 
           )
         )
         const session = entry.extra.map((config): ConfiguredServer => ({ config, origin: "session" }))
-        return mergeServers(...groups, session)
+        return mergeServers(...groups, session).filter((server) => server.disabled !== true)
       })
 
     const startAll = (entry: SessionEntry, scope: Scope.Scope): Effect.Effect<ReadonlyArray<Connection>> =>

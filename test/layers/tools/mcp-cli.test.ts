@@ -53,6 +53,19 @@ describe("custom-agent mcp list", () => {
       })
     ))
 
+  it.live("a disabled server is listed as disabled, and nothing is started when all are", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const project = yield* tempDir("mcp-cli-project-")
+        const configHome = yield* tempDir("mcp-cli-user-")
+        write(join(project, ".custom-agent", "mcp.json"), { mcpServers: { quiet: { command: "no-such-mcp-server-command", disabled: true } } })
+        write(join(configHome, "mcp.json"), { mcpServers: { remote: { url: "https://example.com/mcp", disabled: true } } })
+        const { code, stdout } = yield* mcpList(project, configHome)
+        expect(stdout).toBe(["remote (user, http): disabled", "quiet (project, stdio): disabled", ""].join("\n"))
+        expect(code).toBe(0)
+      })
+    ))
+
   it.live("a malformed mcp.json is an error naming the file, with a non-zero exit", () =>
     Effect.scoped(
       Effect.gen(function* () {

@@ -24,7 +24,7 @@ const problemOf = (json: unknown, env: NodeJS.ProcessEnv = {}) => {
 }
 
 describe("MCP configuration", () => {
-  it("reads the mcpServers shape: stdio by command, HTTP by url or type; unknown fields are ignored, disabled entries skipped", () => {
+  it("reads the mcpServers shape: stdio by command, HTTP by url or type; unknown fields are ignored, disabled entries kept as disabled", () => {
     const parsed = parseConfig(
       "mcp.json",
       {
@@ -45,7 +45,8 @@ describe("MCP configuration", () => {
         { origin: "user", config: { name: "fs", command: "npx", args: ["-y", "server"], env: { A: "1" }, cwd: "tools", timeoutMs: 5000 } },
         { origin: "user", config: { name: "typed", command: "srv", args: [], env: {} } },
         { origin: "user", config: { name: "remote", url: "https://example.com/mcp", headers: { "X-Key": "k" }, startupTimeoutMs: 1000 } },
-        { origin: "user", config: { name: "streamable", url: "http://localhost:1234/mcp", headers: {} } }
+        { origin: "user", config: { name: "streamable", url: "http://localhost:1234/mcp", headers: {} } },
+        { origin: "user", config: { name: "off", command: "never", args: [], env: {} }, disabled: true }
       ])
     )
     expect(parseConfig("mcp.json", {}, "user", {})).toEqual(Either.right([]))

@@ -1,0 +1,52 @@
+import { afterAll, describe, expect, it } from "@effect/vitest"
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { isRunning } from "../support/process-check.js"
+import { runCli } from "../support/cli.js"
+import { makeTemp } from "../support/temp-dirs.js"
+
+const temps = makeTemp()
+afterAll(temps.cleanup)
+
+/** A project with this `.custom-agent/mcp.json` text, and fresh data and config directories. */
+const project = (mcpJson: string) => {
+  const cwd = temps.dir("mcp-run-project-")
+  mkdirSync(join(cwd, ".custom-agent"))
+  writeFileSync(join(cwd, ".custom-agent", "mcp.json"), mcpJson)
+  return { cwd, env: { CUSTOM_AGENT_HOME: temps.dir("mcp-run-home-"), CUSTOM_AGENT_CONFIG_HOME: temps.dir("mcp-run-config-") } }
+}
+
+describe("run with MCP servers configured", { timeout: 60_000 }, () => {
+  it("a malformed mcp.json is one line naming the file and what is wrong; the run goes on without its servers", async () => {
+    for (const [text, problem] of [
+      ['{"mcpServers": ', "not valid JSON"],
+      ['{"mcpServers": {"bad": {"url": 12}}}', "mcpServers.bad.url: Expected string, actual 12"]
+    ] as const) {
+      const { cwd, env } = project(text)
+      const result = await runCli(["run", "hello", "--sandbox", "off"], { cwd, env })
+      expect(result.code).toBe(0)
+      expect(result.stdout).toContain('You said: "hello"')
+      const lines = result.stderr.trim().split("\n")
+      expect(lines).toHaveLength(2)
+      expect(lines[0]).toMatch(new RegExp(`^custom-agent: ${join(cwd, ".custom-agent", "mcp.json")}: ${problem}.*\\(its MCP servers are left out\\)$`))
+      expect(lines[1]).toMatch(/^session ses_/)
+    }
+  })
+
+  it("a run that never calls the servers does not wait for them, and leaves none behind", async () => {
+    const pidFile = join(temps.dir("mcp-run-pids-"), "pid")
+    // A server that never answers: waiting for it would take its whole start-up timeout.
+    const script = `require('fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); setInterval(() => {}, 1000)`
+    const { cwd, env } = project(JSON.stringify({ mcpServers: { mute: { command: process.execPath, args: ["-e", script], startupTimeout: 20_000 } } }))
+    const answer = join(temps.dir("mcp-run-script-"), "script.json")
+    writeFileSync(answer, JSON.stringify({ responses: [{ chunks: [{ text: "hi" }], delayMs: 1500 }] }))
+    const started = Date.now()
+    const result = await runCli(["run", "hello", "--sandbox", "off", "--script", answer], { cwd, env })
+    expect(result.code).toBe(0)
+    expect(result.stdout).toBe("hi\n")
+    expect(Date.now() - started).toBeLessThan(10_000)
+    // It had started meanwhile (the answer took 1.5 s), and was stopped with the run.
+    const pid = Number(readFileSync(pidFile, "utf8"))
+    expect(isRunning(pid)).toBe(false)
+  })
+})

@@ -1,0 +1,37 @@
+import { afterAll, describe, expect, it } from "@effect/vitest"
+import { runCli } from "../support/cli.js"
+import { makeTemp } from "../support/temp-dirs.js"
+
+const temps = makeTemp()
+afterAll(temps.cleanup)
+
+const BUILT_IN = ["read_file", "write_file", "edit_file", "list_files", "grep", "shell", "remember", "load_skill"]
+
+const env = () => ({ CUSTOM_AGENT_HOME: temps.dir("tools-home-"), CUSTOM_AGENT_CONFIG_HOME: temps.dir("tools-config-") })
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value)
+
+describe("custom-agent tools list", { timeout: 60_000 }, () => {
+  it("each built-in tool: its name, its description and its input schema", async () => {
+    const result = await runCli(["tools", "list"], { env: env(), cwd: temps.dir("tools-project-") })
+    expect(result.code).toBe(0)
+    const names = result.stdout.split("\n").filter((line) => /^\S/.test(line))
+    expect(names).toEqual(BUILT_IN)
+    expect(result.stdout).toContain("read_file\n  Read a text file.")
+    expect(result.stdout).toMatch(/\n {2}input schema:\n {4}\{\n {6}"type": "object",\n {6}"required": \["path"\],\n/)
+  })
+
+  it("--json: one array of { name, description, inputSchema }", async () => {
+    const result = await runCli(["tools", "list", "--json"], { env: env(), cwd: temps.dir("tools-project-") })
+    expect(result.code).toBe(0)
+    const parsed: unknown = JSON.parse(result.stdout)
+    if (!Array.isArray(parsed)) throw new Error("not an array")
+    const tools = parsed.filter(isRecord)
+    expect(tools.map((tool) => tool["name"])).toEqual(BUILT_IN)
+    for (const tool of tools) {
+      expect(Object.keys(tool)).toEqual(["name", "description", "inputSchema"])
+      expect(typeof tool["description"]).toBe("string")
+      expect(tool["inputSchema"]).toMatchObject({ type: "object" })
+    }
+  })
+})
