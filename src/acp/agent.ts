@@ -21,6 +21,7 @@ import { isAbsolute } from "node:path"
 import { AgentHost } from "../host/AgentHost.js"
 import { PendingAsks } from "../host/pending-asks.js"
 import { McpHub } from "../services/McpHub.js"
+import { Files } from "../services/ToolRouter.js"
 import { fromEngineError, internalError, invalidParams, type ProtocolError, sessionNotFound } from "./errors.js"
 import { mcpServerConfigs } from "./mcp-servers.js"
 import { acpModeOf, isAcpMode, modeState } from "./modes.js"
@@ -28,6 +29,7 @@ import { OpenSessions } from "./open-sessions.js"
 import type { ClientPeer } from "./peer.js"
 import { promptText } from "./prompt-content.js"
 import { runPrompt } from "./prompt-turn.js"
+import type { UpdateBarrier } from "./update-barrier.js"
 import { makeTranslator } from "./updates.js"
 
 /** The ACP methods this agent serves, as effects over the host; the SDK wiring calls them. */
@@ -51,11 +53,12 @@ export interface AgentInfo {
  * this keeps what belongs to the connection (the client's capabilities, which sessions it
  * opened, their modes, which prompts a cancel covers).
  */
-export const make = (peer: ClientPeer, info: AgentInfo) =>
+export const make = (peer: ClientPeer, barrier: UpdateBarrier, info: AgentInfo) =>
   Effect.gen(function* () {
     const host = yield* AgentHost
     const hub = yield* McpHub
     const pending = yield* PendingAsks
+    const files = yield* Files
     const sessions = new OpenSessions()
 
     const cancelSession = (sessionId: string): Effect.Effect<void> =>
@@ -66,7 +69,7 @@ export const make = (peer: ClientPeer, info: AgentInfo) =>
         return host.cancel(sessionId).pipe(Effect.catchAll((error) => Effect.logWarning(`could not cancel the turn of ${sessionId}`, error)))
       })
 
-    const deps = { host, pending, peer, cancel: cancelSession }
+    const deps = { host, pending, peer, files, barrier, cancel: cancelSession }
 
     /** The client's MCP servers, for the hub to add to the session's own. */
     const serversOf = (params: NewSessionRequest | LoadSessionRequest) =>

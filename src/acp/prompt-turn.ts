@@ -7,10 +7,19 @@ import type { EngineError } from "../domain/errors.js"
 import type { EventOf, TurnStopReason } from "../domain/events.js"
 import type { HostFrame } from "../domain/host.js"
 import type { AgentHostShape } from "../host/AgentHost.js"
+import type { FileAccess } from "../services/ToolRouter.js"
+import { withEditDiff } from "./edit-diff.js"
 import { fromEngineError, internalError, type ProtocolError } from "./errors.js"
 import type { OpenSession } from "./open-sessions.js"
 import { type AskDeps, askClient } from "./permission.js"
+import type { UpdateBarrier } from "./update-barrier.js"
 import { makeTranslator } from "./updates.js"
+
+export interface TurnDeps extends AskDeps {
+  /** The file access the session's tools use, to show an edit's question as a diff. */
+  readonly files: FileAccess
+  readonly barrier: UpdateBarrier
+}
 
 const stopReasons: Readonly<Record<Exclude<TurnStopReason, "error">, StopReason>> = {
   final: "end_turn",
@@ -48,20 +57,28 @@ const follow = (host: AgentHostShape, sessionId: string, after: number): Stream.
 
 /**
  * One `session/prompt`: waits its turn behind the connection's earlier prompts, starts a
- * host turn, streams that turn's events to the client as `session/update`s, puts its
- * permission questions to the client, and answers with the stop reason once the turn's
- * last update is out. `arrival` is the session's cancel count when the prompt arrived: a
- * cancel since then makes the answer `cancelled`, whatever the turn did.
+ * host turn, streams that turn's events (and the session's own, such as the title its first
+ * prompt gives it) to the client as `session/update`s, puts its permission questions to the
+ * client (an edit shown as a diff), and answers with the stop reason once the turn's last
+ * update is out. `arrival` is the session's cancel count when the prompt arrived: a cancel
+ * since then makes the answer `cancelled`, whatever the turn did.
  */
-export const runPrompt = (deps: AskDeps, session: OpenSession, content: string, arrival: number): Effect.Effect<PromptResponse, ProtocolError> =>
+export const runPrompt = (deps: TurnDeps, session: OpenSession, content: string, arrival: number): Effect.Effect<PromptResponse, ProtocolError> =>
   session.prompts.withPermits(1)(
     Effect.scoped(
       Effect.gen(function* () {
-        const { host, peer } = deps
+        const { host, peer, barrier } = deps
         const { sessionId } = session
         const cancelled = () => session.cancels !== arrival
         if (cancelled()) return cancelledResponse
         const view = yield* host.getSession(sessionId).pipe(Effect.mapError(fromEngineError))
+        const latest = host.getSession(sessionId).pipe(
+          Effect.map((now) => now.lastSequence),
+          // Unknown: wait for nothing rather than for ever.
+          Effect.orElseSucceed(() => 0)
+        )
+        yield* barrier.follow(sessionId, view.lastSequence, latest)
+        const sessionFiles = { sessionId, cwd: session.cwd, files: deps.files.forSession?.(sessionId) ?? deps.files }
         const translator = makeTranslator({ cwd: session.cwd, replay: false })
         const askers = yield* FiberSet.make()
 
@@ -95,13 +112,19 @@ export const runPrompt = (deps: AskDeps, session: OpenSession, content: string, 
               return Effect.succeed(phase)
             case "Event": {
               const { event } = frame
-              if (phase._tag !== "Running" || event.turnId !== phase.turnId) return Effect.succeed(phase)
+              const out = barrier.sent(sessionId, event.sequence)
+              // The session's own events (a title it got) show too; another turn's do not.
+              if (event.turnId === undefined) return send(translator.updates(event)).pipe(Effect.zipRight(out), Effect.as(phase))
+              if (phase._tag !== "Running" || event.turnId !== phase.turnId) return Effect.as(out, phase)
               const ask =
                 event.type === "permission.requested"
-                  ? FiberSet.run(askers, askClient(deps, sessionId, translator.permissionToolCall(event)))
+                  ? FiberSet.run(
+                      askers,
+                      Effect.flatMap(withEditDiff(sessionFiles, translator.permissionToolCall(event)), (toolCall) => askClient(deps, sessionId, toolCall))
+                    )
                   : Effect.void
               const next: Phase = event.type === "turn.completed" ? { _tag: "Done", outcome: event.payload } : phase
-              return send(translator.updates(event)).pipe(Effect.zipRight(ask), Effect.as(next))
+              return send(translator.updates(event)).pipe(Effect.zipRight(out), Effect.zipRight(ask), Effect.as(next))
             }
           }
         }

@@ -5,6 +5,7 @@ import { clientFilesLayer } from "./client-files.js"
 import { serveConnection } from "./connection.js"
 import { ClientPeer } from "./peer.js"
 import { consoleToStderr, stderrLogger, stdioStream } from "./stdio.js"
+import { UpdateBarrier } from "./update-barrier.js"
 
 export type AcpConfig = Omit<HostConfig, "files">
 
@@ -17,8 +18,9 @@ export const runAcp = (config: AcpConfig) =>
   Effect.gen(function* () {
     yield* consoleToStderr
     const peer = new ClientPeer()
+    const barrier = new UpdateBarrier()
     const info = { name: "custom-agent", version: config.version ?? "0.0.0" }
-    yield* Effect.flatMap(Agent.make(peer, info), (agent) => serveConnection(stdioStream(), peer, agent, info.name)).pipe(
-      Effect.provide(hostLayer({ ...config, files: clientFilesLayer(peer) }))
+    yield* Effect.flatMap(Agent.make(peer, barrier, info), (agent) => serveConnection(stdioStream(), peer, agent, info.name)).pipe(
+      Effect.provide(hostLayer({ ...config, files: clientFilesLayer(peer, barrier) }))
     )
   }).pipe(Effect.scoped, Effect.provide(stderrLogger))

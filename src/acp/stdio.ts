@@ -1,9 +1,9 @@
 import type { Stream as AcpStream } from "@agentclientprotocol/sdk"
-import { ndJsonStream } from "@agentclientprotocol/sdk"
 import * as Effect from "effect/Effect"
 import * as Logger from "effect/Logger"
 import { Console } from "node:console"
 import { Writable } from "node:stream"
+import { limitedNdJsonStream } from "./line-limit.js"
 
 /** Stdin as a web stream of bytes, read as the consumer asks (backpressure kept). */
 const stdinBytes = (): ReadableStream<Uint8Array> => {
@@ -21,8 +21,8 @@ const stdinBytes = (): ReadableStream<Uint8Array> => {
   })
 }
 
-/** The protocol over this process's stdin and stdout: one JSON-RPC message per line. */
-export const stdioStream = (): AcpStream => ndJsonStream(Writable.toWeb(process.stdout), stdinBytes())
+/** The protocol over this process's stdin and stdout: one JSON-RPC message per line, each at most 32 MiB. */
+export const stdioStream = (): AcpStream => limitedNdJsonStream(Writable.toWeb(process.stdout), stdinBytes())
 
 /**
  * Stdout carries protocol messages only. For as long as the agent runs, `console` (which

@@ -22,7 +22,7 @@ const text = (value: string): ToolCallContent => ({ type: "content", content: { 
  * Host events to ACP session updates, for a live turn and for a replay alike. Chunks of one
  * message share a message id (the id of its first event); every tool call the model asks
  * for is a `tool_call`, and ends with a `tool_call_update` that is `completed` or `failed`,
- * also when the turn ended before it ran.
+ * also when the turn ended before it ran; a title the session gets is a `session_info_update`.
  */
 export const makeTranslator = (options: TranslatorOptions): Translator => {
   let messageId: string | undefined
@@ -94,6 +94,11 @@ export const makeTranslator = (options: TranslatorOptions): Translator => {
       case "tool.completed":
         open.delete(event.payload.toolCallId)
         return [completed(event)]
+      case "session.created":
+        // Seen only in a replay: the title a client gave the session as it created it.
+        return event.payload.title === undefined ? [] : [{ sessionUpdate: "session_info_update", title: event.payload.title }]
+      case "session.renamed":
+        return [{ sessionUpdate: "session_info_update", title: event.payload.title }]
       case "model.completed":
       case "turn.started":
         endMessage()

@@ -244,3 +244,18 @@ export const updatesBeforeResponse = (stdout: string, key: string, sessionId: st
   )
   return { response, updates }
 }
+
+/**
+ * What the client received from the agent, in order: each update as `update <kind> <toolCallId>`,
+ * each request as `<method> <path>` (for file requests), responses left out.
+ */
+export const receivedOrder = (stdout: string): Array<string> =>
+  rawMessages(stdout).flatMap((m) => {
+    const params: unknown = m["params"]
+    if (typeof m["method"] !== "string" || typeof params !== "object" || params === null) return []
+    if (m["method"] !== "session/update") return [`${m["method"]} ${String(Reflect.get(params, "path") ?? "")}`.trim()]
+    const update: unknown = Reflect.get(params, "update")
+    if (typeof update !== "object" || update === null) return []
+    return [`update ${String(Reflect.get(update, "sessionUpdate"))} ${String(Reflect.get(update, "toolCallId") ?? "")}`.trim()]
+  })
+

@@ -49,6 +49,7 @@ describe("custom-agent acp: session/load and session/list", () => {
       expect(replayed.length).toBe(order.updates.length)
       expect(replayed.map((u) => u.sessionUpdate)).toEqual([
         "user_message_chunk",
+        "session_info_update",
         "agent_thought_chunk",
         "agent_message_chunk",
         "tool_call",
@@ -68,7 +69,7 @@ describe("custom-agent acp: session/load and session/list", () => {
       const users = replayed.flatMap((u) => (u.sessionUpdate === "user_message_chunk" ? [u] : []))
       expect(users.map((u) => (u.content.type === "text" ? u.content.text : ""))).toEqual(["What is in the notes?", "Change it."])
       expect(new Set(users.map((u) => u.messageId)).size).toBe(2)
-      expect(replayed[12]).toMatchObject({ toolCallId: "call_edit", status: "completed", content: [{ type: "diff", path: notes, oldText: "hi there\n", newText: "bye there\n" }] })
+      expect(replayed[13]).toMatchObject({ toolCallId: "call_edit", status: "completed", content: [{ type: "diff", path: notes, oldText: "hi there\n", newText: "bye there\n" }] })
 
       const before = later.updates.length
       expect((await later.prompt(sessionId, "Hello again")).stopReason).toBe("end_turn")
@@ -126,6 +127,35 @@ describe("custom-agent acp: session/load and session/list", () => {
       await expect(acp.connection.agent.request(methods.agent.session.setMode, { sessionId: "ses_elsewhere", modeId: "plan" })).rejects.toMatchObject({ code: -32002 })
     } finally {
       await acp.stop()
+    }
+  })
+
+  it("a session takes its title from its first prompt: sent as a session_info_update, listed, and replayed on load", { timeout: 60_000 }, async () => {
+    const workspace = makeWorkspace(temp)
+    const earlier = await startAcp(workspace, { script: workspace.script("titled", { responses: ["One.", "Two."] }) })
+    let sessionId = ""
+    try {
+      sessionId = await earlier.newSession(workspace.cwd)
+      expect((await earlier.prompt(sessionId, "  Fix the   flaky build\nin CI, please  ")).stopReason).toBe("end_turn")
+      expect((await earlier.prompt(sessionId, "And the docs.")).stopReason).toBe("end_turn")
+      const infos = earlier.updatesOf(sessionId).filter((u) => u.sessionUpdate === "session_info_update")
+      // Once, with the first prompt on one line, as `run` titles its sessions.
+      expect(infos).toEqual([{ sessionUpdate: "session_info_update", title: "Fix the flaky build in CI, please" }])
+      const order = updatesBeforeResponse(earlier.rawStdout(), "stopReason", sessionId)
+      expect(order.updates[0]).toBeLessThan(order.response)
+      const listed = await earlier.connection.agent.request(methods.agent.session.list, {})
+      expect(listed.sessions).toMatchObject([{ sessionId, title: "Fix the flaky build in CI, please" }])
+    } finally {
+      expect(await earlier.stop()).toBe(0)
+    }
+    const later = await startAcp(workspace)
+    try {
+      await later.connection.agent.request(methods.agent.session.load, { sessionId, cwd: workspace.cwd, mcpServers: [] })
+      expect(later.updatesOf(sessionId).filter((u) => u.sessionUpdate === "session_info_update")).toEqual([
+        { sessionUpdate: "session_info_update", title: "Fix the flaky build in CI, please" }
+      ])
+    } finally {
+      expect(await later.stop()).toBe(0)
     }
   })
 

@@ -21,7 +21,7 @@ const setup = (script: Script) => {
 }
 
 describe("custom-agent acp: permission requests", () => {
-  it("asks with the four options; allow once edits the file, shows the diff and records the user's decision", { timeout: 60_000 }, async () => {
+  it("asks with the four options and the edit as a diff; allow once edits the file, shows the diff and records the user's decision", { timeout: 60_000 }, async () => {
     const { workspace, file, script } = setup({ responses: [edit("call_edit", "old", "new"), "Edited."] })
     const acp = await startAcp(workspace, { script, behaviour: { onPermission: () => ({ outcome: { outcome: "selected", optionId: "allow_once" } }) } })
     let sessionId = ""
@@ -31,7 +31,8 @@ describe("custom-agent acp: permission requests", () => {
       const [request] = acp.permissionRequests
       expect(request?.options.map((o) => o.kind)).toEqual(["allow_once", "allow_always", "reject_once", "reject_always"])
       expect(request?.toolCall).toMatchObject({ toolCallId: "call_edit", title: "edit notes.txt", kind: "edit", locations: [{ path: file }] })
-      expect(JSON.stringify(request?.toolCall.content)).toContain("+new line")
+      // The question shows the edit as a diff of the whole file, for the editor to render.
+      expect(request?.toolCall.content).toEqual([{ type: "diff", path: file, oldText: "old line\n", newText: "new line\n" }])
       const updates = acp.updatesOf(sessionId).filter((u) => u.sessionUpdate === "tool_call" || u.sessionUpdate === "tool_call_update")
       expect(updates.map((u) => ("status" in u ? u.status : undefined))).toEqual(["pending", "in_progress", "completed"])
       expect(updates[2]).toMatchObject({ content: [{ type: "diff", path: file, oldText: "old line\n", newText: "new line\n" }] })

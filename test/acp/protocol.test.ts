@@ -42,6 +42,24 @@ describe("custom-agent acp: the protocol's edges", () => {
     expect(jsonRpcProblems(acp.rawStdout())).toEqual([])
   })
 
+  it("answers a line over 32 MiB with a JSON-RPC error and reads on from the next line", { timeout: 60_000 }, async () => {
+    const workspace = makeWorkspace(temp)
+    const acp = await startAcp(workspace, { script: workspace.script("huge", { responses: ["Still here."] }) })
+    try {
+      const huge = `{"jsonrpc":"2.0","id":77,"method":"session/new","params":{"cwd":"${"x".repeat(33 * 1024 * 1024)}"}}\n`
+      acp.writeRaw(huge)
+      // Queued behind the huge line on the same pipe: answered only if the agent reads past it.
+      const sessionId = await acp.newSession(workspace.cwd)
+      expect(await acp.prompt(sessionId, "are you there?")).toEqual({ stopReason: "end_turn" })
+      expect(errorsOf(acp.rawStdout())).toEqual([
+        { jsonrpc: "2.0", id: null, error: { code: -32600, message: expect.stringContaining("exceeds the limit of 33554432 bytes"), data: { maxBytes: 33554432 } } }
+      ])
+    } finally {
+      expect(await acp.stop()).toBe(0)
+    }
+    expect(jsonRpcProblems(acp.rawStdout())).toEqual([])
+  })
+
   it("turns resource links and embedded resources into prompt text with their URIs", { timeout: 60_000 }, async () => {
     const workspace = makeWorkspace(temp)
     const acp = await startAcp(workspace)

@@ -24,6 +24,7 @@ describe("custom-agent acp: a prompt turn", () => {
       expect(response.stopReason).toBe("end_turn")
       const updates = acp.updatesOf(sessionId)
       expect(updates.map((u) => u.sessionUpdate)).toEqual([
+        "session_info_update",
         "agent_thought_chunk",
         "agent_message_chunk",
         "agent_message_chunk",
@@ -32,7 +33,8 @@ describe("custom-agent acp: a prompt turn", () => {
         "tool_call_update",
         ...Array<string>(4).fill("agent_message_chunk")
       ])
-      expect(updates[3]).toMatchObject({
+      expect(updates[0]).toEqual({ sessionUpdate: "session_info_update", title: "What do the notes say?" })
+      expect(updates[4]).toMatchObject({
         sessionUpdate: "tool_call",
         toolCallId: "call_read",
         kind: "read",
@@ -41,9 +43,9 @@ describe("custom-agent acp: a prompt turn", () => {
         locations: [{ path: join(workspace.cwd, "notes.txt") }],
         rawInput: { path: "notes.txt" }
       })
-      expect(updates[4]).toMatchObject({ sessionUpdate: "tool_call_update", toolCallId: "call_read", status: "in_progress" })
-      expect(updates[5]).toMatchObject({ sessionUpdate: "tool_call_update", toolCallId: "call_read", status: "completed" })
-      expect(JSON.stringify(updates[5])).toContain("hello from disk")
+      expect(updates[5]).toMatchObject({ sessionUpdate: "tool_call_update", toolCallId: "call_read", status: "in_progress" })
+      expect(updates[6]).toMatchObject({ sessionUpdate: "tool_call_update", toolCallId: "call_read", status: "completed" })
+      expect(JSON.stringify(updates[6])).toContain("hello from disk")
       const messageIds = updates.flatMap((u) => (u.sessionUpdate === "agent_message_chunk" ? [u.messageId] : []))
       expect(new Set(messageIds).size).toBe(2)
       const text = updates.map((u) => (u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" ? u.content.text : "")).join("")

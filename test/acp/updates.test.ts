@@ -120,6 +120,13 @@ describe("ACP request pieces", () => {
     expect(acpModeOf("bypass")).toBe("default")
   })
 
+  it("a title the session gets is a session_info_update; a replay also shows the title it was created with", () => {
+    expect(translate([event("session.renamed", { title: "Fix the build", by: "auto" }, undefined)])).toEqual([{ sessionUpdate: "session_info_update", title: "Fix the build" }])
+    const created = (title?: string) => event("session.created", { cwd: "/work", client: "cli", ...(title === undefined ? {} : { title }) }, undefined)
+    expect(translate([created("From the CLI")], true)).toEqual([{ sessionUpdate: "session_info_update", title: "From the CLI" }])
+    expect(translate([created()], true)).toEqual([])
+  })
+
   it("a mode change shows nothing in the editor (the new and load answers carry the mode)", () => {
     expect(translate([event("session.mode_changed", { mode: "plan", by: "rpc" }, undefined)])).toEqual([])
   })
