@@ -65,12 +65,15 @@ export const browserTestKit = () => {
     return browser
   }
 
-  /** The built server on the scripted model playing `script`, with data and config directories of its own. */
-  const startScriptedServer = async (script: unknown) => {
+  /** Data and config directories for a server; a restarted server is given its predecessor's. */
+  const serverDirs = () => ({ data: tempDir("web-data-"), config: tempDir("web-config-") })
+
+  /** The built server on the scripted model playing `script`, with data and config directories of its own unless given. */
+  const startScriptedServer = async (script: unknown, dirs = serverDirs()) => {
     const scriptFile = join(tempDir("web-script-"), "script.json")
     writeFileSync(scriptFile, JSON.stringify(script))
-    const server = await startServer(["--model", "scripted", "--script", scriptFile, "--data-dir", tempDir("web-data-")], {
-      env: { CUSTOM_AGENT_CONFIG_HOME: tempDir("web-config-") },
+    const server = await startServer(["--model", "scripted", "--script", scriptFile, "--data-dir", dirs.data], {
+      env: { CUSTOM_AGENT_CONFIG_HOME: dirs.config },
       timeoutMs: 60_000
     })
     defer(() => stop(server.child))
@@ -90,7 +93,7 @@ export const browserTestKit = () => {
     return { page: await newPage(), pageErrors, newPage }
   }
 
-  return { defer, tempDir, launch, startScriptedServer, openPage }
+  return { defer, tempDir, launch, serverDirs, startScriptedServer, openPage }
 }
 
 /** Opens the page with the server's token and creates a session in `cwd` through the UI. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { FastCheck, Schema } from "effect"
-import { type AgentEvent, AgentEvent as AgentEventSchema } from "../../src/domain/events.js"
+import type { AgentEvent } from "../../src/domain/events.js"
 import type { HostFrame, SessionView } from "../../src/domain/host.js"
 import {
   applyEvent,
@@ -13,26 +13,7 @@ import {
   openAsks,
   TimelineState
 } from "../../web/src/timeline.js"
-
-const decodeEvent = Schema.decodeUnknownSync(AgentEventSchema)
-
-/** Events of one session, numbered in order and checked against the catalogue. */
-const recorder = (sessionId = "ses_1") => {
-  let sequence = 0
-  return (type: string, payload: object, turnId: string | undefined = "turn_1"): AgentEvent => {
-    sequence += 1
-    return decodeEvent({
-      id: `evt_${sequence}`,
-      schemaVersion: 1,
-      sessionId,
-      ...(turnId === undefined ? {} : { turnId }),
-      sequence,
-      timestamp: new Date(Date.UTC(2025, 0, 1, 0, 0, sequence)).toISOString(),
-      type,
-      payload
-    })
-  }
-}
+import { recorder } from "./events.js"
 
 const usage = { inputTokens: 10, outputTokens: 5 }
 const diff = "--- a/notes.txt\n+++ b/notes.txt\n@@ -1 +1 @@\n-old line\n+new line\n"
@@ -228,6 +209,60 @@ describe("the timeline reducer", () => {
     expect(state.inbox).toEqual({ nextTurn: [], nextStep: [] })
     expect(state.lastSequence).toBe(2)
     expect(applyFrame(state, { _tag: "Status", running: false }).running).toBe(false)
+  })
+
+  it("closes the cards of questions nobody waits on when a baseline of an idle session says so, and skips keep-alives", () => {
+    const e = recorder()
+    const asked = [
+      e("session.created", { cwd: "/work", client: "cli" }, undefined),
+      e("turn.started", { promptPreview: "run it" }),
+      e("model.tool_call_requested", { toolCallId: "call_1", name: "shell", input: { command: "make" } }),
+      e("permission.requested", { toolCallId: "call_1", tool: "shell", risk: "execute", summary: "shell: make" })
+    ]
+    const session = (running: boolean, pending: ReadonlyArray<string>, lastSequence: number): SessionView => ({
+      sessionId: "ses_1",
+      cwd: "/work",
+      client: "cli",
+      createdAt: "2025-01-01T00:00:00.000Z",
+      lastSequence,
+      running,
+      inbox: { nextTurn: [], nextStep: [] },
+      permissionMode: "default",
+      pendingPermissions: pending.map((toolCallId) => ({ toolCallId, turnId: "turn_1", tool: "shell", risk: "execute", summary: "shell: make", input: {} }))
+    })
+    const events = (list: ReadonlyArray<AgentEvent>): ReadonlyArray<HostFrame> => list.map((event) => ({ _tag: "Event", event }))
+    // The process that asked died: the session is interrupted, its question is in no one's hands.
+    const cached = replay(asked)
+    expect(openAsks(cached).map((t) => t.toolCallId)).toEqual(["call_1"])
+    const interrupted = applyFrame(cached, { _tag: "Baseline", session: session(false, [], 4) })
+    expect(openAsks(interrupted)).toEqual([])
+    expect(interrupted.blocks.find((b) => b._tag === "tool")).toMatchObject({ ask: { open: false }, abandoned: false })
+    // The same when the question is replayed after the baseline, from a fresh view.
+    const fresh = applyFrames(emptyTimeline("ses_1"), [{ _tag: "Baseline", session: session(false, [], 4) }, ...events(asked)])
+    expect(openAsks(fresh)).toEqual([])
+    // A running session keeps the question open until the log settles it; so does an idle one that still lists it.
+    expect(openAsks(applyFrames(emptyTimeline("ses_1"), [{ _tag: "Baseline", session: session(true, [], 4) }, ...events(asked)]))).toHaveLength(1)
+    expect(openAsks(applyFrame(cached, { _tag: "Baseline", session: session(false, ["call_1"], 4) }))).toHaveLength(1)
+    // A question asked after what the baseline described is a new one: its card shows.
+    const later = e("permission.requested", { toolCallId: "call_2", tool: "shell", risk: "execute", summary: "shell: make test" }, "turn_2")
+    expect(openAsks(applyEvent(interrupted, later)).map((t) => t.toolCallId)).toEqual(["call_2"])
+    expect(applyFrame(interrupted, { _tag: "KeepAlive" })).toBe(interrupted)
+  })
+
+  it("takes a renamed session's title and sums each turn's tokens, times and changed files", () => {
+    const e = recorder()
+    const renamed = replay([e("session.created", { cwd: "/work", client: "web", title: "notes" }, undefined), e("session.renamed", { title: "Notes, fixed", by: "web" }, undefined)])
+    expect(renamed.header?.title).toBe("Notes, fixed")
+    expect(renamed.blocks).toEqual([])
+    expect(replay(fullSession()).turns).toEqual([
+      {
+        turnId: "turn_1",
+        startedAt: "2025-01-01T00:00:02.000Z",
+        endedAt: "2025-01-01T00:00:17.000Z",
+        usage: { input: 20, output: 10, cacheRead: 0, cacheWrite: 0 },
+        files: [{ path: "notes.txt", toolCallIds: ["call_1"] }]
+      }
+    ])
   })
 
   it("shows a mode change as a small line and keeps the session's current mode", () => {

@@ -4,6 +4,7 @@ import { type HostFrame, Inbox } from "../../src/domain/host.js"
 import { ModelErrorCode } from "../../src/domain/model.js"
 import { DecidedBy, PermissionDecision, PermissionMode, PermissionScope, RuleRef } from "../../src/domain/permissions.js"
 import { RiskClass, ToolResultData } from "../../src/domain/tools.js"
+import { statsAfter, TurnStats } from "./turn-stats.js"
 
 /**
  * What the page shows of one session, rebuilt from its events alone: a pure reducer, so a
@@ -103,6 +104,14 @@ export const Header = Schema.Struct({
 })
 export type Header = typeof Header.Type
 
+/**
+ * What the last baseline said about permission questions while the session was not running:
+ * a question asked up to `through` that is not in `pending` is not waiting for anyone (its
+ * turn was interrupted, or the question withdrawn), so no card offers to answer it.
+ */
+export const Settled = Schema.Struct({ through: Schema.Finite, pending: Schema.Array(Schema.String) })
+export type Settled = typeof Settled.Type
+
 export const TimelineState = Schema.Struct({
   sessionId: Schema.String,
   /** The last event applied; a resume asks for the events after it. */
@@ -113,7 +122,10 @@ export const TimelineState = Schema.Struct({
   inbox: Inbox,
   /** The session's permission mode now; unknown until a baseline or a mode change says. */
   mode: Schema.optional(PermissionMode),
-  blocks: Schema.Array(Block)
+  blocks: Schema.Array(Block),
+  /** Per turn: times, tokens and changed files. */
+  turns: Schema.Array(TurnStats),
+  settled: Schema.optional(Settled)
 })
 export type TimelineState = typeof TimelineState.Type
 
@@ -122,7 +134,8 @@ export const emptyTimeline = (sessionId: string): TimelineState => ({
   lastSequence: 0,
   running: false,
   inbox: { nextTurn: [], nextStep: [] },
-  blocks: []
+  blocks: [],
+  turns: []
 })
 
 type Streamed = Extract<Block, { readonly _tag: "text" | "thinking" }>
@@ -181,10 +194,15 @@ const proposalOf = (blocks: ReadonlyArray<Block>, candidateId: string): string |
   return found?._tag === "note" ? found.candidate?.text : undefined
 }
 
-const blocksAfter = (blocks: ReadonlyArray<Block>, event: AgentEvent): ReadonlyArray<Block> => {
+const isSettled = (settled: Settled | undefined, sequence: number, toolCallId: string): boolean =>
+  settled !== undefined && sequence <= settled.through && !settled.pending.includes(toolCallId)
+
+const blocksAfter = (blocks: ReadonlyArray<Block>, event: AgentEvent, settled: Settled | undefined): ReadonlyArray<Block> => {
   const at = { sequence: event.sequence, ...turnOf(event) }
   switch (event.type) {
     case "session.created":
+    case "session.renamed":
+    case "session.archived":
     case "turn.started":
     case "inbox.updated":
     case "context.source":
@@ -258,7 +276,7 @@ const blocksAfter = (blocks: ReadonlyArray<Block>, event: AgentEvent): ReadonlyA
       return [...seal(blocks), { _tag: "failure", ...at, reason: event.payload.reason, code: event.payload.code }]
     case "permission.requested": {
       const { toolCallId, tool, risk, summary, detail } = event.payload
-      const ask: Ask = { risk, summary, open: true, ...(detail === undefined ? {} : { detail }) }
+      const ask: Ask = { risk, summary, open: !isSettled(settled, event.sequence, toolCallId), ...(detail === undefined ? {} : { detail }) }
       return updateTool(blocks, event, toolCallId, tool, (t) => ({ ...t, ask }))
     }
     case "permission.resolved": {
@@ -302,7 +320,12 @@ const blocksAfter = (blocks: ReadonlyArray<Block>, event: AgentEvent): ReadonlyA
 /** Applies one event; an event at or below the last applied sequence is ignored (a resume overlap). */
 export const applyEvent = (state: TimelineState, event: AgentEvent): TimelineState => {
   if (event.sequence <= state.lastSequence) return state
-  const next: TimelineState = { ...state, lastSequence: event.sequence, blocks: blocksAfter(state.blocks, event) }
+  const next: TimelineState = {
+    ...state,
+    lastSequence: event.sequence,
+    blocks: blocksAfter(state.blocks, event, state.settled),
+    turns: statsAfter(state.turns, event)
+  }
   switch (event.type) {
     case "session.created": {
       const { cwd, client, title, model } = event.payload
@@ -319,6 +342,8 @@ export const applyEvent = (state: TimelineState, event: AgentEvent): TimelineSta
       return { ...next, inbox: { nextTurn: event.payload.nextTurn, nextStep: event.payload.nextStep } }
     case "session.mode_changed":
       return { ...next, mode: event.payload.mode }
+    case "session.renamed":
+      return next.header === undefined ? next : { ...next, header: { ...next.header, title: event.payload.title } }
     default:
       return next
   }
@@ -331,7 +356,7 @@ export const applyEvent = (state: TimelineState, event: AgentEvent): TimelineSta
 export const applyFrame = (state: TimelineState, frame: HostFrame): TimelineState => {
   switch (frame._tag) {
     case "Baseline": {
-      const { cwd, client, createdAt, title, model, running, inbox, permissionMode } = frame.session
+      const { cwd, client, createdAt, title, model, running, inbox, permissionMode, lastSequence, pendingPermissions } = frame.session
       const header: Header = {
         cwd,
         client,
@@ -339,7 +364,14 @@ export const applyFrame = (state: TimelineState, frame: HostFrame): TimelineStat
         ...(title === undefined ? {} : { title }),
         ...(model === undefined ? {} : { model })
       }
-      return { ...state, header, running, inbox, mode: permissionMode }
+      const next = { ...state, header, running, inbox, mode: permissionMode }
+      // A running session's questions settle through events; one that does not run holds none but those it lists.
+      if (running) {
+        const { settled: _, ...live } = next
+        return live
+      }
+      const settled: Settled = { through: lastSequence, pending: pendingPermissions.map((p) => p.toolCallId) }
+      return { ...next, settled, blocks: closeSettled(next.blocks, settled) }
     }
     case "Status":
       return { ...state, running: frame.running }
@@ -350,6 +382,12 @@ export const applyFrame = (state: TimelineState, frame: HostFrame): TimelineStat
       return state
   }
 }
+
+/** Closes the open questions a baseline says nobody waits on. */
+const closeSettled = (blocks: ReadonlyArray<Block>, settled: Settled): ReadonlyArray<Block> =>
+  blocks.map((b) =>
+    b._tag === "tool" && b.ask?.open === true && !settled.pending.includes(b.toolCallId) ? { ...b, ask: { ...b.ask, open: false } } : b
+  )
 
 export const applyFrames = (state: TimelineState, frames: Iterable<HostFrame>): TimelineState => {
   let next = state

@@ -3,16 +3,19 @@ import { makeApi } from "../api.js"
 import { forgetToken, takeToken } from "../token.js"
 import { Workspace } from "./Workspace.js"
 
-/** Without a token nothing works: say where to get one. */
+/**
+ * Without a token nothing works: say where to get one. The page was loaded from the server
+ * itself, so its own origin is the address (and port) the server prints.
+ */
 const NoToken = ({ refused }: { readonly refused: boolean }) => (
   <main class="no-token">
     <h1>custom-agent</h1>
     {refused ? <p class="error">The server refused the token this page had (it may have restarted with a new one).</p> : null}
     <p>
-      This page needs the access token of the server. Start it with <code>custom-agent serve</code> and open the link it
-      prints:
+      This page needs the access token of the server at <code>{location.origin}</code>. Open the link <code>custom-agent serve</code>{" "}
+      printed when it started:
     </p>
-    <pre>{`custom-agent is serving on http://127.0.0.1:7420\nopen http://127.0.0.1:7420/#token=…`}</pre>
+    <pre>{`custom-agent is serving on ${location.origin}\nopen ${location.origin}/#token=…`}</pre>
   </main>
 )
 

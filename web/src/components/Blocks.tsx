@@ -1,8 +1,12 @@
 import type { Api } from "../api.js"
 import type { MemoryReview } from "../memory.js"
 import type { Block, NoteBlock } from "../timeline.js"
+import type { TurnStats } from "../turn-stats.js"
+import { Markdown } from "./Markdown.js"
 import { ReviewButtons } from "./MemoryActions.js"
+import { pure } from "./pure.js"
 import { ToolCallView } from "./ToolCall.js"
+import { TurnSummary } from "./TurnSummary.js"
 
 const stopLabels: Record<string, string> = {
   final: "Turn ended",
@@ -18,6 +22,8 @@ interface Props {
   readonly sessionId: string
   readonly block: Block
   readonly review: MemoryReview["review"]
+  /** The facts of the turn a turn end closes. */
+  readonly stats: TurnStats | undefined
 }
 
 /** A session note; a proposed memory can be reviewed right here while the log says it is pending. */
@@ -37,7 +43,7 @@ const NoteView = ({ note, review }: { readonly note: NoteBlock; readonly review:
   )
 }
 
-export const BlockView = ({ api, sessionId, block, review }: Props) => {
+const BlockContent = ({ api, sessionId, block, review, stats }: Props) => {
   switch (block._tag) {
     case "user":
       return (
@@ -51,14 +57,14 @@ export const BlockView = ({ api, sessionId, block, review }: Props) => {
     case "text":
       return (
         <div class={block.streaming ? "block answer streaming" : "block answer"}>
-          <div class="content">{block.text}</div>
+          <Markdown text={block.text} streaming={block.streaming} />
         </div>
       )
     case "thinking":
       return (
         <details class="block thinking">
           <summary>{block.streaming ? "Thinking…" : "Thought"}</summary>
-          <div class="content">{block.redacted && block.text === "" ? "(redacted by the provider)" : block.text}</div>
+          {block.redacted && block.text === "" ? <div class="content">(redacted by the provider)</div> : <Markdown text={block.text} streaming={block.streaming} />}
         </details>
       )
     case "tool":
@@ -78,8 +84,12 @@ export const BlockView = ({ api, sessionId, block, review }: Props) => {
           {stopLabels[block.stopReason] ?? block.stopReason}
           {block.errorCode === undefined ? null : <code>{block.errorCode}</code>}
           {block.message === undefined ? null : <span class="message">{block.message}</span>}
+          {stats === undefined ? null : <TurnSummary stats={stats} />}
         </div>
       )
     }
   }
 }
+
+/** A block renders again only when it or its turn's facts changed: the streaming block, not the whole timeline. */
+export const BlockView = pure(BlockContent)

@@ -1,70 +1,33 @@
-import { useState } from "preact/hooks"
+import { useMemo, useState } from "preact/hooks"
 import type { SessionListItem } from "../../../src/domain/host.js"
-import { type Api, describe } from "../api.js"
+import type { Api } from "../api.js"
 import { linkTo, type Route } from "../route.js"
+import { visibleSessions } from "../session-list.js"
+import { NewSession } from "./NewSession.js"
+import { SessionRow } from "./SessionRow.js"
 
 interface Props {
   readonly api: Api
   /** Newest first; undefined while loading. */
   readonly sessions: ReadonlyArray<SessionListItem> | undefined
-  readonly error: string | undefined
+  /** Why the list may be out of date, while it is. */
+  readonly problem: string | undefined
   readonly route: Route
   /** Memory candidates waiting for review; undefined while unknown. */
   readonly pendingMemories: number | undefined
   readonly onNavigate: (route: Route) => void
-  readonly onCreated: () => void
 }
 
-type NewSessionProps = Pick<Props, "api" | "onCreated"> & {
-  readonly defaultCwd: string
-  readonly onOpen: (sessionId: string) => void
-}
-
-const when = (iso: string) => new Date(iso).toLocaleString()
-
-/** There is no API for the server's own directory: start from the latest session's, else "/". */
-const NewSession = ({ api, defaultCwd, onOpen, onCreated }: NewSessionProps) => {
-  const [cwd, setCwd] = useState(defaultCwd)
-  const [title, setTitle] = useState("")
-  const [busy, setBusy] = useState(false)
-  const [error, setError] = useState<string | undefined>(undefined)
-  const create = async (event: Event) => {
-    event.preventDefault()
-    setBusy(true)
-    const trimmed = title.trim()
-    const result = await api.call((client) =>
-      client.CreateSession({ cwd: cwd.trim(), client: "web", ...(trimmed === "" ? {} : { title: trimmed }) })
-    )
-    setBusy(false)
-    if (result._tag === "Left") return setError(describe(result.left))
-    setError(undefined)
-    onCreated()
-    onOpen(result.right.sessionId)
-  }
-  return (
-    <form class="new-session" onSubmit={create}>
-      <label>
-        Working directory
-        <input name="cwd" required value={cwd} onInput={(e) => setCwd(e.currentTarget.value)} />
-      </label>
-      <label>
-        Title (optional)
-        <input name="title" value={title} onInput={(e) => setTitle(e.currentTarget.value)} />
-      </label>
-      <button type="submit" disabled={busy || cwd.trim() === ""}>
-        Create session
-      </button>
-      {error === undefined ? null : <p class="error">{error}</p>}
-    </form>
-  )
-}
-
-export const SessionList = ({ api, sessions, error, route, pendingMemories, onNavigate, onCreated }: Props) => {
+export const SessionList = ({ api, sessions, problem, route, pendingMemories, onNavigate }: Props) => {
   const [creating, setCreating] = useState(false)
+  const [search, setSearch] = useState("")
+  const [showArchived, setShowArchived] = useState(false)
   const selected = route._tag === "session" ? route.sessionId : undefined
   const pending = pendingMemories ?? 0
+  const shown = useMemo(() => (sessions === undefined ? undefined : visibleSessions(sessions, search, showArchived)), [sessions, search, showArchived])
+  const hiddenArchived = sessions === undefined || showArchived ? 0 : sessions.filter((s) => s.archived).length
   return (
-    <nav class="sessions">
+    <nav class="sessions" id="sessions">
       <header>
         <h1>custom-agent</h1>
         <button type="button" class="new" onClick={() => setCreating(!creating)} aria-expanded={creating}>
@@ -79,7 +42,6 @@ export const SessionList = ({ api, sessions, error, route, pendingMemories, onNa
             setCreating(false)
             onNavigate({ _tag: "session", sessionId })
           }}
-          onCreated={onCreated}
         />
       ) : null}
       <a class={route._tag === "memory" ? "nav memory selected" : "nav memory"} {...linkTo({ _tag: "memory" }, onNavigate)}>
@@ -91,25 +53,27 @@ export const SessionList = ({ api, sessions, error, route, pendingMemories, onNa
         )}
       </a>
       <h3>Sessions</h3>
-      {error === undefined ? null : <p class="error">{error}</p>}
+      <div class="session-filters">
+        <input
+          type="search"
+          name="session-search"
+          aria-label="Search sessions"
+          placeholder="Search title, directory or id"
+          value={search}
+          onInput={(e) => setSearch(e.currentTarget.value)}
+        />
+        <label class="show-archived">
+          <input type="checkbox" name="show-archived" checked={showArchived} onChange={(e) => setShowArchived(e.currentTarget.checked)} />
+          Show archived{hiddenArchived === 0 ? "" : ` (${hiddenArchived})`}
+        </label>
+      </div>
+      {problem === undefined ? null : <p class="error">{problem}</p>}
       {sessions === undefined ? <p class="muted">Loading sessions…</p> : null}
       {sessions?.length === 0 ? <p class="muted">No sessions yet.</p> : null}
+      {sessions !== undefined && sessions.length > 0 && shown?.length === 0 ? <p class="muted">No session matches.</p> : null}
       <ul>
-        {sessions?.map((s) => (
-          <li key={s.sessionId}>
-            <a
-              class={s.sessionId === selected ? "session selected" : "session"}
-              data-session-id={s.sessionId}
-              {...linkTo({ _tag: "session", sessionId: s.sessionId }, onNavigate)}
-            >
-              <span class="title">
-                {s.running ? <span class="running-dot" title="running" /> : null}
-                {s.title ?? s.sessionId}
-              </span>
-              <span class="cwd">{s.cwd ?? ""}</span>
-              <span class="updated">{when(s.updatedAt)}</span>
-            </a>
-          </li>
+        {shown?.map((s) => (
+          <SessionRow key={s.sessionId} api={api} session={s} selected={s.sessionId === selected} onNavigate={onNavigate} />
         ))}
       </ul>
     </nav>

@@ -1,10 +1,13 @@
 import { Option } from "effect"
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks"
+import type { SessionListItem } from "../../../src/domain/host.js"
 import { type Api, describe } from "../api.js"
 import { restore, save } from "../cache.js"
 import { type Connection, follow } from "../follow.js"
+import { useFrameState } from "../frame-state.js"
 import type { MemoryReview } from "../memory.js"
 import { type EventRange, linkTo, type Route } from "../route.js"
+import { paneStatus } from "../session-list.js"
 import { blocksInRange, emptyTimeline, lastMemoryNote, type TimelineState } from "../timeline.js"
 import { BlockView } from "./Blocks.js"
 import { CompactResult, useCompaction } from "./Compact.js"
@@ -14,12 +17,12 @@ import { QueueView } from "./Queue.js"
 interface Props {
   readonly api: Api
   readonly sessionId: string
+  /** The session as the session list has it (its status knows a turn a dead process left open). */
+  readonly listed: SessionListItem | undefined
   /** Events to show first and mark (a memory's evidence), from the link that opened the session. */
   readonly events: EventRange | undefined
   readonly onNavigate: (route: Route) => void
   readonly review: MemoryReview["review"]
-  /** The session started or stopped running: the list may want to know. */
-  readonly onStatus: () => void
   /** A memory was proposed, approved, rejected or deleted in this session: the memory lists may want to know. */
   readonly onMemoryNote: () => void
 }
@@ -96,8 +99,8 @@ const useScrolling = (state: TimelineState, events: EventRange | undefined) => {
   return { ref, onScroll }
 }
 
-export const SessionPane = ({ api, sessionId, events, onNavigate, review, onStatus, onMemoryNote }: Props) => {
-  const [state, setState] = useState(() => Option.getOrElse(restore(sessionId), () => emptyTimeline(sessionId)))
+export const SessionPane = ({ api, sessionId, listed, events, onNavigate, review, onMemoryNote }: Props) => {
+  const [state, setState] = useFrameState(() => Option.getOrElse(restore(sessionId), () => emptyTimeline(sessionId)))
   const [connection, setConnection] = useState<Connection>({ _tag: "connecting" })
   const [cancelError, setCancelError] = useState<string | undefined>(undefined)
   const compaction = useCompaction(api, sessionId)
@@ -105,9 +108,9 @@ export const SessionPane = ({ api, sessionId, events, onNavigate, review, onStat
   const scroll = useScrolling(state, events)
   const marked = useMemo(() => (events === undefined ? new Set<number>() : blocksInRange(state, events)), [state, events])
   const memoryNote = lastMemoryNote(state)
+  const statsByTurn = useMemo(() => new Map(state.turns.map((turn) => [turn.turnId, turn])), [state.turns])
 
   useEffect(() => api.fork(follow(state, { onState: setState, onConnection: setConnection })), [api, sessionId])
-  useEffect(onStatus, [state.running])
   useEffect(() => {
     if (memoryNote > 0) onMemoryNote()
   }, [memoryNote])
@@ -118,11 +121,12 @@ export const SessionPane = ({ api, sessionId, events, onNavigate, review, onStat
   }
 
   const header = state.header
+  const status = paneStatus(state.running, listed?.status)
   return (
     <main class="pane">
       <header class="session-header">
         <div>
-          <h2>{header?.title ?? sessionId}</h2>
+          <h2>{header?.title ?? listed?.title ?? sessionId}</h2>
           <p class="muted">
             {header?.cwd ?? ""}
             {header?.model === undefined ? "" : ` · ${header.model}`}
@@ -140,8 +144,8 @@ export const SessionPane = ({ api, sessionId, events, onNavigate, review, onStat
               </button>
             </>
           ) : (
-            <span class="idle" role="status">
-              idle
+            <span class={status} role="status" title={status === "interrupted" ? "A turn of this session never ended: the process running it stopped." : undefined}>
+              {status}
             </span>
           )}
           <button
@@ -171,7 +175,13 @@ export const SessionPane = ({ api, sessionId, events, onNavigate, review, onStat
         {state.blocks.map((block) => (
           // `display: contents`: marks a block without changing the timeline's layout.
           <div key={block.sequence} class={marked.has(block.sequence) ? "slot marked" : "slot"}>
-            <BlockView api={api} sessionId={sessionId} block={block} review={review} />
+            <BlockView
+              api={api}
+              sessionId={sessionId}
+              block={block}
+              review={review}
+              stats={block._tag === "turnEnd" && block.turnId !== undefined ? statsByTurn.get(block.turnId) : undefined}
+            />
           </div>
         ))}
       </div>

@@ -1,42 +1,45 @@
-import { useCallback, useEffect, useState } from "preact/hooks"
+import { useEffect, useState } from "preact/hooks"
 import type { SessionListItem } from "../../../src/domain/host.js"
-import { type Api, describe } from "../api.js"
+import type { Api } from "../api.js"
 import { useMemoryReview } from "../memory.js"
 import { pushRoute, type Route, routeInUrl } from "../route.js"
+import { watchSessions } from "../watch-sessions.js"
 import { MemoryPanel } from "./MemoryPanel.js"
 import { SessionList } from "./SessionList.js"
 import { SessionPane } from "./SessionPane.js"
 
-/** Other clients may start or finish turns: the list is polled while the page is open. */
-const listRefreshMs = 5_000
+/** What the narrow screen's top bar names: the open session's title, or the view. */
+const placeOf = (route: Route, sessions: ReadonlyArray<SessionListItem> | undefined): string => {
+  switch (route._tag) {
+    case "home":
+      return "custom-agent"
+    case "memory":
+      return "Memory"
+    case "session":
+      return sessions?.find((s) => s.sessionId === route.sessionId)?.title ?? route.sessionId
+  }
+}
 
 export const Workspace = ({ api }: { readonly api: Api }) => {
   const [sessions, setSessions] = useState<ReadonlyArray<SessionListItem> | undefined>(undefined)
-  const [listError, setListError] = useState<string | undefined>(undefined)
+  const [listProblem, setListProblem] = useState<string | undefined>(undefined)
   const [route, setRoute] = useState(routeInUrl)
+  // Only narrow screens hide the sidebar (style.css); there it opens over the page on request.
+  const [sidebarOpen, setSidebarOpen] = useState(false)
   const memory = useMemoryReview(api)
 
-  const refresh = useCallback(async () => {
-    const result = await api.call((client) => client.ListSessions())
-    if (result._tag === "Left") return setListError(describe(result.left))
-    setListError(undefined)
-    setSessions([...result.right].sort((a, b) => b.updatedAt.localeCompare(a.updatedAt)))
-  }, [api])
-
+  // Other clients start, finish, rename and archive sessions: the server pushes each change.
+  useEffect(() => api.fork(watchSessions({ onSessions: setSessions, onProblem: setListProblem })), [api])
   useEffect(() => {
-    void refresh()
-    const timer = setInterval(() => void refresh(), listRefreshMs)
     const onPop = () => setRoute(routeInUrl())
     addEventListener("popstate", onPop)
-    return () => {
-      clearInterval(timer)
-      removeEventListener("popstate", onPop)
-    }
-  }, [refresh])
+    return () => removeEventListener("popstate", onPop)
+  }, [])
 
   const navigate = (next: Route) => {
     pushRoute(next)
     setRoute(next)
+    setSidebarOpen(false)
   }
 
   const main = () => {
@@ -55,10 +58,10 @@ export const Workspace = ({ api }: { readonly api: Api }) => {
             key={route.sessionId}
             api={api}
             sessionId={route.sessionId}
+            listed={sessions?.find((s) => s.sessionId === route.sessionId)}
             events={route.events}
             onNavigate={navigate}
             review={memory.review}
-            onStatus={refresh}
             onMemoryNote={memory.refresh}
           />
         )
@@ -66,15 +69,21 @@ export const Workspace = ({ api }: { readonly api: Api }) => {
   }
 
   return (
-    <div class="workspace">
+    <div class={sidebarOpen ? "workspace sidebar-open" : "workspace"}>
+      <header class="topbar">
+        <button type="button" class="sidebar-toggle" aria-controls="sessions" aria-expanded={sidebarOpen} onClick={() => setSidebarOpen(!sidebarOpen)}>
+          ☰ Sessions
+        </button>
+        <span class="here">{placeOf(route, sessions)}</span>
+      </header>
+      {sidebarOpen ? <div class="scrim" onClick={() => setSidebarOpen(false)} /> : null}
       <SessionList
         api={api}
         sessions={sessions}
-        error={listError}
+        problem={listProblem}
         route={route}
         pendingMemories={memory.candidates?.length}
         onNavigate={navigate}
-        onCreated={refresh}
       />
       {main()}
     </div>

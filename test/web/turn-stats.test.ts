@@ -1,0 +1,69 @@
+import { describe, expect, it } from "@effect/vitest"
+import type { AgentEvent } from "../../src/domain/events.js"
+import { durationOf, formatDuration, formatUsage, statsAfter, type TurnStats } from "../../web/src/turn-stats.js"
+import { recorder } from "./events.js"
+
+const edit = (toolCallId: string, path: string, isError = false) => ({
+  toolCallId,
+  output: isError ? "no match" : `edited ${path}`,
+  isError,
+  durationMs: 2,
+  ...(isError ? {} : { data: { _tag: "edit", path, before: "a\n", after: "b\n", diff: `--- a/${path}\n+++ b/${path}\n` } })
+})
+
+const noTurns: ReadonlyArray<TurnStats> = []
+const statsOf = (events: ReadonlyArray<AgentEvent>) => events.reduce(statsAfter, noTurns)
+
+describe("per-turn facts", () => {
+  it("sums a turn's tokens over its model steps, cache included, and lists the files its edits changed", () => {
+    const e = recorder()
+    const turns = statsOf([
+      e("session.created", { cwd: "/work", client: "web" }, undefined),
+      e("turn.started", { promptPreview: "fix" }),
+      e("model.completed", { stopReason: "tool_calls", usage: { inputTokens: 1000, outputTokens: 50, cacheReadTokens: 800, cacheWriteTokens: 200 } }),
+      e("tool.completed", edit("call_1", "a.ts")),
+      e("tool.completed", edit("call_2", "b.ts")),
+      e("tool.completed", edit("call_3", "a.ts")),
+      e("tool.completed", edit("call_4", "c.ts", true)),
+      e("tool.completed", { toolCallId: "call_5", output: "ok", isError: false, durationMs: 1, data: { _tag: "shell", command: "ls", exitCode: 0, timedOut: false, truncated: false } }),
+      e("model.completed", { stopReason: "final", usage: { inputTokens: 1200, outputTokens: 70, cacheReadTokens: 1000 } }),
+      e("turn.completed", { stopReason: "final" }),
+      e("turn.started", { promptPreview: "again" }, "turn_2"),
+      e("model.completed", { stopReason: "final", usage: { inputTokens: 10, outputTokens: 1 } }, "turn_2")
+    ])
+    expect(turns).toEqual([
+      {
+        turnId: "turn_1",
+        startedAt: "2025-01-01T00:00:02.000Z",
+        endedAt: "2025-01-01T00:00:10.000Z",
+        usage: { input: 2200, output: 120, cacheRead: 1800, cacheWrite: 200 },
+        files: [
+          { path: "a.ts", toolCallIds: ["call_1", "call_3"] },
+          { path: "b.ts", toolCallIds: ["call_2"] }
+        ]
+      },
+      { turnId: "turn_2", startedAt: "2025-01-01T00:00:11.000Z", usage: { input: 10, output: 1, cacheRead: 0, cacheWrite: 0 }, files: [] }
+    ])
+    const [first, second] = turns
+    expect(first === undefined ? undefined : durationOf(first)).toBe(8_000)
+    expect(second === undefined ? "none" : durationOf(second)).toBeUndefined()
+  })
+
+  it("keeps the identity of turns an event does not touch (their view does not render again)", () => {
+    const e = recorder()
+    const before = statsOf([e("turn.started", { promptPreview: "one" }), e("turn.completed", { stopReason: "final" }), e("turn.started", { promptPreview: "two" }, "turn_2")])
+    const after = statsAfter(before, e("model.completed", { stopReason: "final", usage: { inputTokens: 1, outputTokens: 1 } }, "turn_2"))
+    expect(after[0]).toBe(before[0])
+    expect(after[1]).not.toBe(before[1])
+    expect(statsAfter(after, e("model.delta", { text: "x" }, "turn_2"))).toBe(after)
+  })
+
+  it("says durations and token counts briefly", () => {
+    expect(formatDuration(850)).toBe("850 ms")
+    expect(formatDuration(3_240)).toBe("3.2 s")
+    expect(formatDuration(125_000)).toBe("2 min 5 s")
+    expect(formatDuration(3_780_000)).toBe("1 h 3 min")
+    expect(formatUsage({ input: 12_345, output: 678, cacheRead: 0, cacheWrite: 0 })).toBe("12,345 in · 678 out")
+    expect(formatUsage({ input: 1, output: 2, cacheRead: 3_000, cacheWrite: 40 })).toBe("1 in · 2 out · 3,000 cache read · 40 cache write")
+  })
+})

@@ -1,0 +1,86 @@
+import type { ToolOutcome } from "../timeline.js"
+import { type Arg, exitText, type ToolView } from "../tool-view.js"
+import { Diff } from "./Diff.js"
+
+/** A call's arguments as a table of names and values. */
+const ArgsTable = ({ args }: { readonly args: ReadonlyArray<Arg> }) =>
+  args.length === 0 ? null : (
+    <table class="args">
+      <tbody>
+        {args.map((arg) => (
+          <tr key={arg.key}>
+            <th scope="row">{arg.key}</th>
+            <td>
+              <code>{arg.value}</code>
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  )
+
+const Output = ({ result }: { readonly result: ToolOutcome }) =>
+  result.output === "" ? null : <pre class={result.isError ? "output error" : "output"}>{result.output}</pre>
+
+/** The line in the call's head beside its name: what it works on. */
+export const ToolSubject = ({ view }: { readonly view: ToolView }) => {
+  switch (view._tag) {
+    case "read":
+      return (
+        <span class="tool-subject">
+          <code class="path">{view.path}</code> <span class="lines">{view.lines ?? "whole file"}</span>
+        </span>
+      )
+    case "edit":
+      return (
+        <span class="tool-subject">
+          {view.verb} <code class="path">{view.path}</code>
+        </span>
+      )
+    case "shell":
+      return <span class="tool-subject muted">{view.description ?? ""}</span>
+    case "mcp":
+      return (
+        <span class="tool-subject">
+          <span class="mcp-server">{view.server}</span> › <span class="mcp-tool">{view.tool}</span>
+        </span>
+      )
+    case "other":
+      return <span class="tool-subject" />
+  }
+}
+
+/** What the call did: a read's content (folded), an edit's diff, a command's output and exit, arguments and output otherwise. */
+export const ToolBody = ({ view, result }: { readonly view: ToolView; readonly result: ToolOutcome | undefined }) => {
+  switch (view._tag) {
+    case "read":
+      if (result === undefined) return null
+      return result.isError ? (
+        <Output result={result} />
+      ) : (
+        <details class="read-content">
+          <summary>Content</summary>
+          <Output result={result} />
+        </details>
+      )
+    case "edit":
+      if (view.diff !== undefined) return <Diff text={view.diff} />
+      return result === undefined ? null : <Output result={result} />
+    case "shell":
+      return (
+        <div class="shell">
+          <pre class="command">$ {view.command}</pre>
+          {result === undefined ? null : <Output result={result} />}
+          {view.exit === undefined ? null : <p class={view.exit.exitCode === 0 ? "exit ok" : "exit failed"}>{exitText(view.exit)}</p>}
+        </div>
+      )
+    case "mcp":
+    case "other":
+      return (
+        <>
+          <ArgsTable args={view.args} />
+          {result === undefined ? null : <Output result={result} />}
+        </>
+      )
+  }
+}

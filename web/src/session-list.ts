@@ -1,0 +1,45 @@
+import type { SessionListFrame, SessionListItem, SessionStatus } from "../../src/domain/host.js"
+
+/** Newest activity first. */
+const byUpdated = (a: SessionListItem, b: SessionListItem) => b.updatedAt.localeCompare(a.updatedAt)
+
+/**
+ * The session list after one frame of the server's WatchSessions stream: a snapshot is the
+ * whole list, an update replaces (or adds) one session, a keep-alive changes nothing.
+ */
+export const applyListFrame = (
+  sessions: ReadonlyArray<SessionListItem> | undefined,
+  frame: SessionListFrame
+): ReadonlyArray<SessionListItem> | undefined => {
+  switch (frame._tag) {
+    case "Snapshot":
+      return [...frame.sessions].sort(byUpdated)
+    case "Updated": {
+      const others = (sessions ?? []).filter((s) => s.sessionId !== frame.session.sessionId)
+      return [...others, frame.session].sort(byUpdated)
+    }
+    case "KeepAlive":
+      return sessions
+  }
+}
+
+/**
+ * The sessions the list shows: archived ones only when asked for, and those whose title,
+ * working directory or id contain every word of the search (in any case).
+ */
+export const visibleSessions = (
+  sessions: ReadonlyArray<SessionListItem>,
+  search: string,
+  showArchived: boolean
+): ReadonlyArray<SessionListItem> => {
+  const words = search.toLowerCase().split(/\s+/).filter((word) => word !== "")
+  return sessions.filter((s) => {
+    if (s.archived && !showArchived) return false
+    const haystack = [s.title ?? "", s.cwd ?? "", s.sessionId].join("\n").toLowerCase()
+    return words.every((word) => haystack.includes(word))
+  })
+}
+
+/** What the session pane says it is doing: its own stream knows "running"; only the list knows a turn a dead process left open. */
+export const paneStatus = (running: boolean, listed: SessionStatus | undefined): SessionStatus =>
+  running ? "running" : listed === "interrupted" ? "interrupted" : "idle"

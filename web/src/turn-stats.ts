@@ -1,0 +1,102 @@
+import { Schema } from "effect"
+import type { AgentEvent } from "../../src/domain/events.js"
+
+/**
+ * What a turn cost and did, summed from its events: when it started and ended, the tokens of
+ * its model steps (`model.completed` usage) and the files its edits changed, each with the
+ * tool calls whose diffs show the change.
+ */
+export const TurnUsage = Schema.Struct({
+  input: Schema.Finite,
+  output: Schema.Finite,
+  cacheRead: Schema.Finite,
+  cacheWrite: Schema.Finite
+})
+export type TurnUsage = typeof TurnUsage.Type
+
+export const ChangedFile = Schema.Struct({ path: Schema.String, toolCallIds: Schema.Array(Schema.String) })
+export type ChangedFile = typeof ChangedFile.Type
+
+export const TurnStats = Schema.Struct({
+  turnId: Schema.String,
+  startedAt: Schema.String,
+  endedAt: Schema.optional(Schema.String),
+  usage: TurnUsage,
+  files: Schema.Array(ChangedFile)
+})
+export type TurnStats = typeof TurnStats.Type
+
+const noUsage: TurnUsage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }
+
+/** Updates the turn an event belongs to (created if the view never saw it start); other turns keep their identity. */
+const updateTurn = (turns: ReadonlyArray<TurnStats>, event: AgentEvent, update: (turn: TurnStats) => TurnStats): ReadonlyArray<TurnStats> => {
+  const turnId = event.turnId
+  if (turnId === undefined) return turns
+  const index = turns.findLastIndex((t) => t.turnId === turnId)
+  const found = turns[index]
+  if (found === undefined) return [...turns, update({ turnId, startedAt: event.timestamp, usage: noUsage, files: [] })]
+  return turns.map((t, i) => (i === index ? update(found) : t))
+}
+
+const withChange = (files: ReadonlyArray<ChangedFile>, path: string, toolCallId: string): ReadonlyArray<ChangedFile> =>
+  files.some((f) => f.path === path)
+    ? files.map((f) => (f.path === path ? { path, toolCallIds: [...f.toolCallIds, toolCallId] } : f))
+    : [...files, { path, toolCallIds: [toolCallId] }]
+
+export const statsAfter = (turns: ReadonlyArray<TurnStats>, event: AgentEvent): ReadonlyArray<TurnStats> => {
+  switch (event.type) {
+    case "turn.started":
+      return updateTurn(turns, event, (t) => ({ ...t, startedAt: event.timestamp }))
+    case "model.completed": {
+      const { inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens } = event.payload.usage
+      return updateTurn(turns, event, (t) => ({
+        ...t,
+        usage: {
+          input: t.usage.input + inputTokens,
+          output: t.usage.output + outputTokens,
+          cacheRead: t.usage.cacheRead + (cacheReadTokens ?? 0),
+          cacheWrite: t.usage.cacheWrite + (cacheWriteTokens ?? 0)
+        }
+      }))
+    }
+    case "tool.completed": {
+      const { data, isError, toolCallId } = event.payload
+      if (data?._tag !== "edit" || isError) return turns
+      return updateTurn(turns, event, (t) => ({ ...t, files: withChange(t.files, data.path, toolCallId) }))
+    }
+    case "turn.completed":
+      return updateTurn(turns, event, (t) => ({ ...t, endedAt: event.timestamp }))
+    default:
+      return turns
+  }
+}
+
+/** "850 ms", "3.2 s", "2 min 5 s", "1 h 3 min". */
+export const formatDuration = (ms: number): string => {
+  if (ms < 1_000) return `${Math.max(0, Math.round(ms))} ms`
+  if (ms < 60_000) return `${(ms / 1_000).toFixed(1)} s`
+  const seconds = Math.round(ms / 1_000)
+  if (seconds < 3_600) return `${Math.floor(seconds / 60)} min ${seconds % 60} s`
+  return `${Math.floor(seconds / 3_600)} h ${Math.floor((seconds % 3_600) / 60)} min`
+}
+
+const count = (n: number) => Math.round(n).toLocaleString("en-US")
+
+/** The token counts worth showing: input and output always, the cache only when it was used. */
+export const formatUsage = (usage: TurnUsage): string =>
+  [
+    `${count(usage.input)} in`,
+    `${count(usage.output)} out`,
+    ...(usage.cacheRead > 0 ? [`${count(usage.cacheRead)} cache read`] : []),
+    ...(usage.cacheWrite > 0 ? [`${count(usage.cacheWrite)} cache write`] : [])
+  ].join(" · ")
+
+/** How long the turn took; undefined while it runs (or when its times cannot be read). */
+export const durationOf = (turn: TurnStats): number | undefined => {
+  if (turn.endedAt === undefined) return undefined
+  const ms = Date.parse(turn.endedAt) - Date.parse(turn.startedAt)
+  return Number.isFinite(ms) ? ms : undefined
+}
+
+/** The id of a tool call's block in the page, for links to its diff. */
+export const toolAnchor = (toolCallId: string): string => `tool-${toolCallId}`

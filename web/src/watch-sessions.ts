@@ -1,0 +1,51 @@
+import { Cause, Duration, Effect, Exit, Option, Stream } from "effect"
+import type { SessionListItem } from "../../src/domain/host.js"
+import { AgentClient } from "../../src/rpc/client.js"
+import { describe, isRefused } from "./api.js"
+import { applyListFrame } from "./session-list.js"
+
+export interface WatchHandlers {
+  /** The whole list, newest first, after every change. */
+  readonly onSessions: (sessions: ReadonlyArray<SessionListItem>) => void
+  /** Why the list may be out of date (undefined once it is live again). */
+  readonly onProblem: (problem: string | undefined) => void
+}
+
+const backoff = (failures: number) => Duration.millis(Math.min(250 * 2 ** failures, 5_000))
+
+/**
+ * Follows the server's session list (WatchSessions) for as long as the page is open: a
+ * snapshot, then each change as it happens. A dropped stream is opened again after a growing
+ * pause, and its new snapshot replaces the list; a refused token ends it (the page asks for a
+ * new one).
+ */
+export const watchSessions = (handlers: WatchHandlers): Effect.Effect<void, never, AgentClient> =>
+  Effect.gen(function* () {
+    const client = yield* AgentClient
+    let failures = 0
+    for (;;) {
+      let sessions: ReadonlyArray<SessionListItem> | undefined = undefined
+      const outcome = yield* client.WatchSessions().pipe(
+        Stream.runForEachChunk((frames) =>
+          Effect.sync(() => {
+            const before = sessions
+            for (const frame of frames) sessions = applyListFrame(sessions, frame)
+            failures = 0
+            handlers.onProblem(undefined)
+            if (sessions !== undefined && sessions !== before) handlers.onSessions(sessions)
+          })
+        ),
+        Effect.exit
+      )
+      const failure = Exit.isSuccess(outcome) ? Option.none() : Cause.failureOption(outcome.cause)
+      if (Option.isSome(failure) && isRefused(failure.value)) return handlers.onProblem(describe(failure.value))
+      handlers.onProblem(
+        Option.isSome(failure)
+          ? describe(failure.value)
+          : Exit.isSuccess(outcome) || Cause.isInterruptedOnly(outcome.cause)
+            ? "The server closed the session list."
+            : Cause.pretty(outcome.cause)
+      )
+      yield* Effect.sleep(backoff(failures++))
+    }
+  })
