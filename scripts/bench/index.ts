@@ -1,4 +1,5 @@
 import * as AgentLoop from "./agent-loop.js"
+import * as Checkpoints from "./checkpoints.js"
 import * as Cluster from "./cluster.js"
 import * as EffectOps from "./effect-ops.js"
 import * as EndToEnd from "./end-to-end.js"
@@ -20,6 +21,7 @@ const benches: ReadonlyArray<{ readonly id: string; readonly name: string; reado
   { id: "sandbox", name: "sandbox: added latency per shell call (issue 15)", run: Sandbox.run },
   { id: "sessions", name: "sessions: what 10,000 one-turn sessions leave behind in one host (issue 16)", run: Sessions.run },
   { id: "cluster", name: "cluster: prompts per second through 1, 2 and 3 runners, failover time (issue 17)", run: Cluster.run },
+  { id: "checkpoints", name: "checkpoints: a snapshot of a 10,000-file workspace, unchanged and with one file changed (issue 19)", run: Checkpoints.run },
   { id: "profile", name: "profile of a 100-step chain", run: Profile.run, onlyWhenNamed: true },
   { id: "floors", name: "floors: the engine alone, one HTTP round trip", run: Floors.run, onlyWhenNamed: true },
   { id: "effect-ops", name: "effect operations per chain step", run: EffectOps.run, onlyWhenNamed: true }

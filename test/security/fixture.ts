@@ -141,12 +141,14 @@ export const gitRepo = (fx: Fixture) => {
   git(fx.ws, "remote", "add", "origin", join(fx.outside, "remote.git"))
 }
 
-/** Paths a turn writes on its own (the session store); left out of snapshots. */
+/** Paths a turn writes on its own (the session store, the workspace's checkpoints); left out of snapshots. */
 const ignored = (rel: string) =>
   rel === "data" ||
   rel === "data/sessions" ||
   rel.startsWith("data/sessions/") ||
   rel.startsWith("data/custom-agent.db") ||
+  rel === "data/checkpoints" ||
+  rel.startsWith("data/checkpoints/") ||
   // npm's cache and logs under the fake home: noise from legitimate `npm test` runs.
   rel === "home/.npm" ||
   rel.startsWith("home/.npm/")

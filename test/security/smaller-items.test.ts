@@ -11,7 +11,7 @@ import { callId, prepareFixture, scriptPath } from "./run-case.js"
 describe("smaller items", () => {
   afterAll(removeFixtures)
 
-  it("a data dir the agent creates is private: the folder 0700, its files 0600", { timeout: 60_000 }, async () => {
+  it("a data dir the agent creates is private: the folders 0700, its files 0600 (0400 for git's read-only checkpoint objects)", { timeout: 60_000 }, async () => {
     const c: SecurityCase = { name: "private data", rules: [allowShell("echo *")], calls: [sh("echo secret-ish output")], expect: { kind: "allowed" } }
     const fx = prepareFixture(c)
     const data = join(fx.root, "fresh-data")
@@ -21,11 +21,14 @@ describe("smaller items", () => {
     })
     expect(result.code, result.stderr).toBe(0)
     expect((statSync(data).mode & 0o777).toString(8)).toBe("700")
-    const files = readdirSync(data, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile())
+    const entries = readdirSync(data, { recursive: true, withFileTypes: true })
+    const files = entries.filter((entry) => entry.isFile())
     expect(files.length).toBeGreaterThan(0)
-    for (const file of files) {
-      expect(`${file.name} ${(statSync(join(file.parentPath, file.name)).mode & 0o777).toString(8)}`).toBe(`${file.name} 600`)
-    }
+    // The shell call made a checkpoint: its private repository is in here too.
+    expect(entries.some((entry) => entry.isDirectory() && entry.name === "checkpoints")).toBe(true)
+    const modeOf = (entry: { readonly name: string; readonly parentPath: string }) => (statSync(join(entry.parentPath, entry.name)).mode & 0o777).toString(8)
+    for (const file of files) expect([`${file.name} 600`, `${file.name} 400`]).toContain(`${file.name} ${modeOf(file)}`)
+    for (const dir of entries.filter((entry) => entry.isDirectory())) expect(`${dir.name} ${modeOf(dir)}`).toBe(`${dir.name} 700`)
   })
 
   it("run --server --approve deny records the answer as the policy's, not a person's", { timeout: 60_000 }, async () => {
