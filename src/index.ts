@@ -6,18 +6,21 @@
  */
 
 // Domain: the event catalogue, normalized model types, tools, permissions, errors.
+export * from "./domain/checkpoints.js"
 export * from "./domain/decode.js"
 export * from "./domain/errors.js"
 export * from "./domain/events.js"
 export * from "./domain/host.js"
 export * from "./domain/model.js"
 export * from "./domain/permissions.js"
+export * from "./domain/rewind.js"
 export * from "./domain/sandbox.js"
 export * from "./domain/session-log.js"
 export * from "./domain/tools.js"
 
 // Ports: one service per boundary.
 export * from "./services/Approvals.js"
+export { CheckpointError, Checkpoints, type CheckpointsShape, type Restored, type Snapshot } from "./services/Checkpoints.js"
 export * from "./services/ContextBuilder.js"
 export * from "./services/EventBus.js"
 export * from "./services/EventStore.js"
@@ -37,6 +40,8 @@ export {
   type Draft,
   layer as sessionEngineLayer,
   make as makeSessionEngine,
+  type RedoRequest,
+  type RewindRequest,
   type RunTurnInput,
   SessionEngine,
   type SessionEngineOptions,
@@ -80,3 +85,4 @@ export { serverLayer, type ServerOptions } from "./rpc/server.js"
 // Ready-made wirings (what the CLI uses).
 export { agentLayer, type AgentConfig, coreLayer } from "./app/agent.js"
 export { hostLayer, type HostConfig } from "./app/host.js"
+export { checkpointsLayer } from "./app/checkpoints.js"

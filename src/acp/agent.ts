@@ -1,5 +1,7 @@
 import type {
   CancelNotification,
+  ForkSessionRequest,
+  ForkSessionResponse,
   InitializeRequest,
   InitializeResponse,
   ListSessionsRequest,
@@ -12,8 +14,8 @@ import type {
   PromptResponse,
   SetSessionModeRequest,
   SetSessionModeResponse
-} from "@agentclientprotocol/sdk"
-import { PROTOCOL_VERSION } from "@agentclientprotocol/sdk"
+} from "@agentclientprotocol/sdk/unstable"
+import { PROTOCOL_VERSION } from "@agentclientprotocol/sdk/unstable"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Stream from "effect/Stream"
@@ -37,6 +39,7 @@ export interface AcpAgent {
   readonly initialize: (params: InitializeRequest) => Effect.Effect<InitializeResponse>
   readonly newSession: (params: NewSessionRequest) => Effect.Effect<NewSessionResponse, ProtocolError>
   readonly loadSession: (params: LoadSessionRequest) => Effect.Effect<LoadSessionResponse, ProtocolError>
+  readonly forkSession: (params: ForkSessionRequest) => Effect.Effect<ForkSessionResponse, ProtocolError>
   readonly listSessions: (params: ListSessionsRequest) => Effect.Effect<ListSessionsResponse, ProtocolError>
   readonly setMode: (params: SetSessionModeRequest) => Effect.Effect<SetSessionModeResponse, ProtocolError>
   readonly prompt: (params: PromptRequest) => Effect.Effect<PromptResponse, ProtocolError>
@@ -72,8 +75,8 @@ export const make = (peer: ClientPeer, barrier: UpdateBarrier, info: AgentInfo) 
     const deps = { host, pending, peer, files, barrier, cancel: cancelSession }
 
     /** The client's MCP servers, for the hub to add to the session's own. */
-    const serversOf = (params: NewSessionRequest | LoadSessionRequest) =>
-      Either.match(mcpServerConfigs(params.mcpServers), { onLeft: invalidParams, onRight: Effect.succeed })
+    const serversOf = (params: NewSessionRequest | LoadSessionRequest | ForkSessionRequest) =>
+      Either.match(mcpServerConfigs(params.mcpServers ?? []), { onLeft: invalidParams, onRight: Effect.succeed })
 
     const checkCwd = (cwd: string) => (isAbsolute(cwd) ? Effect.void : invalidParams(`cwd must be an absolute path, got ${cwd}`))
 
@@ -88,7 +91,8 @@ export const make = (peer: ClientPeer, barrier: UpdateBarrier, info: AgentInfo) 
               loadSession: true,
               promptCapabilities: { image: false, audio: false, embeddedContext: true },
               mcpCapabilities: { http: true, sse: false },
-              sessionCapabilities: { list: {} }
+              // `fork` is unstable in ACP (the SDK's /unstable entry point): a client that does not know it ignores it.
+              sessionCapabilities: { list: {}, fork: {} }
             },
             authMethods: [],
             agentInfo: { name: info.name, title: info.name, version: info.version }
@@ -127,6 +131,20 @@ export const make = (peer: ClientPeer, barrier: UpdateBarrier, info: AgentInfo) 
           // The stored mode: what the session ran under in the process that set it.
           const session = sessions.open(view.sessionId, view.cwd, acpModeOf(view.permissionMode))
           return { modes: modeState(session.mode) }
+        }),
+
+      forkSession: (params) =>
+        Effect.gen(function* () {
+          yield* checkCwd(params.cwd)
+          const servers = yield* serversOf(params)
+          // All of the source's history: the host copies it up to its last completed turn.
+          const view = yield* host.forkSession(params.sessionId, { by: "acp" }).pipe(Effect.mapError(fromEngineError))
+          if (view.cwd !== params.cwd) {
+            yield* Effect.logWarning(`the fork ${view.sessionId} works in ${view.cwd}, its source's workspace, not in ${params.cwd}`)
+          }
+          yield* hub.configureSession(view.sessionId, view.cwd, servers)
+          const session = sessions.open(view.sessionId, view.cwd, acpModeOf(view.permissionMode))
+          return { sessionId: view.sessionId, modes: modeState(session.mode) }
         }),
 
       listSessions: (params) =>

@@ -1,6 +1,6 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { methods } from "@agentclientprotocol/sdk"
+import { methods } from "@agentclientprotocol/sdk/unstable"
 import { LocalFileAccess } from "../layers/tools/local-file-access.js"
 import { type FileAccess, FileAccessError, Files } from "../services/ToolRouter.js"
 import type { ClientPeer } from "./peer.js"

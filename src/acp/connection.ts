@@ -1,5 +1,5 @@
-import type { Stream as AcpStream } from "@agentclientprotocol/sdk"
-import { agent as agentApp, methods, RequestError } from "@agentclientprotocol/sdk"
+import type { Stream as AcpStream } from "@agentclientprotocol/sdk/unstable"
+import { agent as agentApp, methods, RequestError } from "@agentclientprotocol/sdk/unstable"
 import * as Effect from "effect/Effect"
 import * as FiberSet from "effect/FiberSet"
 import type { AcpAgent } from "./agent.js"
@@ -25,6 +25,7 @@ export const serveConnection = (stream: AcpStream, peer: ClientPeer, agent: AcpA
       .onRequest(methods.agent.initialize, ({ params }) => handle(agent.initialize(params)))
       .onRequest(methods.agent.session.new, ({ params }) => handle(agent.newSession(params)))
       .onRequest(methods.agent.session.load, ({ params }) => handle(agent.loadSession(params)))
+      .onRequest(methods.agent.session.fork, ({ params }) => handle(agent.forkSession(params)))
       .onRequest(methods.agent.session.list, ({ params }) => handle(agent.listSessions(params)))
       .onRequest(methods.agent.session.setMode, ({ params }) => handle(agent.setMode(params)))
       .onRequest(methods.agent.session.prompt, ({ params, signal }) => {

@@ -1,4 +1,4 @@
-import type { ToolCallContent, ToolCallUpdate } from "@agentclientprotocol/sdk"
+import type { ToolCallContent, ToolCallUpdate } from "@agentclientprotocol/sdk/unstable"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"

@@ -1,5 +1,6 @@
 import * as Data from "effect/Data"
 import type { EngineError } from "../domain/errors.js"
+import type { RewindUnavailable } from "../domain/rewind.js"
 import type { McpError } from "../services/McpHub.js"
 
 /**
@@ -22,5 +23,5 @@ export const internalError = (message: string, data?: unknown) =>
 export const sessionNotFound = (sessionId: string) =>
   new ProtocolError({ code: -32002, message: "Resource not found", data: { sessionId } })
 
-export const fromEngineError = (error: EngineError | McpError): ProtocolError =>
+export const fromEngineError = (error: EngineError | McpError | RewindUnavailable): ProtocolError =>
   error._tag === "SessionNotFound" ? sessionNotFound(error.sessionId) : internalError(error.message, { reason: error._tag })

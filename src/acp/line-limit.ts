@@ -1,5 +1,5 @@
-import type { Stream as AcpStream } from "@agentclientprotocol/sdk"
-import { DEFAULT_MAX_MESSAGE_BYTES, ndJsonStream, RequestError } from "@agentclientprotocol/sdk"
+import type { Stream as AcpStream } from "@agentclientprotocol/sdk/unstable"
+import { DEFAULT_MAX_MESSAGE_BYTES, ndJsonStream, RequestError } from "@agentclientprotocol/sdk/unstable"
 
 const NEWLINE = 0x0a
 

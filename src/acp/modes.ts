@@ -1,4 +1,4 @@
-import type { SessionModeState } from "@agentclientprotocol/sdk"
+import type { SessionModeState } from "@agentclientprotocol/sdk/unstable"
 import type { PermissionMode } from "../domain/permissions.js"
 
 /** The permission modes an editor may pick; `bypass` stays a command-line-only choice. */

@@ -5,8 +5,8 @@ import type {
   ClientRequestParamsByMethod,
   ClientRequestResponsesByMethod,
   SessionNotification
-} from "@agentclientprotocol/sdk"
-import { methods } from "@agentclientprotocol/sdk"
+} from "@agentclientprotocol/sdk/unstable"
+import { methods } from "@agentclientprotocol/sdk/unstable"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import { messageOf } from "../domain/cause-message.js"

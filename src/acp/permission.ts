@@ -1,5 +1,5 @@
-import type { PermissionOption, RequestPermissionOutcome, ToolCallUpdate } from "@agentclientprotocol/sdk"
-import { methods } from "@agentclientprotocol/sdk"
+import type { PermissionOption, RequestPermissionOutcome, ToolCallUpdate } from "@agentclientprotocol/sdk/unstable"
+import { methods } from "@agentclientprotocol/sdk/unstable"
 import * as Effect from "effect/Effect"
 import * as Schedule from "effect/Schedule"
 import type { PermissionAnswer } from "../domain/host.js"

@@ -1,4 +1,4 @@
-import type { ContentBlock } from "@agentclientprotocol/sdk"
+import type { ContentBlock } from "@agentclientprotocol/sdk/unstable"
 import * as Either from "effect/Either"
 
 /**

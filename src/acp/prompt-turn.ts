@@ -1,4 +1,4 @@
-import type { PromptResponse, SessionUpdate, StopReason } from "@agentclientprotocol/sdk"
+import type { PromptResponse, SessionUpdate, StopReason } from "@agentclientprotocol/sdk/unstable"
 import * as Effect from "effect/Effect"
 import * as FiberSet from "effect/FiberSet"
 import type * as Scope from "effect/Scope"

@@ -1,4 +1,4 @@
-import type { Stream as AcpStream } from "@agentclientprotocol/sdk"
+import type { Stream as AcpStream } from "@agentclientprotocol/sdk/unstable"
 import * as Effect from "effect/Effect"
 import * as Logger from "effect/Logger"
 import { Console } from "node:console"

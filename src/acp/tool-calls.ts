@@ -1,4 +1,4 @@
-import type { ToolCallLocation, ToolKind } from "@agentclientprotocol/sdk"
+import type { ToolCallLocation, ToolKind } from "@agentclientprotocol/sdk/unstable"
 import { isAbsolute, resolve } from "node:path"
 
 const kinds: Readonly<Record<string, ToolKind>> = {

@@ -1,5 +1,6 @@
-import type { SessionUpdate, ToolCallContent, ToolCallUpdate } from "@agentclientprotocol/sdk"
+import type { SessionUpdate, ToolCallContent, ToolCallUpdate } from "@agentclientprotocol/sdk/unstable"
 import type { AgentEvent, EventOf } from "../domain/events.js"
+import { sessionNote } from "./session-notes.js"
 import { absolutePath, kindOf, locationsOf, titleOf } from "./tool-calls.js"
 
 export interface TranslatorOptions {
@@ -99,6 +100,12 @@ export const makeTranslator = (options: TranslatorOptions): Translator => {
         return event.payload.title === undefined ? [] : [{ sessionUpdate: "session_info_update", title: event.payload.title }]
       case "session.renamed":
         return [{ sessionUpdate: "session_info_update", title: event.payload.title }]
+      case "checkpoint.restored":
+      case "conversation.rewound":
+      case "session.forked":
+        // A message of its own: a note about the session between its turns, not part of an answer.
+        endMessage()
+        return [{ sessionUpdate: "agent_message_chunk", messageId: event.id, content: { type: "text", text: sessionNote(event) } }]
       case "model.completed":
       case "turn.started":
         endMessage()
@@ -116,8 +123,23 @@ export const makeTranslator = (options: TranslatorOptions): Translator => {
         open.clear()
         return left
       }
-      default:
-        // The rest (the header, inbox changes, failures the turn's end reports) shows nothing in an editor.
+      // The rest shows nothing in an editor: listed, so a new event type has to be decided on here.
+      case "session.mode_changed":
+      case "session.archived":
+      case "model.failed":
+      case "permission.requested":
+      case "inbox.updated":
+      case "context.source":
+      case "context.built":
+      case "context.compacted":
+      case "memory.candidate_proposed":
+      case "memory.approved":
+      case "memory.rejected":
+      case "memory.deleted":
+      case "skill.loaded":
+      case "mcp.notice":
+      case "permission.project_rules":
+      case "checkpoint.recorded":
         return []
     }
   }

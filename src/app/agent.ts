@@ -8,6 +8,7 @@ import { LocalFilesLive } from "../layers/tools/local-file-access.js"
 import * as ContextSources from "../layers/context/builder.js"
 import * as MemoryFile from "../layers/memory/file-store.js"
 import type { Approvals } from "../services/Approvals.js"
+import type { Checkpoints } from "../services/Checkpoints.js"
 import type { ContextBuilder } from "../services/ContextBuilder.js"
 import type { StoreFailure } from "../domain/errors.js"
 import type { EventStore } from "../services/EventStore.js"
@@ -18,6 +19,7 @@ import type { ModelGateway } from "../services/ModelGateway.js"
 import type { PermissionEngine } from "../services/PermissionEngine.js"
 import type { Skills } from "../services/Skills.js"
 import type { Files, ToolRouter } from "../services/ToolRouter.js"
+import { checkpointsLayer } from "./checkpoints.js"
 import { approvalsFile, memoryFile, type StoreKind, trustFile, userPermissionsFile } from "./locations.js"
 import { type ModelSelection, modelLayer } from "./model.js"
 import { storeLayer } from "./store.js"
@@ -41,6 +43,8 @@ export interface AgentConfig {
   readonly eventStore?: Layer.Layer<EventStore, StoreFailure>
   /** Where shell commands and stdio MCP servers run (default: `auto`, the network closed unless settings open it). */
   readonly sandbox?: SandboxConfig
+  /** Where workspace checkpoints are kept (default: private repositories under the data directory). */
+  readonly checkpoints?: Layer.Layer<Checkpoints>
 }
 
 export type CoreServices =
@@ -84,6 +88,9 @@ export const coreLayer = (config: AgentConfig) => {
   )
 }
 
+/** The engine records checkpoints and restores files through these; an engine given none records none. */
+export const checkpointsOf = (config: AgentConfig): Layer.Layer<Checkpoints> => config.checkpoints ?? checkpointsLayer(config.dataDir)
+
 export const engineOptions = (config: AgentConfig): SessionEngine.SessionEngineOptions => ({
   ...SessionEngine.defaultEngineOptions,
   ...config.engine
@@ -95,5 +102,6 @@ export const agentLayer = (config: AgentConfig) =>
     Layer.provideMerge(coreLayer(config)),
     // Nobody subscribes here: the turn's stream is the only reader.
     Layer.provide(noEventBus),
+    Layer.provide(checkpointsOf(config)),
     Layer.provide(config.approvals ?? PolicyApprovals.layer("deny"))
   )

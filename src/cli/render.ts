@@ -89,6 +89,11 @@ export const makeRenderer = (options: RenderOptions) => {
         return options.live ? [] : line("out", dim(`  title: ${event.payload.title} (set by ${event.payload.by})`))
       case "session.archived":
         return options.live ? [] : line("out", dim(`  ${event.payload.archived ? "archived" : "unarchived"} by ${event.payload.by}`))
+      case "session.forked": {
+        const { sourceSessionId, atSequence, copiedThrough } = event.payload
+        const cut = copiedThrough < atSequence ? `, through #${copiedThrough}: the turn at #${atSequence} had not ended` : ""
+        return options.live ? [] : line("out", dim(`  forked from ${sourceSessionId} at #${atSequence}${cut}`))
+      }
       case "session.mode_changed":
         return line(side, dim(`  mode: ${event.payload.mode} (set by ${event.payload.by})`))
       case "turn.started":
@@ -178,6 +183,21 @@ export const makeRenderer = (options: RenderOptions) => {
         return line(side, dim(`  skill loaded: ${event.payload.name}`))
       case "mcp.notice":
         return line(side, (event.payload.state === "ready" || event.payload.state === "tools_changed" ? dim : red)(`  mcp ${event.payload.server}: ${event.payload.state.replace("_", " ")}${event.payload.message === undefined ? "" : ` (${oneLine(event.payload.message, 160)})`}`))
+      case "checkpoint.recorded": {
+        const { changed, notKept, trigger } = event.payload
+        if (options.live && changed.length === 0 && notKept.length === 0) return []
+        const what = trigger === "before_tools" ? "checkpoint before tools" : "checkpoint"
+        const left = notKept.length === 0 ? "" : yellow(` (not kept: ${notKept.map((file) => `${file.path} ${file.reason.replace(/_/g, " ")}`).join(", ")})`)
+        return line(side, dim(`  ${what} #${event.sequence}: ${changed.length === 0 ? "no changes" : `${changed.length} changed`}`) + left)
+      }
+      case "checkpoint.restored": {
+        const { paths, drift, by, redo, checkpointSequence } = event.payload
+        const files = paths.length === 0 ? "nothing to restore" : `${paths.length} file(s): ${oneLine(paths.join(", "), 100)}`
+        const overwrote = drift.length === 0 ? "" : yellow(` (overwrote changes made outside the agent: ${drift.join(", ")})`)
+        return line(side, cyan(`↺ ${redo ? "redo: " : ""}files restored to checkpoint #${checkpointSequence} by ${by}: ${files}`) + overwrote)
+      }
+      case "conversation.rewound":
+        return line(side, cyan(`↺ ${event.payload.redo ? "redo: " : ""}conversation rewound to #${event.payload.toSequence} by ${event.payload.by}`))
       case "turn.completed": {
         const { stopReason, errorCode, message } = event.payload
         if (stopReason === "final") {

@@ -1,6 +1,7 @@
 import * as Effect from "effect/Effect"
 import type { ProjectTrust } from "../domain/permissions.js"
 import type { PermissionEngineShape } from "../services/PermissionEngine.js"
+import { askLine, isYes } from "./ask-line.js"
 
 /** What a person is asked to trust: the file, its hash, and the allow rules it would turn on. */
 export const describeTrust = (status: ProjectTrust): string => {
@@ -11,14 +12,6 @@ export const describeTrust = (status: ProjectTrust): string => {
 
 /** Whether trust would change anything: allow rules to turn on, or the network to open. */
 export const widens = (status: ProjectTrust) => status.allowRules.length > 0 || status.opensNetwork
-
-/** Reads one line from a terminal; closed with the effect (or its interruption). */
-const question = (input: NodeJS.ReadableStream, output: NodeJS.WritableStream, text: string): Effect.Effect<string> =>
-  Effect.acquireUseRelease(
-    Effect.promise(() => import("node:readline/promises")).pipe(Effect.map((readline) => readline.createInterface({ input, output }))),
-    (rl) => Effect.promise((signal) => rl.question(text, { signal })),
-    (rl) => Effect.sync(() => rl.close())
-  )
 
 /**
  * Before a turn on a terminal: a project whose rules file holds allow rules nobody trusted yet
@@ -34,8 +27,8 @@ export const promptForTrust = (
     const status = yield* permissions.projectTrust(workspaceRoot)
     if (status.trusted || !widens(status) || status.sha256 === undefined) return status
     io.output.write(`This project's own configuration widens what the agent may do, and is not trusted yet:\n${describeTrust(status)}\n`)
-    const answer = yield* question(io.input, io.output, "Trust it? [y/N] ")
-    if (!/^y(es)?$/i.test(answer.trim())) {
+    const answer = yield* askLine(io.input, io.output, "Trust it? [y/N] ")
+    if (!isYes(answer)) {
       io.output.write("Not trusted: only its deny and ask rules apply, the network stays closed (custom-agent trust to change that).\n")
       return status
     }

@@ -15,8 +15,10 @@ import { type EngineError, type EventStoreError, SessionNotFound, type StoreFail
 import type { AgentEvent, MessageMode } from "../domain/events.js"
 import type { PromptReceipt, QueueAction, QueuedMessageNotFound } from "../domain/host.js"
 import type { PermissionMode } from "../domain/permissions.js"
+import type { RewindResult } from "../domain/rewind.js"
 import { titleOf } from "../domain/session-title.js"
 import { Approvals } from "../services/Approvals.js"
+import { Checkpoints } from "../services/Checkpoints.js"
 import { ContextBuilder } from "../services/ContextBuilder.js"
 import { DirectPull, type DirectlyPullable } from "../services/direct-pull.js"
 import { EventBus } from "../services/EventBus.js"
@@ -27,15 +29,19 @@ import { MemoryStore } from "../services/MemoryStore.js"
 import { ModelGateway } from "../services/ModelGateway.js"
 import { PermissionEngine } from "../services/PermissionEngine.js"
 import { Files, ToolRouter } from "../services/ToolRouter.js"
+import { checkpointRecorder } from "./checkpoint-record.js"
 import { compactHistory } from "./compaction.js"
 import { mailboxPull } from "./mailbox-pull.js"
 import { projectRulesDrafts } from "./project-rules-record.js"
+import { type RedoRequest, redo, rewind, type RewindError, type RewindRequest } from "./rewind.js"
+import { addEvent, emptyRewindHistory } from "./rewind-history.js"
 import { changeMode, claimTurn, type Draft, loadActor, makeActor, type RunningTurn, type SessionActor } from "./session-actor.js"
 import { type DriveServices, drive, editQueue, queueMessage, startDriving, takeNext, takeSteering } from "./session-inbox.js"
 import { emptySessionState, type SessionHeader, type SessionState } from "./session-state.js"
 import { runTurnBody, type TurnOutcome } from "./turn.js"
 
 export type { Draft } from "./session-actor.js"
+export type { RedoRequest, RewindRequest } from "./rewind.js"
 
 export interface CreateSessionInput {
   readonly cwd: string
@@ -154,6 +160,14 @@ export interface SessionEngineShape {
    * none when it already is. A running turn's next permission check already uses it.
    */
   readonly setMode: (sessionId: string, mode: PermissionMode, by: string) => Effect.Effect<Option.Option<AgentEvent>, EngineError>
+  /**
+   * A person's rewind of the files, the conversation or both (`rewind.ts`), while no turn runs
+   * (else TurnInProgress). Files need the Checkpoints service; without it only the
+   * conversation of a session that never recorded a checkpoint can go back.
+   */
+  readonly rewind: (sessionId: string, request: RewindRequest) => Effect.Effect<RewindResult, EngineError | RewindError>
+  /** Undoes the session's last rewind not undone yet, while no turn runs. */
+  readonly redo: (sessionId: string, request: RedoRequest) => Effect.Effect<RewindResult, EngineError | RewindError>
 }
 
 export class SessionEngine extends Context.Tag("custom-agent/SessionEngine")<SessionEngine, SessionEngineShape>() {}
@@ -180,6 +194,8 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
     const memory = yield* MemoryStore
     const mcp = yield* McpHub
     const bus = yield* EventBus
+    // Optional: an embedder without a checkpoint store records none, and cannot restore files.
+    const checkpoints = yield* Effect.serviceOption(Checkpoints)
     // An actor whose append was refused as out of sequence leaves the map: the next call loads the log again.
     const services = { store, ids, bus, fenced: (sessionId: string) => RcMap.invalidate(actors, sessionId) }
     const conversationOptions = { toolResultChars: options.toolResultChars }
@@ -353,7 +369,8 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
             memory,
             newId: ids.make,
             turnStart: started.sequence,
-            emit
+            emit,
+            checkpoint: checkpointRecorder(checkpoints, { state, workspaceRoot, turnId, emit })
           },
           emit,
           emitAll
@@ -467,15 +484,28 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
 
     const runningSessions: Effect.Effect<ReadonlySet<string>> = Effect.sync(() => new Set(working))
 
-    const compact = (sessionId: string): Effect.Effect<Option.Option<AgentEvent>, EngineError> =>
+    /** Runs `use` holding the session's turn claim: refused with TurnInProgress while the session works. */
+    const whileIdle = <A, E>(sessionId: string, use: (actor: SessionActor) => Effect.Effect<A, E>): Effect.Effect<A, E | EngineError> =>
       withActor(sessionId, (actor) =>
         Effect.gen(function* () {
           // Between two of a prompt's turns the claim is free, but the session still works.
           if (actor.driving) return yield* new TurnInProgress({ sessionId })
           const running = yield* claim(actor)
-          return yield* compactHistory({ state: actor.state, gateway, emit: actor.commit }, "request").pipe(Effect.ensuring(releaseClaim(actor, running)))
+          return yield* use(actor).pipe(Effect.ensuring(releaseClaim(actor, running)))
         })
       )
+
+    const compact = (sessionId: string): Effect.Effect<Option.Option<AgentEvent>, EngineError> =>
+      whileIdle(sessionId, (actor) => compactHistory({ state: actor.state, gateway, emit: actor.commit }, "request"))
+
+    /** What a rewind or redo works from: the session's log folded while the claim is held, so nothing is added meanwhile. */
+    const rewindContext = (actor: SessionActor) =>
+      Effect.map(Stream.runFold(store.replay(actor.state.sessionId), emptyRewindHistory(), addEvent), (history) => ({
+        checkpoints,
+        workspaceRoot: actor.state.header?.cwd ?? ".",
+        history,
+        commit: (drafts: ReadonlyArray<Draft>) => (drafts.length === 0 ? Effect.succeed([]) : actor.commitAll(drafts))
+      }))
 
     const resume = (sessionId: string): Effect.Effect<void, EngineError> =>
       withActor(sessionId, (actor) =>
@@ -504,7 +534,9 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
       record: (sessionId, draft) => withActor(sessionId, (actor) => actor.commit(draft)),
       recover: (sessionId) => withActor(sessionId, (actor) => Effect.zipRight(closeLeftOpen(actor, false), infoOf(actor))),
       compact,
-      setMode: (sessionId, mode, by) => withActor(sessionId, (actor) => changeMode(actor, mode, by))
+      setMode: (sessionId, mode, by) => withActor(sessionId, (actor) => changeMode(actor, mode, by)),
+      rewind: (sessionId, request) => whileIdle(sessionId, (actor) => Effect.flatMap(rewindContext(actor), (ctx) => rewind(ctx, request))),
+      redo: (sessionId, request) => whileIdle(sessionId, (actor) => Effect.flatMap(rewindContext(actor), (ctx) => redo(ctx, request)))
     })
   })
 

@@ -85,12 +85,15 @@ export const compactHistory = (
   trigger: "budget" | "request"
 ): Effect.Effect<Option.Option<AgentEvent>, EventStoreError> =>
   Effect.gen(function* () {
+    const conversation = ctx.state.conversation
+    const compactedThrough = conversation.compactedThrough()
+    // A rewound turn is not in the conversation: nothing of it to summarize.
     const done = ctx.state.turns.filter(
-      (turn) => turn.end !== undefined && turn.turnId !== ctx.currentTurnId && turn.end > ctx.state.compactedThrough
+      (turn) => turn.end !== undefined && turn.turnId !== ctx.currentTurnId && turn.end > compactedThrough && conversation.holds(turn.start)
     )
     const boundary = done.reduce((max, turn) => Math.max(max, turn.end ?? 0), 0)
-    if (done.length === 0 || boundary <= ctx.state.compactedThrough) return Option.none()
-    const older = ctx.state.conversation.through(boundary)
+    if (done.length === 0 || boundary <= compactedThrough) return Option.none()
+    const older = conversation.through(boundary)
     const tokensBefore = historyTokens(older)
     const pieces = piecesOf(transcriptOf(older), ctx.gateway.info)
     const summary = yield* Effect.reduce(pieces, "", (previous, piece) => askForSummary(ctx, previous, piece)).pipe(Effect.either)

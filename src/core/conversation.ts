@@ -1,10 +1,12 @@
-import type { AgentEvent } from "../domain/events.js"
+import type { AgentEvent, EventOf } from "../domain/events.js"
 import type { AssistantPart, ConversationMessage, UserPart } from "../domain/model.js"
+import { conversationSpans, inSpans, type Rewind } from "../domain/rewound.js"
 
 /**
  * The conversation as a model sees it, folded incrementally from committed events so a
  * request never re-reads or re-encodes the whole history. Earlier segments are sealed
- * (immutable, shared by every snapshot); only the open one is rebuilt on snapshot.
+ * (immutable, shared by every snapshot); only the open one is rebuilt on snapshot. A
+ * `conversation.rewound` folds the events it keeps again (see `conversationSpans`).
  */
 export interface ConversationBuilder {
   readonly apply: (event: AgentEvent) => void
@@ -13,6 +15,10 @@ export interface ConversationBuilder {
   readonly pendingToolCalls: () => ReadonlyArray<string>
   /** The messages up to and including `sequence`: what a compaction through it summarizes. */
   readonly through: (sequence: number) => ReadonlyArray<ConversationMessage>
+  /** The last sequence the summary in effect covers (0: none). */
+  readonly compactedThrough: () => number
+  /** Whether the event at `sequence` is still part of the conversation (not rewound). */
+  readonly holds: (sequence: number) => boolean
 }
 
 export interface ConversationOptions {
@@ -101,10 +107,31 @@ const forModel = (output: string, limit: number): string => {
   return `${head}\n\n[... ${dropped} characters of this tool result are left out of the model's view; the session log keeps them whole ...]\n\n${tail}`
 }
 
+/** The events a conversation is folded from; the others never change it. */
+const foldedTypes: ReadonlySet<AgentEvent["type"]> = new Set<AgentEvent["type"]>([
+  "turn.started",
+  "user.message",
+  "model.delta",
+  "model.thinking_delta",
+  "model.tool_call_requested",
+  "tool.completed",
+  "turn.completed",
+  "context.compacted",
+  "conversation.rewound"
+])
+
 export const makeConversation = (options: ConversationOptions = defaultConversationOptions): ConversationBuilder => {
   let sealed: Array<SealedSegment> = []
   let open: OpenSegment | undefined
   let pending: Array<string> = []
+  let summaryThrough = 0
+  /**
+   * Every event the conversation was folded from, so that a rewind can fold the ones it keeps
+   * again: a rewind may bring back events an earlier one had left out. Rewinds are rare;
+   * keeping these costs an array slot per event, and they go with the session's actor.
+   */
+  const journal: Array<AgentEvent> = []
+  const rewinds: Array<Rewind> = []
 
   const closeOpen = () => {
     if (open !== undefined && open.parts.length > 0) sealed.push(sealSegment(open))
@@ -143,7 +170,13 @@ export const makeConversation = (options: ConversationOptions = defaultConversat
     })
   }
 
-  const apply = (event: AgentEvent): void => {
+  /** Every tool call answered (a cancelled one as interrupted), the open segment sealed: a turn's end. */
+  const closeAll = (sequence: number) => {
+    for (const id of [...pending]) addToolResult(id, interruptedToolOutput, true, sequence)
+    closeOpen()
+  }
+
+  const applyOne = (event: AgentEvent): void => {
     const sequence = event.sequence
     switch (event.type) {
       case "turn.started":
@@ -176,11 +209,15 @@ export const makeConversation = (options: ConversationOptions = defaultConversat
         return
       case "turn.completed":
         // Every tool call must be answered before the next request; a cancelled one is.
-        for (const id of [...pending]) addToolResult(id, interruptedToolOutput, true, sequence)
-        closeOpen()
+        closeAll(sequence)
+        return
+      case "conversation.rewound":
+        // Where a rewind joins two parts, the earlier part may end inside a turn.
+        closeAll(sequence)
         return
       case "context.compacted": {
         // The summary stands in for every segment up to the boundary; later ones stay verbatim.
+        summaryThrough = event.payload.throughSequence
         closeOpen()
         const kept = sealed.filter((s) => s.from > event.payload.throughSequence)
         const summary: SealedSegment = {
@@ -196,6 +233,30 @@ export const makeConversation = (options: ConversationOptions = defaultConversat
     }
   }
 
+  /** Folds again, from nothing, the journal's events the conversation holds after this rewind. */
+  const rewind = (event: EventOf<"conversation.rewound">) => {
+    rewinds.push({ sequence: event.sequence, toSequence: event.payload.toSequence })
+    const spans = conversationSpans(rewinds, event.sequence)
+    sealed = []
+    open = undefined
+    pending = []
+    summaryThrough = 0
+    let at = 0
+    for (const kept of journal) {
+      while (at < spans.length && (spans[at]?.to ?? 0) < kept.sequence) at++
+      const span = spans[at]
+      if (span === undefined) break
+      if (kept.sequence >= span.from) applyOne(kept)
+    }
+  }
+
+  const apply = (event: AgentEvent): void => {
+    if (!foldedTypes.has(event.type)) return
+    journal.push(event)
+    if (event.type === "conversation.rewound") rewind(event)
+    else applyOne(event)
+  }
+
   const messagesOf = (segments: ReadonlyArray<SealedSegment>) => joinRoles(segments.map((s) => s.message))
 
   const snapshot = (): ReadonlyArray<ConversationMessage> => {
@@ -208,6 +269,8 @@ export const makeConversation = (options: ConversationOptions = defaultConversat
     apply,
     snapshot,
     pendingToolCalls: () => pending.slice(),
-    through: (sequence) => messagesOf(sealed.filter((s) => s.to <= sequence))
+    through: (sequence) => messagesOf(sealed.filter((s) => s.to <= sequence)),
+    compactedThrough: () => summaryThrough,
+    holds: (sequence) => rewinds.length === 0 || inSpans(conversationSpans(rewinds, Number.MAX_SAFE_INTEGER), sequence)
   }
 }

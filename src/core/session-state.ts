@@ -32,8 +32,8 @@ export interface SessionState {
   readonly recordedSources: Map<string, string>
   /** Every turn with the sequences it started and ended at. */
   readonly turns: Array<{ readonly turnId: string; readonly start: number; end: number | undefined }>
-  /** The last sequence a compaction summary covers (0: none). */
-  compactedThrough: number
+  /** The tree of the session's last `checkpoint.recorded`, if any: a step's baseline is recorded only when the workspace differs from it. */
+  lastCheckpoint: string | undefined
   /** What each prompt with a client's request id was answered: a second delivery gets the same. */
   readonly prompts: Map<string, PromptReceipt>
 }
@@ -50,7 +50,7 @@ export const emptySessionState = (sessionId: string, options?: ConversationOptio
   conversation: makeConversation(options),
   recordedSources: new Map(),
   turns: [],
-  compactedThrough: 0,
+  lastCheckpoint: undefined,
   prompts: new Map()
 })
 
@@ -89,8 +89,8 @@ export const applyEvent = (state: SessionState, event: AgentEvent): void => {
     case "permission.project_rules":
       state.recordedSources.set(projectRulesKey(event.payload.file), projectRulesValue(event.payload.sha256, event.payload.trusted))
       break
-    case "context.compacted":
-      state.compactedThrough = event.payload.throughSequence
+    case "checkpoint.recorded":
+      state.lastCheckpoint = event.payload.treeId
       break
     case "inbox.updated":
       state.inbox = { nextTurn: event.payload.nextTurn, nextStep: event.payload.nextStep }

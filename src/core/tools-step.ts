@@ -10,6 +10,7 @@ import type { IdKind } from "../services/Ids.js"
 import type { MemoryStoreShape } from "../services/MemoryStore.js"
 import type { PermissionCheck, PermissionEngineShape } from "../services/PermissionEngine.js"
 import type { FileAccess, PreparedCall, ToolContext, ToolRouterShape } from "../services/ToolRouter.js"
+import type { RecordCheckpoint } from "./checkpoint-record.js"
 import type { Draft } from "./session-actor.js"
 import { messageOf } from "../domain/cause-message.js"
 
@@ -27,6 +28,8 @@ export interface ToolStepContext {
   /** Where the running turn started: the default evidence of a memory it proposes. */
   readonly turnStart: number
   readonly emit: (draft: Draft) => Effect.Effect<AgentEvent, EventStoreError>
+  /** Snapshots the workspace around a step's calls that may change it (not reads). */
+  readonly checkpoint: RecordCheckpoint
 }
 
 interface Allowed {
@@ -192,10 +195,12 @@ const execute = (ctx: ToolStepContext, { call, prepared }: Allowed): Effect.Effe
 
 /**
  * One step's tool calls, in the order requested. Consecutive reads run concurrently once each
- * is allowed; a write or an execution runs alone, after everything before it.
+ * is allowed; a write or an execution runs alone, after everything before it. Around the
+ * first call that may change the workspace and after the step's calls, a checkpoint.
  */
 export const runToolCalls = (ctx: ToolStepContext, calls: ReadonlyArray<ToolCall>): Effect.Effect<void, EventStoreError> =>
   Effect.gen(function* () {
+    let changing = false
     let reads: Array<Allowed> = []
     const flushReads = Effect.suspend(() => {
       const batch = reads
@@ -212,7 +217,10 @@ export const runToolCalls = (ctx: ToolStepContext, calls: ReadonlyArray<ToolCall
         continue
       }
       yield* flushReads
+      if (!changing) yield* ctx.checkpoint("before_tools")
+      changing = true
       yield* execute(ctx, allowed.value)
     }
     yield* flushReads
+    if (changing) yield* ctx.checkpoint("after_tools")
   })

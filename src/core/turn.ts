@@ -135,6 +135,7 @@ const buildRequest = (ctx: TurnContext, gather: Effect.Effect<ReadonlyArray<Cont
       if (Option.isSome(compacted)) size = measure(sources, ctx.state.conversation.snapshot(), tools)
     }
     const messages = ctx.state.conversation.snapshot()
+    const compactedThrough = ctx.state.conversation.compactedThrough()
     yield* ctx.emit({
       type: "context.built",
       turnId: ctx.turnId,
@@ -145,7 +146,7 @@ const buildRequest = (ctx: TurnContext, gather: Effect.Effect<ReadonlyArray<Cont
         totalTokens: size.total,
         budget,
         tools: tools.map((tool) => tool.name),
-        ...(ctx.state.compactedThrough > 0 ? { compactedThrough: ctx.state.compactedThrough } : {})
+        ...(compactedThrough > 0 ? { compactedThrough } : {})
       }
     })
     return { sessionId: ctx.state.sessionId, purpose: "turn", system: assembleSystem(sources), messages, tools }

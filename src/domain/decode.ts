@@ -16,6 +16,7 @@ const memberDecoders: { readonly [T in EventType]: MemberDecoder } = {
   "session.mode_changed": Schema.decodeUnknownEither(eventSchemas["session.mode_changed"]),
   "session.renamed": Schema.decodeUnknownEither(eventSchemas["session.renamed"]),
   "session.archived": Schema.decodeUnknownEither(eventSchemas["session.archived"]),
+  "session.forked": Schema.decodeUnknownEither(eventSchemas["session.forked"]),
   "turn.started": Schema.decodeUnknownEither(eventSchemas["turn.started"]),
   "user.message": Schema.decodeUnknownEither(eventSchemas["user.message"]),
   "model.delta": Schema.decodeUnknownEither(eventSchemas["model.delta"]),
@@ -38,6 +39,9 @@ const memberDecoders: { readonly [T in EventType]: MemberDecoder } = {
   "skill.loaded": Schema.decodeUnknownEither(eventSchemas["skill.loaded"]),
   "mcp.notice": Schema.decodeUnknownEither(eventSchemas["mcp.notice"]),
   "permission.project_rules": Schema.decodeUnknownEither(eventSchemas["permission.project_rules"]),
+  "checkpoint.recorded": Schema.decodeUnknownEither(eventSchemas["checkpoint.recorded"]),
+  "checkpoint.restored": Schema.decodeUnknownEither(eventSchemas["checkpoint.restored"]),
+  "conversation.rewound": Schema.decodeUnknownEither(eventSchemas["conversation.rewound"]),
   "turn.completed": Schema.decodeUnknownEither(eventSchemas["turn.completed"])
 }
 

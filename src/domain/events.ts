@@ -1,4 +1,5 @@
 import * as Schema from "effect/Schema"
+import { CheckpointTrigger, NotKept } from "./checkpoints.js"
 import { ModelErrorCode, ModelStopReason, Usage } from "./model.js"
 import { DecidedBy, PermissionDecision, PermissionMode, PermissionScope, RuleRef } from "./permissions.js"
 import { SandboxProfile } from "./sandbox.js"
@@ -70,6 +71,20 @@ export const SessionRenamed = defineEvent("session.renamed", {
 export const SessionArchived = defineEvent("session.archived", {
   archived: Schema.Boolean,
   by: Schema.String
+})
+
+/**
+ * The session was forked from another one: the first event after the new session's
+ * `session.created`. The source's events 2..`copiedThrough` follow it, re-sequenced (one
+ * later each) with new ids, their types, turn ids, timestamps and payloads kept (sequence
+ * references in payloads moved to the new numbering), so the fork replays on its own.
+ * `copiedThrough` is below `atSequence` when that fell inside a turn: the copy stops at the
+ * end of the last turn completed before it.
+ */
+export const SessionForked = defineEvent("session.forked", {
+  sourceSessionId: Schema.String,
+  atSequence: Schema.Int,
+  copiedThrough: Schema.Int
 })
 
 export const TurnStarted = defineEvent("turn.started", {
@@ -275,6 +290,54 @@ export const ProjectRulesRecorded = defineEvent("permission.project_rules", {
   trustedBy: Schema.optional(Schema.String)
 })
 
+/**
+ * A snapshot of the workspace's files in the private checkpoint store, taken in a turn at a
+ * step whose tools may change the workspace: before its first such tool (only when the
+ * workspace differs from the session's last checkpoint, or the session has none) and after its
+ * tools completed (only when something changed). `parent` is the session's previous
+ * checkpoint; `changed` the paths that differ from it (empty for a session's first).
+ */
+export const CheckpointRecorded = defineEvent("checkpoint.recorded", {
+  treeId: Schema.String,
+  parent: Schema.optional(Schema.String),
+  changed: Schema.Array(Schema.String),
+  /** Files over the size caps, left out of the snapshot. */
+  notKept: Schema.Array(NotKept),
+  trigger: CheckpointTrigger
+})
+
+/**
+ * Workspace files were restored from a checkpoint (a person's rewind or redo, never the
+ * model's): the tree and the sequence of the `checkpoint.recorded` it came from, and the paths
+ * written or removed. A restore to files that were themselves put together by earlier restores
+ * records one per tree, in one append. `drift` (named on the action's first) are the paths that
+ * had changed since the session's last checkpoint by something other than the agent and were
+ * overwritten because the person said so (`forced`).
+ */
+export const CheckpointRestored = defineEvent("checkpoint.restored", {
+  treeId: Schema.String,
+  checkpointSequence: Schema.Int,
+  paths: Schema.Array(Schema.String),
+  drift: Schema.Array(Schema.String),
+  forced: Schema.Boolean,
+  /** Which client: `cli`, `web`, `rpc`, ... */
+  by: Schema.String,
+  /** Undoes the last rewind not undone yet. */
+  redo: Schema.Boolean
+})
+
+/**
+ * Later model requests are built from the conversation as it was right after `toSequence`
+ * (which honours the rewinds at or before it), followed by what comes after this event. The
+ * events in between stay in the log, shown as rewound. A redo is a new one whose
+ * `toSequence` is the sequence just before the rewind it undoes.
+ */
+export const ConversationRewound = defineEvent("conversation.rewound", {
+  toSequence: Schema.Int,
+  by: Schema.String,
+  redo: Schema.Boolean
+})
+
 export const TurnCompleted = defineEvent("turn.completed", {
   stopReason: TurnStopReason,
   /** Set when stopReason is `error`: a model error code, `interrupted`, `store_failure`, ... */
@@ -288,6 +351,7 @@ export const eventSchemas = {
   "session.mode_changed": SessionModeChanged,
   "session.renamed": SessionRenamed,
   "session.archived": SessionArchived,
+  "session.forked": SessionForked,
   "turn.started": TurnStarted,
   "user.message": UserMessageEvent,
   "model.delta": ModelDelta,
@@ -310,6 +374,9 @@ export const eventSchemas = {
   "skill.loaded": SkillLoaded,
   "mcp.notice": McpServerNotice,
   "permission.project_rules": ProjectRulesRecorded,
+  "checkpoint.recorded": CheckpointRecorded,
+  "checkpoint.restored": CheckpointRestored,
+  "conversation.rewound": ConversationRewound,
   "turn.completed": TurnCompleted
 } as const
 
@@ -318,6 +385,7 @@ export const AgentEvent = Schema.Union(
   SessionModeChanged,
   SessionRenamed,
   SessionArchived,
+  SessionForked,
   TurnStarted,
   UserMessageEvent,
   ModelDelta,
@@ -340,6 +408,9 @@ export const AgentEvent = Schema.Union(
   SkillLoaded,
   McpServerNotice,
   ProjectRulesRecorded,
+  CheckpointRecorded,
+  CheckpointRestored,
+  ConversationRewound,
   TurnCompleted
 )
 export type AgentEvent = typeof AgentEvent.Type

@@ -7,7 +7,7 @@ import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { withAttachments } from "../core/attachments.js"
 import { approveMemory, deleteMemory, rejectMemory, type ReviewError } from "../core/memory-review.js"
-import { type Draft, SessionEngine } from "../core/SessionEngine.js"
+import { type Draft, type RedoRequest, type RewindRequest, SessionEngine } from "../core/SessionEngine.js"
 import type { EngineError } from "../domain/errors.js"
 import type { AgentEvent, MessageMode } from "../domain/events.js"
 import {
@@ -27,12 +27,14 @@ import {
 import { SessionTitle } from "../domain/session-title.js"
 import { describeProblem, planImport } from "../domain/session-log.js"
 import type { PermissionMode } from "../domain/permissions.js"
+import type { RewindDrift, RewindResult, RewindUnavailable } from "../domain/rewind.js"
 import { DirectPull, type DirectlyPullable } from "../services/direct-pull.js"
 import { EventStore } from "../services/EventStore.js"
 import { Ids } from "../services/Ids.js"
 import { MemoryStore } from "../services/MemoryStore.js"
 import { type McpError, McpHub } from "../services/McpHub.js"
 import { Fanout } from "./fanout.js"
+import { type ForkInput, forkSession } from "./fork.js"
 import { subscriptionPull } from "./subscription.js"
 import { PendingAsks } from "./pending-asks.js"
 import { listSessionItems } from "./session-list.js"
@@ -103,6 +105,16 @@ export interface AgentHostShape {
   readonly resume: (sessionId: string) => Effect.Effect<void, EngineError>
   /** Lets the session's actor go now; the next call loads the log again. */
   readonly evict: (sessionId: string) => Effect.Effect<void>
+  /**
+   * A person's rewind of the session's files, conversation or both, to before a turn or to a
+   * sequence; refused while a turn runs (TurnInProgress) and, without `force`, when files
+   * changed outside the agent since its last checkpoint (RewindDrift: nothing changed).
+   */
+  readonly rewind: (sessionId: string, request: RewindRequest) => Effect.Effect<RewindResult, EngineError | RewindDrift | RewindUnavailable>
+  /** Undoes the session's last rewind not undone yet (files and conversation as they were before it). */
+  readonly redo: (sessionId: string, request: RedoRequest) => Effect.Effect<RewindResult, EngineError | RewindDrift | RewindUnavailable>
+  /** A new session with the history of this one up to `atSequence` (default: all of it); gives the new session. */
+  readonly forkSession: (sessionId: string, input: ForkInput) => Effect.Effect<SessionView, EngineError | RewindUnavailable>
   /** Compacts the session's completed turns now (`/compact`); refused while a turn runs. */
   readonly compact: (sessionId: string) => Effect.Effect<Option.Option<AgentEvent>, EngineError>
   /**
@@ -261,6 +273,10 @@ export const make = Effect.gen(function* () {
     subscribe,
     compact: (sessionId) =>
       Effect.zipRight(engine.recover(sessionId), engine.compact(sessionId)),
+    rewind: (sessionId, request) => Effect.zipRight(engine.recover(sessionId), engine.rewind(sessionId, request)),
+    redo: (sessionId, request) => Effect.zipRight(engine.recover(sessionId), engine.redo(sessionId, request)),
+    forkSession: (sessionId, input) =>
+      Effect.zipRight(engine.recover(sessionId), forkSession(store, ids, sessionId, input)).pipe(Effect.flatMap(viewOf)),
     reviewMemory: ({ candidateId, decision, by, reason }) =>
       review(decision === "approve" ? Effect.asVoid(approveMemory(candidateId, by)) : rejectMemory(candidateId, by, reason)),
     deleteMemory: (memoryId, by) => review(Effect.asVoid(deleteMemory(memoryId, by))),

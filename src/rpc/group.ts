@@ -4,6 +4,7 @@ import { EventDecodeError, SequenceConflict, SessionNotFound, StoreFailure, Turn
 import { AgentEvent } from "../domain/events.js"
 import { InvalidSessionId, SessionId } from "../domain/ids.js"
 import { PermissionMode, ProjectTrust } from "../domain/permissions.js"
+import { RewindDrift, RewindResult, RewindTarget, RewindUnavailable, RewindWhat } from "../domain/rewind.js"
 import { SessionTitle } from "../domain/session-title.js"
 import { McpError } from "../services/McpHub.js"
 import { PermissionStoreError, ProjectTrustError } from "../services/PermissionEngine.js"
@@ -97,6 +98,36 @@ export class AgentRpcs extends RpcGroup.make(
     payload: { sessionId: SessionId },
     success: Schema.Struct({ compacted: Schema.Boolean, summary: Schema.optional(Schema.String) }),
     error: EngineFailure
+  }),
+  /**
+   * A person's rewind of the session's files, conversation or both (default), to before a turn
+   * (1-based) or to a sequence; `path` restores one workspace-relative file (files only).
+   * Without `force`, files changed outside the agent since the session's last checkpoint stop
+   * it with RewindDrift and nothing changes. Recorded by `by` (default `rpc`).
+   */
+  Rpc.make("Rewind", {
+    payload: {
+      sessionId: SessionId,
+      to: RewindTarget,
+      what: Schema.optional(RewindWhat),
+      path: Schema.optional(Schema.String),
+      force: Schema.optional(Schema.Boolean),
+      by: Schema.optional(Schema.String)
+    },
+    success: RewindResult,
+    error: Schema.Union(EngineFailure, RewindDrift, RewindUnavailable)
+  }),
+  /** Undoes the session's last rewind not undone yet: its files and conversation as they were before it. */
+  Rpc.make("Redo", {
+    payload: { sessionId: SessionId, force: Schema.optional(Schema.Boolean), by: Schema.optional(Schema.String) },
+    success: RewindResult,
+    error: Schema.Union(EngineFailure, RewindDrift, RewindUnavailable)
+  }),
+  /** A new session with this one's history up to `atSequence` (default: all); `session.forked` says where from. */
+  Rpc.make("ForkSession", {
+    payload: { sessionId: SessionId, atSequence: Schema.optional(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1))), by: Schema.optional(Schema.String) },
+    success: SessionView,
+    error: Schema.Union(EngineFailure, RewindUnavailable)
   }),
   Rpc.make("ListMemoryCandidates", { success: Schema.Array(MemoryCandidate), error: MemoryStoreFailure }),
   Rpc.make("ListMemories", {

@@ -53,6 +53,17 @@ export const handlersLayer = (options: HandlerOptions = {}) => AgentRpcs.toLayer
       ExportSession: ({ sessionId }) => host.exportSession(sessionId),
       ImportSession: ({ events, unverified }) => host.importSession(events, { unverified: unverified ?? false }),
       Compact: ({ sessionId }) => Effect.map(host.compact(sessionId), compactResult),
+      Rewind: ({ sessionId, to, what, path, force, by }) =>
+        host.rewind(sessionId, {
+          to,
+          by: by ?? "rpc",
+          ...(what === undefined ? {} : { what }),
+          ...(path === undefined ? {} : { path }),
+          ...(force === undefined ? {} : { force })
+        }),
+      Redo: ({ sessionId, force, by }) => host.redo(sessionId, { by: by ?? "rpc", ...(force === undefined ? {} : { force }) }),
+      ForkSession: ({ sessionId, atSequence, by }) =>
+        host.forkSession(sessionId, { by: by ?? "rpc", ...(atSequence === undefined ? {} : { atSequence }) }),
       ListMemoryCandidates: () => memory.pending,
       ListMemories: ({ workspaceRoot }) => (workspaceRoot === undefined ? memory.all : memory.forWorkspace(workspaceRoot)),
       ReviewMemory: ({ candidateId, decision, reason, by }) =>

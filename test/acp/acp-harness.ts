@@ -2,6 +2,7 @@ import {
   client as clientApp,
   type ClientConnection,
   type ContentBlock,
+  type InitializeResponse,
   methods,
   ndJsonStream,
   type PromptResponse,
@@ -11,7 +12,7 @@ import {
   type SessionNotification,
   type SessionUpdate,
   type WriteTextFileRequest
-} from "@agentclientprotocol/sdk"
+} from "@agentclientprotocol/sdk/unstable"
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
 import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
@@ -62,6 +63,8 @@ export interface ClientBehaviour {
 export interface AcpProcess {
   readonly child: ChildProcessWithoutNullStreams
   readonly connection: ClientConnection
+  /** The agent's answer to `initialize`: its capabilities. */
+  readonly initialized: InitializeResponse
   /** Every `session/update` the client received, in order. */
   readonly updates: Array<SessionNotification>
   readonly permissionRequests: Array<RequestPermissionRequest>
@@ -143,8 +146,9 @@ export const startAcp = async (
     })
   const connection = app.connect(stream)
   const fs = behaviour.files !== undefined
+  let initialized: InitializeResponse
   try {
-    const initialized = await connection.agent.request(methods.agent.initialize, {
+    initialized = await connection.agent.request(methods.agent.initialize, {
       protocolVersion: 1,
       clientCapabilities: { fs: { readTextFile: fs, writeTextFile: fs } },
       clientInfo: { name: "acp-test-client", version: "0.0.0" }
@@ -158,6 +162,7 @@ export const startAcp = async (
   return {
     child,
     connection,
+    initialized,
     updates,
     permissionRequests,
     fileCalls,

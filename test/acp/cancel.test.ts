@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import type { RequestPermissionResponse, SessionUpdate } from "@agentclientprotocol/sdk"
+import type { RequestPermissionResponse, SessionUpdate } from "@agentclientprotocol/sdk/unstable"
 import { exportEvents, jsonRpcProblems, makeWorkspace, startAcp, waitFor } from "./acp-harness.js"
 import { makeTemp } from "../support/temp-dirs.js"
 

@@ -1,4 +1,4 @@
-import type { ToolCallUpdate } from "@agentclientprotocol/sdk"
+import type { ToolCallUpdate } from "@agentclientprotocol/sdk/unstable"
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { writeFileSync } from "node:fs"

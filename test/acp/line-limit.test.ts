@@ -1,4 +1,4 @@
-import type { AnyMessage } from "@agentclientprotocol/sdk"
+import type { AnyMessage } from "@agentclientprotocol/sdk/unstable"
 import { describe, expect, it } from "@effect/vitest"
 import { limitedNdJsonStream } from "../../src/acp/line-limit.js"
 

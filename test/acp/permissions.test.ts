@@ -1,4 +1,4 @@
-import { methods } from "@agentclientprotocol/sdk"
+import { methods } from "@agentclientprotocol/sdk/unstable"
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"

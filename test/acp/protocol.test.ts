@@ -1,4 +1,4 @@
-import { methods } from "@agentclientprotocol/sdk"
+import { methods } from "@agentclientprotocol/sdk/unstable"
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { testServer } from "../support/mcp-fixtures.js"
 import { exportEvents, jsonRpcProblems, makeWorkspace, rawMessages, startAcp, waitFor } from "./acp-harness.js"

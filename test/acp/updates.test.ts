@@ -127,6 +127,32 @@ describe("ACP request pieces", () => {
     expect(translate([created()], true)).toEqual([])
   })
 
+  it("a rewind, a redo and a fork are notes of their own between messages; a checkpoint shows nothing", () => {
+    const updates = translate(
+      [
+        event("model.delta", { text: "Wrote it." }),
+        event("checkpoint.recorded", { treeId: "t1", changed: ["notes.txt"], notKept: [], trigger: "after_tools" }),
+        event("session.forked", { sourceSessionId: "ses_0", atSequence: 9, copiedThrough: 9 }, undefined),
+        event("checkpoint.restored", { treeId: "t0", checkpointSequence: 4, paths: ["notes.txt"], drift: [], forced: false, by: "web", redo: false }, undefined),
+        event("conversation.rewound", { toSequence: 3, by: "web", redo: false }, undefined),
+        event("conversation.rewound", { toSequence: 7, by: "cli", redo: true }, undefined),
+        event("model.delta", { text: "Next." })
+      ],
+      true
+    )
+    const texts = updates.map((u) => (u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" ? u.content.text : u.sessionUpdate))
+    expect(texts).toEqual([
+      "Wrote it.",
+      "Forked from session ses_0 at event 9.",
+      "Rewind by web: files restored from the checkpoint at event 4: notes.txt.",
+      "Rewind by web: the conversation goes on from event 3; what came after it is no longer part of it.",
+      "Redo by cli: the conversation is back as it was at event 7.",
+      "Next."
+    ])
+    const ids = updates.flatMap((u) => (u.sessionUpdate === "agent_message_chunk" ? [u.messageId] : []))
+    expect(new Set(ids).size).toBe(6)
+  })
+
   it("a mode change shows nothing in the editor (the new and load answers carry the mode)", () => {
     expect(translate([event("session.mode_changed", { mode: "plan", by: "rpc" }, undefined)])).toEqual([])
   })

@@ -1,44 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
-import { spawn } from "node:child_process"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { assertBuilt, cliPath, runCli } from "../support/cli.js"
-
-/**
- * `run` on a real terminal (util-linux `script` gives it a pty), each permission prompt
- * answered in turn with the next of `keys`; Ctrl-C is the byte the terminal turns into SIGINT,
- * as a person would press it.
- */
-const runOnTerminal = (cwd: string, args: ReadonlyArray<string>, keys: ReadonlyArray<string>) =>
-  new Promise<{ readonly code: number | null; readonly output: string }>((resolve, reject) => {
-    assertBuilt()
-    const command = [process.execPath, cliPath, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(" ")
-    const child = spawn("script", ["-q", "-e", "-c", command, "/dev/null"], {
-      cwd,
-      env: { PATH: process.env["PATH"], HOME: process.env["HOME"], NO_COLOR: "1", TERM: "dumb" },
-      stdio: ["pipe", "pipe", "pipe"]
-    })
-    let output = ""
-    let answered = 0
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL")
-      reject(new Error(`run did not end after Ctrl-C:\n${output}`))
-    }, 30_000)
-    child.stdout.on("data", (chunk: Buffer) => {
-      output += chunk.toString("utf8")
-      const asked = output.split("deny always >").length - 1
-      if (asked > answered) {
-        child.stdin.write(keys[answered] ?? "\x03")
-        answered = asked
-      }
-    })
-    child.on("error", reject)
-    child.on("close", (code) => {
-      clearTimeout(timer)
-      resolve({ code, output: output.replace(/\r\n/g, "\n") })
-    })
-  })
+import { runCli } from "../support/cli.js"
+import { runOnTerminal } from "../support/terminal.js"
 
 describe("Ctrl-C at the terminal's permission prompt", () => {
   it("cancels the turn in log order, prints the question after what led to it, and says how to continue", async () => {
@@ -53,7 +18,7 @@ describe("Ctrl-C at the terminal's permission prompt", () => {
       })
     )
     const data = join(cwd, "data")
-    const { code, output } = await runOnTerminal(cwd, ["run", "--script", "script.json", "--data-dir", data, "write a.txt"], ["\x03"])
+    const { code, output } = await runOnTerminal(cwd, ["run", "--script", "script.json", "--data-dir", data, "write a.txt"], "deny always >", ["\x03"])
     expect(code).toBe(130)
 
     // The thinking and the tool line come before the question they led to.
@@ -94,7 +59,7 @@ describe("Ctrl-C at the terminal's permission prompt", () => {
         ]
       })
     )
-    const { code, output } = await runOnTerminal(cwd, ["run", "--script", "script.json", "--data-dir", join(cwd, "data"), "two tools"], ["y\n", "y\n"])
+    const { code, output } = await runOnTerminal(cwd, ["run", "--script", "script.json", "--data-dir", join(cwd, "data"), "two tools"], "deny always >", ["y\n", "y\n"])
     expect(code).toBe(0)
     const prompts = [...output.matchAll(/\[y\] allow once/g)].map((match) => match.index)
     expect(prompts).toHaveLength(2)

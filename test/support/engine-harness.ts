@@ -12,6 +12,7 @@ import * as MemoryFile from "../../src/layers/memory/file-store.js"
 import * as Permissions from "../../src/layers/permission/engine.js"
 import { LocalFilesLive } from "../../src/layers/tools/local-file-access.js"
 import * as Router from "../../src/layers/tools/router.js"
+import type { Checkpoints } from "../../src/services/Checkpoints.js"
 import { EventStore } from "../../src/services/EventStore.js"
 import { checkingCanonical } from "./canonical-store.js"
 import type { ContextBuilder } from "../../src/services/ContextBuilder.js"
@@ -35,6 +36,8 @@ export interface HarnessOptions {
   readonly context?: Layer.Layer<ContextBuilder, unknown, McpHub>
   /** Where memory candidates and memories persist; a fresh temporary file by default. */
   readonly memoryFile?: string
+  /** The checkpoint store (default: none, so no checkpoints are recorded). */
+  readonly checkpoints?: Layer.Layer<Checkpoints>
 }
 
 /** An engine on the given store with a scripted model; the store stays reachable for assertions. */
@@ -50,7 +53,8 @@ export const engineLayer = (store: StoreLayer, script?: Scripted.Script, options
         ScriptedApprovals.layer(options.answers ?? []),
         LocalFilesLive,
         options.context ?? StaticContext.layer(),
-        MemoryFile.layer(options.memoryFile ?? join(tmpdir(), `memory-${randomUUID()}.json`))
+        MemoryFile.layer(options.memoryFile ?? join(tmpdir(), `memory-${randomUUID()}.json`)),
+        options.checkpoints ?? Layer.empty
       )
     ),
     // No subscribers and no MCP servers: tests read the turn's stream and the store.

@@ -13,6 +13,7 @@ import * as MemoryFile from "../../src/layers/memory/file-store.js"
 import * as Permissions from "../../src/layers/permission/engine.js"
 import { LocalFilesLive } from "../../src/layers/tools/local-file-access.js"
 import * as Router from "../../src/layers/tools/router.js"
+import type { Checkpoints } from "../../src/services/Checkpoints.js"
 import type { ContextBuilder } from "../../src/services/ContextBuilder.js"
 import type { McpHub } from "../../src/services/McpHub.js"
 import { noMcp } from "../../src/layers/tools/mcp-none.js"
@@ -28,6 +29,8 @@ export interface HostHarnessOptions {
   readonly memoryFile?: string
   /** The MCP hub (default: none). */
   readonly mcp?: Layer.Layer<McpHub>
+  /** The checkpoint store (default: none, so no checkpoints are recorded). */
+  readonly checkpoints?: Layer.Layer<Checkpoints>
 }
 
 /** A host over the given store with a scripted model; answers come from clients (PendingAsks). */
@@ -45,6 +48,7 @@ export const hostTestLayer = (store: StoreLayer, script?: Scripted.Script, optio
         options.context ?? StaticContext.layer(),
         MemoryFile.layer(options.memoryFile ?? join(tmpdir(), `memory-${randomUUID()}.json`)),
         PendingAsks.layer,
+        options.checkpoints ?? Layer.empty,
         Fanout.eventBusLayer
       )
     ),

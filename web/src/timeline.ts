@@ -4,6 +4,8 @@ import { type HostFrame, Inbox } from "../../src/domain/host.js"
 import { ModelErrorCode } from "../../src/domain/model.js"
 import { DecidedBy, PermissionDecision, PermissionMode, PermissionScope, RuleRef } from "../../src/domain/permissions.js"
 import { RiskClass, ToolResultData } from "../../src/domain/tools.js"
+import { noRedo, RedoCount, redoAfter } from "./redo-count.js"
+import { restoredNote, rewoundNote } from "./rewind-notes.js"
 import { statsAfter, TurnStats } from "./turn-stats.js"
 
 /**
@@ -80,10 +82,10 @@ export const CandidateNote = Schema.Struct({
 })
 export type CandidateNote = typeof CandidateNote.Type
 
-/** A line about the session rather than the conversation: compaction, memory, skills, MCP servers. */
+/** A line about the session rather than the conversation: compaction, memory, skills, MCP servers, rewinds. */
 export const NoteBlock = Schema.TaggedStruct("note", {
   ...position,
-  topic: Schema.Literal("compaction", "memory", "skill", "mcp", "permissions", "mode"),
+  topic: Schema.Literal("compaction", "memory", "skill", "mcp", "permissions", "mode", "rewind"),
   tone: Schema.Literal("info", "warning"),
   text: Schema.String,
   /** Longer text shown on demand (a compaction's summary). */
@@ -95,12 +97,20 @@ export type NoteBlock = typeof NoteBlock.Type
 export const Block = Schema.Union(UserBlock, TextBlock, ThinkingBlock, ToolBlock, FailureBlock, TurnEndBlock, NoteBlock)
 export type Block = typeof Block.Type
 
+/** A `conversation.rewound` as the view keeps it: where it is in the log, and where it went back to. */
+export const Rewind = Schema.Struct({ sequence: Schema.Int, toSequence: Schema.Int })
+
+/** Where a forked session came from: its first events are a copy of that session's up to `atSequence`. */
+export const ForkedFrom = Schema.Struct({ sessionId: Schema.String, atSequence: Schema.Int })
+export type ForkedFrom = typeof ForkedFrom.Type
+
 export const Header = Schema.Struct({
   cwd: Schema.String,
   client: Schema.String,
   createdAt: Schema.String,
   title: Schema.optional(Schema.String),
-  model: Schema.optional(Schema.String)
+  model: Schema.optional(Schema.String),
+  forkedFrom: Schema.optional(ForkedFrom)
 })
 export type Header = typeof Header.Type
 
@@ -123,9 +133,13 @@ export const TimelineState = Schema.Struct({
   /** The session's permission mode now; unknown until a baseline or a mode change says. */
   mode: Schema.optional(PermissionMode),
   blocks: Schema.Array(Block),
-  /** Per turn: times, tokens and changed files. */
+  /** Per turn: times, tokens, changed files and checkpoints. */
   turns: Schema.Array(TurnStats),
-  settled: Schema.optional(Settled)
+  settled: Schema.optional(Settled),
+  /** Every `conversation.rewound`, in log order: which events are shown as rewound follows from them. */
+  rewinds: Schema.Array(Rewind),
+  /** How many rewinds a Redo can still undo. */
+  redo: RedoCount
 })
 export type TimelineState = typeof TimelineState.Type
 
@@ -135,7 +149,9 @@ export const emptyTimeline = (sessionId: string): TimelineState => ({
   running: false,
   inbox: { nextTurn: [], nextStep: [] },
   blocks: [],
-  turns: []
+  turns: [],
+  rewinds: [],
+  redo: noRedo
 })
 
 type Streamed = Extract<Block, { readonly _tag: "text" | "thinking" }>
@@ -207,7 +223,14 @@ const blocksAfter = (blocks: ReadonlyArray<Block>, event: AgentEvent, settled: S
     case "inbox.updated":
     case "context.source":
     case "context.built":
+    // Shown elsewhere: a checkpoint on its turn's summary, a fork in the header.
+    case "checkpoint.recorded":
+    case "session.forked":
       return blocks
+    case "checkpoint.restored":
+      return [...seal(blocks), { _tag: "note", ...at, topic: "rewind", ...restoredNote(event.payload) }]
+    case "conversation.rewound":
+      return [...seal(blocks), { _tag: "note", ...at, topic: "rewind", ...rewoundNote(event.payload) }]
     case "session.mode_changed":
       return [...seal(blocks), { _tag: "note", ...at, topic: "mode", tone: "info", text: `mode: ${event.payload.mode} (set by ${event.payload.by})` }]
     case "context.compacted": {
@@ -324,7 +347,8 @@ export const applyEvent = (state: TimelineState, event: AgentEvent): TimelineSta
     ...state,
     lastSequence: event.sequence,
     blocks: blocksAfter(state.blocks, event, state.settled),
-    turns: statsAfter(state.turns, event)
+    turns: statsAfter(state.turns, event),
+    redo: redoAfter(state.redo, event)
   }
   switch (event.type) {
     case "session.created": {
@@ -344,6 +368,12 @@ export const applyEvent = (state: TimelineState, event: AgentEvent): TimelineSta
       return { ...next, mode: event.payload.mode }
     case "session.renamed":
       return next.header === undefined ? next : { ...next, header: { ...next.header, title: event.payload.title } }
+    case "session.forked": {
+      const forkedFrom: ForkedFrom = { sessionId: event.payload.sourceSessionId, atSequence: event.payload.atSequence }
+      return next.header === undefined ? next : { ...next, header: { ...next.header, forkedFrom } }
+    }
+    case "conversation.rewound":
+      return { ...next, rewinds: [...next.rewinds, { sequence: event.sequence, toSequence: event.payload.toSequence }] }
     default:
       return next
   }
@@ -357,12 +387,15 @@ export const applyFrame = (state: TimelineState, frame: HostFrame): TimelineStat
   switch (frame._tag) {
     case "Baseline": {
       const { cwd, client, createdAt, title, model, running, inbox, permissionMode, lastSequence, pendingPermissions } = frame.session
+      const forkedFrom = state.header?.forkedFrom
       const header: Header = {
         cwd,
         client,
         createdAt,
         ...(title === undefined ? {} : { title }),
-        ...(model === undefined ? {} : { model })
+        ...(model === undefined ? {} : { model }),
+        // Only the log says where a fork came from: the baseline keeps what it said.
+        ...(forkedFrom === undefined ? {} : { forkedFrom })
       }
       const next = { ...state, header, running, inbox, mode: permissionMode }
       // A running session's questions settle through events; one that does not run holds none but those it lists.

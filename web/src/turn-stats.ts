@@ -1,10 +1,11 @@
 import { Schema } from "effect"
-import type { AgentEvent } from "../../src/domain/events.js"
+import { NotKept } from "../../src/domain/checkpoints.js"
+import type { AgentEvent, PayloadOf } from "../../src/domain/events.js"
 
 /**
  * What a turn cost and did, summed from its events: when it started and ended, the tokens of
- * its model steps (`model.completed` usage) and the files its edits changed, each with the
- * tool calls whose diffs show the change.
+ * its model steps (`model.completed` usage), the files its edits changed, each with the tool
+ * calls whose diffs show the change, and what its checkpoints recorded.
  */
 export const TurnUsage = Schema.Struct({
   input: Schema.Finite,
@@ -17,12 +18,18 @@ export type TurnUsage = typeof TurnUsage.Type
 export const ChangedFile = Schema.Struct({ path: Schema.String, toolCallIds: Schema.Array(Schema.String) })
 export type ChangedFile = typeof ChangedFile.Type
 
+/** What the turn's checkpoints recorded: the files they saw changed, each once, and the files they could not keep. */
+export const TurnCheckpoint = Schema.Struct({ changed: Schema.Array(Schema.String), notKept: Schema.Array(NotKept) })
+export type TurnCheckpoint = typeof TurnCheckpoint.Type
+
 export const TurnStats = Schema.Struct({
   turnId: Schema.String,
   startedAt: Schema.String,
   endedAt: Schema.optional(Schema.String),
   usage: TurnUsage,
-  files: Schema.Array(ChangedFile)
+  files: Schema.Array(ChangedFile),
+  /** Absent until the turn records a checkpoint (a turn whose tools changed nothing may record none). */
+  checkpoint: Schema.optional(TurnCheckpoint)
 })
 export type TurnStats = typeof TurnStats.Type
 
@@ -42,6 +49,16 @@ const withChange = (files: ReadonlyArray<ChangedFile>, path: string, toolCallId:
   files.some((f) => f.path === path)
     ? files.map((f) => (f.path === path ? { path, toolCallIds: [...f.toolCallIds, toolCallId] } : f))
     : [...files, { path, toolCallIds: [toolCallId] }]
+
+const union = <A>(items: ReadonlyArray<A>, more: ReadonlyArray<A>, key: (a: A) => string): ReadonlyArray<A> => {
+  const seen = new Set(items.map(key))
+  return [...items, ...more.filter((item) => !seen.has(key(item)))]
+}
+
+const withCheckpoint = (checkpoint: TurnCheckpoint | undefined, payload: PayloadOf<"checkpoint.recorded">): TurnCheckpoint => ({
+  changed: union(checkpoint?.changed ?? [], payload.changed, (path) => path),
+  notKept: union(checkpoint?.notKept ?? [], payload.notKept, (file) => file.path)
+})
 
 export const statsAfter = (turns: ReadonlyArray<TurnStats>, event: AgentEvent): ReadonlyArray<TurnStats> => {
   switch (event.type) {
@@ -64,6 +81,8 @@ export const statsAfter = (turns: ReadonlyArray<TurnStats>, event: AgentEvent): 
       if (data?._tag !== "edit" || isError) return turns
       return updateTurn(turns, event, (t) => ({ ...t, files: withChange(t.files, data.path, toolCallId) }))
     }
+    case "checkpoint.recorded":
+      return updateTurn(turns, event, (t) => ({ ...t, checkpoint: withCheckpoint(t.checkpoint, event.payload) }))
     case "turn.completed":
       return updateTurn(turns, event, (t) => ({ ...t, endedAt: event.timestamp }))
     default:
@@ -97,6 +116,21 @@ export const durationOf = (turn: TurnStats): number | undefined => {
   const ms = Date.parse(turn.endedAt) - Date.parse(turn.startedAt)
   return Number.isFinite(ms) ? ms : undefined
 }
+
+const reasons: Record<NotKept["reason"], string> = {
+  file_too_large: "over the size cap per file",
+  snapshot_too_large: "past the size cap per snapshot"
+}
+
+/** "1.5 MB", "320 KB", "12 B". */
+export const formatBytes = (bytes: number): string => {
+  if (bytes < 1_024) return `${Math.round(bytes)} B`
+  if (bytes < 1_024 * 1_024) return `${Math.round(bytes / 1_024)} KB`
+  return `${(bytes / (1_024 * 1_024)).toFixed(1)} MB`
+}
+
+/** "big.bin (12.0 MB, over the size cap per file)": a file a checkpoint could not keep, so a rewind cannot restore it. */
+export const formatNotKept = (file: NotKept): string => `${file.path} (${formatBytes(file.bytes)}, ${reasons[file.reason]})`
 
 /** The id of a tool call's block in the page, for links to its diff. */
 export const toolAnchor = (toolCallId: string): string => `tool-${toolCallId}`

@@ -1,7 +1,8 @@
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import { AgentClient } from "../../rpc/client.js"
-import { missing, type Source } from "./sessions.js"
+import { missing } from "../session-args.js"
+import type { Source } from "./sessions.js"
 
 /** Sessions through a server's API, loaded only for `--server`. */
 export const remoteSource = Effect.gen(function* () {

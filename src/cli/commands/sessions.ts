@@ -1,29 +1,20 @@
-import { Args, Command, HelpDoc, Options } from "@effect/cli"
+import { Args, Command, Options } from "@effect/cli"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
-import type { StoreKind } from "../../app/locations.js"
 import type { AgentEvent } from "../../domain/events.js"
-import { sessionIdProblem } from "../../domain/ids.js"
+import { type Rewind, rewoundSpans } from "../../domain/rewound.js"
 import { AgentHost, type ImportedSession } from "../../host/AgentHost.js"
 import { EventStore } from "../../services/EventStore.js"
-import { CliError } from "../errors.js"
 import { DEFAULT_MAX_LINE_MIB, readSessionFile } from "../import-file.js"
 import { stderr, stdout, useColor, writeSegments } from "../io.js"
 import { localHostLayer } from "../local-host.js"
-import * as shared from "../options.js"
-import { describeTransport, remoteLayer, server, token } from "../remote.js"
+import { describeTransport, remoteLayer } from "../remote.js"
 import { makeRenderer } from "../render.js"
+import { markRewound } from "../rewound-marks.js"
+import { missing, sessionId, where, type Where } from "../session-args.js"
 import { formatTable } from "../table.js"
-
-const where = { dataDir: shared.dataDir, store: shared.store, server, token }
-
-interface Where {
-  readonly dataDir: Option.Option<string>
-  readonly store: StoreKind
-  readonly server: Option.Option<string>
-  readonly token: Option.Option<string>
-}
+import { rewindCommands } from "./rewind.js"
 
 export interface Row {
   readonly sessionId: string
@@ -45,7 +36,6 @@ export interface Source {
   readonly importLog: (events: ReadonlyArray<AgentEvent>, unverified: boolean) => Effect.Effect<ImportedSession, unknown>
 }
 
-export const missing = (sessionId: string) => new CliError({ message: `no session ${sessionId} (see: custom-agent sessions list)` })
 
 const localSource = Effect.gen(function* () {
   const store = yield* EventStore
@@ -76,15 +66,6 @@ const withSource = <A>(args: Where, use: (source: Source) => Effect.Effect<A, un
   return Effect.flatMap(localSource, use).pipe(Effect.provide(localHostLayer(args)))
 }
 
-/** An id that breaks the one rule is a usage error (exit 2), before any store is opened. */
-const sessionId = Args.text({ name: "session-id" }).pipe(
-  Args.mapEffect((id) => {
-    const invalid = sessionIdProblem(id)
-    return invalid === undefined ? Effect.succeed(id) : Effect.fail(HelpDoc.p(invalid.message))
-  }),
-  Args.withDescription("The session (see custom-agent sessions list)")
-)
-
 const list = Command.make("list", where, (args) =>
   withSource(args, (source) =>
     Effect.gen(function* () {
@@ -103,11 +84,23 @@ const list = Command.make("list", where, (args) =>
 ).pipe(Command.withDescription("List sessions, most recent first (* running)"))
 
 const show = Command.make("show", { sessionId, ...where }, (args) =>
-  withSource(args, (source) => {
-    const renderer = makeRenderer({ color: useColor(process.stdout), live: false })
-    return source.events(args.sessionId).pipe(Stream.runForEach((event) => writeSegments(renderer.render(event))))
-  })
-).pipe(Command.withDescription("Print a session as a readable timeline"))
+  withSource(args, (source) =>
+    Effect.gen(function* () {
+      // A first read finds the rewinds, so the parts they left out are marked as they are printed.
+      const { rewinds, last } = yield* source.events(args.sessionId).pipe(
+        Stream.runFold({ rewinds: new Array<Rewind>(), last: 0 }, (found, event) => {
+          if (event.type === "conversation.rewound") found.rewinds.push({ sequence: event.sequence, toSequence: event.payload.toSequence })
+          found.last = event.sequence
+          return found
+        })
+      )
+      const color = useColor(process.stdout)
+      const renderer = makeRenderer({ color, live: false })
+      const mark = markRewound(rewoundSpans(rewinds, last), color)
+      yield* source.events(args.sessionId).pipe(Stream.runForEach((event) => writeSegments(mark(event, renderer.render(event)))))
+    })
+  )
+).pipe(Command.withDescription("Print a session as a readable timeline (parts a rewind left out are marked)"))
 
 const exportCommand = Command.make("export", { sessionId, ...where }, (args) =>
   withSource(args, (source) =>
@@ -145,6 +138,6 @@ const importCommand = Command.make("import", { file: Args.file({ name: "file", e
 )
 
 export const sessionsCommand = Command.make("sessions").pipe(
-  Command.withDescription("List, show, export and import sessions"),
-  Command.withSubcommands([list, show, exportCommand, importCommand])
+  Command.withDescription("List, show, export, import, rewind and fork sessions"),
+  Command.withSubcommands([list, show, exportCommand, importCommand, ...rewindCommands])
 )

@@ -4,15 +4,19 @@ import type { SessionListItem } from "../../../src/domain/host.js"
 import { type Api, describe } from "../api.js"
 import { restore, save } from "../cache.js"
 import { type Connection, follow } from "../follow.js"
+import { useFork } from "../fork.js"
 import { useFrameState } from "../frame-state.js"
 import type { MemoryReview } from "../memory.js"
 import { type EventRange, linkTo, type Route } from "../route.js"
 import { paneStatus } from "../session-list.js"
-import { blocksInRange, emptyTimeline, lastMemoryNote, type TimelineState } from "../timeline.js"
+import { slotMarks } from "../slot-marks.js"
+import { blocksInRange, emptyTimeline, type ForkedFrom, lastMemoryNote, type TimelineState } from "../timeline.js"
 import { BlockView } from "./Blocks.js"
 import { CompactResult, useCompaction } from "./Compact.js"
 import { Composer } from "./Composer.js"
 import { QueueView } from "./Queue.js"
+import { RewindCard, useRewind } from "./Rewind.js"
+import { ForkButton, RewindMenu } from "./TurnActions.js"
 
 interface Props {
   readonly api: Api
@@ -68,6 +72,14 @@ const usePersisted = (state: TimelineState) => {
   }, [])
 }
 
+/** The header's note on a forked session: where its first events were copied from. */
+const ForkNote = ({ forkedFrom, onNavigate }: { readonly forkedFrom: ForkedFrom; readonly onNavigate: (route: Route) => void }) => (
+  <p class="forked-from muted">
+    Forked from <a {...linkTo({ _tag: "session", sessionId: forkedFrom.sessionId }, onNavigate)}>{forkedFrom.sessionId}</a> at event{" "}
+    {forkedFrom.atSequence}
+  </p>
+)
+
 const rangeKey = (events: EventRange | undefined) => (events === undefined ? undefined : `${events.from}-${events.to}`)
 
 /**
@@ -104,11 +116,16 @@ export const SessionPane = ({ api, sessionId, listed, events, onNavigate, review
   const [connection, setConnection] = useState<Connection>({ _tag: "connecting" })
   const [cancelError, setCancelError] = useState<string | undefined>(undefined)
   const compaction = useCompaction(api, sessionId)
+  const rewind = useRewind(api, sessionId)
+  const fork = useFork(api, sessionId, onNavigate)
   usePersisted(state)
   const scroll = useScrolling(state, events)
   const marked = useMemo(() => (events === undefined ? new Set<number>() : blocksInRange(state, events)), [state, events])
   const memoryNote = lastMemoryNote(state)
   const statsByTurn = useMemo(() => new Map(state.turns.map((turn) => [turn.turnId, turn])), [state.turns])
+  const marks = useMemo(() => slotMarks(state), [state])
+  // One change at a time, and none while a turn runs (the server would refuse it).
+  const turnActionsOff = state.running || rewind.busy || fork.forking
 
   useEffect(() => api.fork(follow(state, { onState: setState, onConnection: setConnection })), [api, sessionId])
   useEffect(() => {
@@ -132,6 +149,7 @@ export const SessionPane = ({ api, sessionId, listed, events, onNavigate, review
             {header?.model === undefined ? "" : ` · ${header.model}`}
             {state.mode === undefined ? "" : ` · mode: ${state.mode}`}
           </p>
+          {header?.forkedFrom === undefined ? null : <ForkNote forkedFrom={header.forkedFrom} onNavigate={onNavigate} />}
         </div>
         <div class="status">
           {state.running ? (
@@ -148,6 +166,11 @@ export const SessionPane = ({ api, sessionId, listed, events, onNavigate, review
               {status}
             </span>
           )}
+          {state.redo.redoable > 0 ? (
+            <button type="button" class="redo" disabled={turnActionsOff} onClick={rewind.redo} title="Put back what the last rewind changed">
+              Redo
+            </button>
+          ) : null}
           <button
             type="button"
             class="compact"
@@ -170,20 +193,30 @@ export const SessionPane = ({ api, sessionId, listed, events, onNavigate, review
         </p>
       )}
       {compaction.outcome === undefined ? null : <CompactResult outcome={compaction.outcome} onDismiss={compaction.dismiss} />}
+      {rewind.outcome === undefined ? null : (
+        <RewindCard outcome={rewind.outcome} busy={rewind.busy} onForce={rewind.force} onDismiss={rewind.dismiss} />
+      )}
+      {fork.error === undefined ? null : <p class="connection error">Fork failed: {fork.error}</p>}
       <div class="timeline" ref={scroll.ref} onScroll={scroll.onScroll}>
         {state.blocks.length === 0 && connection._tag === "live" ? <p class="muted">Nothing yet: send a prompt below.</p> : null}
-        {state.blocks.map((block) => (
-          // `display: contents`: marks a block without changing the timeline's layout.
-          <div key={block.sequence} class={marked.has(block.sequence) ? "slot marked" : "slot"}>
-            <BlockView
-              api={api}
-              sessionId={sessionId}
-              block={block}
-              review={review}
-              stats={block._tag === "turnEnd" && block.turnId !== undefined ? statsByTurn.get(block.turnId) : undefined}
-            />
-          </div>
-        ))}
+        {state.blocks.map((block, index) => {
+          const mark = marks[index]
+          return (
+            // `display: contents`: marks a block without changing the timeline's layout.
+            <div key={block.sequence} class={`slot${marked.has(block.sequence) ? " marked" : ""}${mark?.rewound === true ? " rewound" : ""}`}>
+              {mark?.firstRewound === true ? <p class="rewound-label">rewound</p> : null}
+              {mark?.rewindTurn === undefined ? null : <RewindMenu turn={mark.rewindTurn} disabled={turnActionsOff} onRewind={rewind.rewind} />}
+              <BlockView
+                api={api}
+                sessionId={sessionId}
+                block={block}
+                review={review}
+                stats={block._tag === "turnEnd" && block.turnId !== undefined ? statsByTurn.get(block.turnId) : undefined}
+              />
+              {mark?.forkAt === undefined ? null : <ForkButton atSequence={mark.forkAt} disabled={turnActionsOff} onFork={fork.fork} />}
+            </div>
+          )
+        })}
       </div>
       <QueueView api={api} sessionId={sessionId} inbox={state.inbox} />
       <Composer api={api} sessionId={sessionId} running={state.running} />

@@ -1,4 +1,4 @@
-import { durationOf, formatDuration, formatUsage, toolAnchor, type TurnStats } from "../turn-stats.js"
+import { durationOf, formatDuration, formatNotKept, formatUsage, toolAnchor, type TurnCheckpoint, type TurnStats } from "../turn-stats.js"
 
 /** Links to the diffs of a file's changes: the file's name goes to the first, "2", "3", ... to the later ones. */
 const FileLinks = ({ path, toolCallIds }: { readonly path: string; readonly toolCallIds: ReadonlyArray<string> }) => (
@@ -11,7 +11,17 @@ const FileLinks = ({ path, toolCallIds }: { readonly path: string; readonly tool
   </span>
 )
 
-/** A turn's facts at its end: when it started, how long it took, its tokens and the files it changed. */
+/** What the turn's checkpoints recorded: how many files changed, and the files a rewind could not restore. */
+const CheckpointFacts = ({ checkpoint }: { readonly checkpoint: TurnCheckpoint }) => (
+  <>
+    <span class="checkpoint" title={checkpoint.changed.join("\n")}>
+      checkpoint: {checkpoint.changed.length} {checkpoint.changed.length === 1 ? "file" : "files"} changed
+    </span>
+    {checkpoint.notKept.length === 0 ? null : <span class="not-kept">not kept: {checkpoint.notKept.map(formatNotKept).join(", ")}</span>}
+  </>
+)
+
+/** A turn's facts at its end: when it started, how long it took, its tokens, the files it changed and its checkpoints. */
 export const TurnSummary = ({ stats }: { readonly stats: TurnStats }) => {
   const duration = durationOf(stats)
   return (
@@ -29,6 +39,7 @@ export const TurnSummary = ({ stats }: { readonly stats: TurnStats }) => {
           ))}
         </span>
       )}
+      {stats.checkpoint === undefined ? null : <CheckpointFacts checkpoint={stats.checkpoint} />}
     </span>
   )
 }
