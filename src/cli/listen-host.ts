@@ -1,5 +1,6 @@
 import * as Either from "effect/Either"
 import { isIPv4, isIPv6 } from "node:net"
+import { messageOf } from "../domain/cause-message.js"
 
 /** The address `serve --host` names, in the forms each use needs. */
 export interface ListenHost {
@@ -36,6 +37,6 @@ const codeOf = (cause: unknown): string | undefined =>
 /** Why `listen` failed, as one line: the address, the port, the system's code and what it means. */
 export const listenFailure = (host: ListenHost, port: number, cause: unknown): string => {
   const code = codeOf(cause)
-  const reason = code === undefined ? (cause instanceof Error ? cause.message : String(cause)) : `${code} (${reasons[code] ?? (cause instanceof Error ? cause.message : code)})`
+  const reason = code === undefined ? messageOf(cause) : `${code} (${reasons[code] ?? (cause instanceof Error ? cause.message : code)})`
   return `cannot listen on ${host.url}:${port}: ${reason}`
 }

@@ -12,7 +12,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { packageVersion } from "../app/package-root.js"
 import { checkArgv } from "./argv-check.js"
-import { describeCommand } from "./command-tree.js"
+import { commandName, describeCommand } from "./command-tree.js"
 import { acpCommand } from "./commands/acp.js"
 import { clusterCommand } from "./commands/cluster.js"
 import { mcpCommand } from "./commands/mcp.js"
@@ -120,9 +120,9 @@ export const main = (argv: ReadonlyArray<string>) =>
       case "Version":
         return stdout(`${version}\n`)
       case "Usage":
-        return usageFailure(checked.command.path.join(" "), checked.message)
+        return usageFailure(commandName(checked.command), checked.message)
       case "Run":
-        return quiet(cli(argv)).pipe(Effect.catchAllCause(report(checked.command.path.join(" "))), Effect.provide(cliEnvironment))
+        return quiet(cli(argv)).pipe(Effect.catchAllCause(report(commandName(checked.command))), Effect.provide(cliEnvironment))
     }
   }).pipe(Effect.provide(cliLoggerLayer))
 

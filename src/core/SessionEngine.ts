@@ -511,7 +511,7 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
       withActor(sessionId, (actor) =>
         actor.inboxLock.withPermits(1)(
           Effect.gen(function* () {
-            if (actor.driving || Option.isSome(yield* Ref.get(actor.turn))) return
+            if (yield* isRunning(actor)) return
             const next = yield* takeNext(actor)
             if (Option.isNone(next)) return
             yield* startDriving(driveServices, actor)

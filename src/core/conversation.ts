@@ -1,6 +1,6 @@
 import type { AgentEvent, EventOf } from "../domain/events.js"
 import type { AssistantPart, ConversationMessage, UserPart } from "../domain/model.js"
-import { conversationSpans, inSpans, type Rewind } from "../domain/rewound.js"
+import { conversationSpans, inSpans, type Rewind, type Span } from "../domain/rewound.js"
 
 /**
  * The conversation as a model sees it, folded incrementally from committed events so a
@@ -132,6 +132,8 @@ export const makeConversation = (options: ConversationOptions = defaultConversat
    */
   const journal: Array<AgentEvent> = []
   const rewinds: Array<Rewind> = []
+  /** What the conversation holds from now on, given its rewinds (none: everything); changes only with a rewind. */
+  let held: ReadonlyArray<Span> | undefined
 
   const closeOpen = () => {
     if (open !== undefined && open.parts.length > 0) sealed.push(sealSegment(open))
@@ -236,6 +238,7 @@ export const makeConversation = (options: ConversationOptions = defaultConversat
   /** Folds again, from nothing, the journal's events the conversation holds after this rewind. */
   const rewind = (event: EventOf<"conversation.rewound">) => {
     rewinds.push({ sequence: event.sequence, toSequence: event.payload.toSequence })
+    held = conversationSpans(rewinds, Number.MAX_SAFE_INTEGER)
     const spans = conversationSpans(rewinds, event.sequence)
     sealed = []
     open = undefined
@@ -271,6 +274,6 @@ export const makeConversation = (options: ConversationOptions = defaultConversat
     pendingToolCalls: () => pending.slice(),
     through: (sequence) => messagesOf(sealed.filter((s) => s.to <= sequence)),
     compactedThrough: () => summaryThrough,
-    holds: (sequence) => rewinds.length === 0 || inSpans(conversationSpans(rewinds, Number.MAX_SAFE_INTEGER), sequence)
+    holds: (sequence) => held === undefined || inSpans(held, sequence)
   }
 }

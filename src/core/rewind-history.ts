@@ -1,4 +1,5 @@
 import type { AgentEvent } from "../domain/events.js"
+import { type RewindEventMark, sameRewindAction } from "../domain/rewound.js"
 
 /** A `checkpoint.recorded`: its sequence and tree. */
 export interface CheckpointRef {
@@ -35,13 +36,6 @@ export interface RewindAction {
   conversation: boolean
 }
 
-interface RewindEventMark {
-  readonly sequence: number
-  readonly timestamp: string
-  readonly by: string
-  readonly redo: boolean
-}
-
 /** What rewinds and redos need of a session's log, folded from it on demand (they are rare). */
 export interface RewindHistory {
   readonly turns: Array<TurnMarks>
@@ -69,18 +63,9 @@ const overlay = (files: FileState | undefined, restored: Overlay): FileState => 
   return { base: files.base, overlays: [...files.overlays, restored] }
 }
 
-/**
- * One rewind or redo is committed as one append: its events are adjacent and share the
- * timestamp, the client and the redo flag. That is how the log tells one person's action.
- */
-const sameAction = (history: RewindHistory, mark: RewindEventMark) => {
-  const last = history.last
-  return last !== undefined && last.sequence === mark.sequence - 1 && last.timestamp === mark.timestamp && last.by === mark.by && last.redo === mark.redo
-}
-
 /** The action this rewind or redo event belongs to: a new one for a rewind's first event, the undone one for a redo's. */
 const actionOf = (history: RewindHistory, mark: RewindEventMark): RewindAction | undefined => {
-  const continues = sameAction(history, mark)
+  const continues = sameRewindAction(history.last, mark)
   history.last = mark
   if (mark.redo) return continues ? undefined : history.actions.pop()
   if (!continues) history.actions.push({ sequence: mark.sequence, filesBefore: undefined, conversation: false })

@@ -1,5 +1,20 @@
 import type { AgentEvent } from "./events.js"
 
+/** What tells one person's rewind or redo from the next: an event of it, where and by whom. */
+export interface RewindEventMark {
+  readonly sequence: number
+  readonly timestamp: string
+  readonly by: string
+  readonly redo: boolean
+}
+
+/**
+ * One rewind or redo is committed as one append: its events are adjacent and share the
+ * timestamp, the client and the redo flag. That is how the log tells one person's action.
+ */
+export const sameRewindAction = (last: RewindEventMark | undefined, mark: RewindEventMark): boolean =>
+  last !== undefined && last.sequence === mark.sequence - 1 && last.timestamp === mark.timestamp && last.by === mark.by && last.redo === mark.redo
+
 /** A `conversation.rewound`: at `sequence`, the conversation went back to how it was right after `toSequence`. */
 export interface Rewind {
   readonly sequence: number

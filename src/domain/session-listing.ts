@@ -37,6 +37,9 @@ export interface ListingChange {
   readonly openTurnId?: string | null
 }
 
+/** The event types `listingChange` reads: no other event changes a listing after its first line. */
+export const LISTING_EVENT_TYPES: ReadonlyArray<AgentEvent["type"]> = ["session.renamed", "session.archived", "turn.started", "turn.completed"]
+
 /** The batch's change to the listing, or undefined when it changes nothing (most batches: no allocation). */
 export const listingChange = (events: ReadonlyArray<AgentEvent>): ListingChange | undefined => {
   let title: string | undefined

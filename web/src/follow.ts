@@ -15,7 +15,8 @@ export interface FollowHandlers {
   readonly onConnection: (connection: Connection) => void
 }
 
-const backoff = (failures: number) => Duration.millis(Math.min(250 * 2 ** failures, 5_000))
+/** The pause before opening a dropped stream again: growing with each failure in a row, at most 5 s. */
+export const backoff = (failures: number) => Duration.millis(Math.min(250 * 2 ** failures, 5_000))
 
 /**
  * Follows a session from `initial` for as long as it runs: subscribes after the last applied

@@ -1,7 +1,8 @@
-import { Cause, Duration, Effect, Exit, Option, Stream } from "effect"
+import { Cause, Effect, Exit, Option, Stream } from "effect"
 import type { SessionListItem } from "../../src/domain/host.js"
 import { AgentClient } from "../../src/rpc/client.js"
 import { describe, isRefused } from "./api.js"
+import { backoff } from "./follow.js"
 import { applyListFrame } from "./session-list.js"
 
 export interface WatchHandlers {
@@ -10,8 +11,6 @@ export interface WatchHandlers {
   /** Why the list may be out of date (undefined once it is live again). */
   readonly onProblem: (problem: string | undefined) => void
 }
-
-const backoff = (failures: number) => Duration.millis(Math.min(250 * 2 ** failures, 5_000))
 
 /**
  * Follows the server's session list (WatchSessions) for as long as the page is open: a

@@ -2,6 +2,8 @@ import { Args, Command, Options } from "@effect/cli"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
+import { resolveDataDir } from "../../app/locations.js"
+import { storeLayer } from "../../app/store.js"
 import type { AgentEvent } from "../../domain/events.js"
 import { type Rewind, rewoundSpans } from "../../domain/rewound.js"
 import { AgentHost, type ImportedSession } from "../../host/AgentHost.js"
@@ -25,49 +27,64 @@ export interface Row {
   readonly running?: boolean
 }
 
-/** Where a session's events come from: the local store, or a server's API. */
-export interface Source {
+/** What reading sessions needs (`list`, `show`): locally, the store alone. */
+export interface Reader {
   readonly list: Effect.Effect<ReadonlyArray<Row>, unknown>
-  /** The session's log as the server's ExportSession gives it: a turn a dead process left open is closed first. */
-  readonly export: (sessionId: string) => Stream.Stream<AgentEvent, unknown>
   /** The stored events as they are, for reading (`show`). */
   readonly events: (sessionId: string) => Stream.Stream<AgentEvent, unknown>
+}
+
+/** Where a session's events come from: the local store and host, or a server's API. */
+export interface Source extends Reader {
+  /** The session's log as the server's ExportSession gives it: a turn a dead process left open is closed first. */
+  readonly export: (sessionId: string) => Stream.Stream<AgentEvent, unknown>
   /** The host's import: the same check (`planImport`) and the same write as the server's ImportSession. */
   readonly importLog: (events: ReadonlyArray<AgentEvent>, unverified: boolean) => Effect.Effect<ImportedSession, unknown>
 }
 
 
-const localSource = Effect.gen(function* () {
-  const store = yield* EventStore
-  const host = yield* AgentHost
-  const source: Source = {
+const localReader = Effect.map(
+  EventStore,
+  (store): Reader => ({
     list: store.listSessions,
     events: (sessionId) =>
       Stream.unwrap(
         Effect.map(store.head(sessionId), (head): Stream.Stream<AgentEvent, unknown> =>
           Option.isNone(head) ? Stream.fail(missing(sessionId)) : store.replay(sessionId)
         )
-      ),
+      )
+  })
+)
+
+const localSource = Effect.gen(function* () {
+  const host = yield* AgentHost
+  const source: Source = {
+    ...(yield* localReader),
     export: (sessionId) => host.exportSession(sessionId).pipe(Stream.catchTag("SessionNotFound", () => Stream.fail(missing(sessionId)))),
     importLog: (events, unverified) => host.importSession(events, { unverified })
   }
   return source
 })
 
-/** Runs a command against the local store, or the server named by --server. */
-const withSource = <A>(args: Where, use: (source: Source) => Effect.Effect<A, unknown>) => {
-  if (Option.isSome(args.server)) {
-    const url = args.server.value
-    return Effect.flatMap(Effect.promise(() => import("./sessions-remote.js")), (remote) => Effect.flatMap(remote.remoteSource, use)).pipe(
-      describeTransport(url),
-      Effect.provide(remoteLayer(url, args.token))
-    )
-  }
-  return Effect.flatMap(localSource, use).pipe(Effect.provide(localHostLayer(args)))
-}
+/** The server named by --server, through its API. */
+const onServer = <A>(url: string, token: Where["token"], use: (source: Source) => Effect.Effect<A, unknown>) =>
+  Effect.flatMap(Effect.promise(() => import("./sessions-remote.js")), (remote) => Effect.flatMap(remote.remoteSource, use)).pipe(
+    describeTransport(url),
+    Effect.provide(remoteLayer(url, token))
+  )
+
+/** Reads sessions from the local store alone (nothing else is built or read), or from the server named by --server. */
+const withReader = <A>(args: Where, use: (reader: Reader) => Effect.Effect<A, unknown>) =>
+  Option.isSome(args.server)
+    ? onServer(args.server.value, args.token, use)
+    : Effect.flatMap(localReader, use).pipe(Effect.provide(storeLayer(args.store, resolveDataDir(Option.getOrUndefined(args.dataDir)))))
+
+/** Runs a command against the local host (export and import go through it, as a server's do), or the server named by --server. */
+const withSource = <A>(args: Where, use: (source: Source) => Effect.Effect<A, unknown>) =>
+  Option.isSome(args.server) ? onServer(args.server.value, args.token, use) : Effect.flatMap(localSource, use).pipe(Effect.provide(localHostLayer(args)))
 
 const list = Command.make("list", where, (args) =>
-  withSource(args, (source) =>
+  withReader(args, (source) =>
     Effect.gen(function* () {
       const sessions = yield* source.list
       if (sessions.length === 0) return yield* stdout('no sessions yet: start one with custom-agent run "..."\n')
@@ -84,7 +101,7 @@ const list = Command.make("list", where, (args) =>
 ).pipe(Command.withDescription("List sessions, most recent first (* running)"))
 
 const show = Command.make("show", { sessionId, ...where }, (args) =>
-  withSource(args, (source) =>
+  withReader(args, (source) =>
     Effect.gen(function* () {
       // A first read finds the rewinds, so the parts they left out are marked as they are printed.
       const { rewinds, last } = yield* source.events(args.sessionId).pipe(

@@ -1,11 +1,11 @@
 import type * as CommandExecutor from "@effect/platform/CommandExecutor"
 import * as Effect from "effect/Effect"
 import { createHash } from "node:crypto"
-import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs"
+import { existsSync, readFileSync, realpathSync, writeFileSync } from "node:fs"
 import { dirname, isAbsolute, join, relative, sep } from "node:path"
 import { messageOf } from "../../domain/cause-message.js"
 import { CheckpointError } from "../../services/Checkpoints.js"
-import { ensurePrivateDir, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from "../private-files.js"
+import { ensurePrivateDir, PRIVATE_FILE_MODE } from "../private-files.js"
 import { gitRunner, initRunner, type RunGit } from "./git.js"
 
 /** A workspace's private repository, ready for git calls. */
@@ -40,7 +40,7 @@ const excludes = (dataDir: string, workspaceRoot: string): string | undefined =>
 
 const writeIfChanged = (file: string, text: string) => {
   if (existsSync(file) && readFileSync(file, "utf8") === text) return
-  mkdirSync(dirname(file), { recursive: true, mode: PRIVATE_DIR_MODE })
+  ensurePrivateDir(dirname(file))
   writeFileSync(file, text, { mode: PRIVATE_FILE_MODE })
 }
 
@@ -73,7 +73,7 @@ export const openRepository = (
       return !existsSync(join(gitDir, "HEAD"))
     })
     if (fresh) {
-      yield* attempt(workspaceRoot, `cannot create ${gitDir}`, () => mkdirSync(gitDir, { recursive: true, mode: PRIVATE_DIR_MODE }))
+      yield* attempt(workspaceRoot, `cannot create ${gitDir}`, () => ensurePrivateDir(gitDir))
       yield* initRunner(executor, target)(["init", "--quiet", "--bare", "--template=", "--initial-branch=checkpoints", "--shared=0600", gitDir])
       // Which workspace this is, for a person pruning the data directory (the folder name is a hash).
       yield* attempt(workspaceRoot, `cannot write ${gitDir}`, () => writeFileSync(join(gitDir, "workspace"), `${workspaceRoot}\n`, { mode: PRIVATE_FILE_MODE }))

@@ -23,19 +23,20 @@ const clusterTables = Effect.scoped(
 )
 
 /**
- * Creates the event store's and the cluster's tables, each under its advisory lock: runners
- * starting together on an empty database race on the cluster's `CREATE TABLE IF NOT EXISTS`
- * (one dies on a duplicate pg_type), so they are made once, before any runner starts. Safe to
- * run again and from several processes at once.
+ * Creates the cluster's tables under its advisory lock: runners starting together on an empty
+ * database race on the cluster's `CREATE TABLE IF NOT EXISTS` (one dies on a duplicate
+ * pg_type), so they are made once, before any runner starts. Safe to run again and from
+ * several processes at once.
  */
-export const migrateCluster: Effect.Effect<void, StoreFailure, PgClient.PgClient> = Effect.gen(function* () {
-  yield* migrateStore
-  const sql = yield* PgClient.PgClient
-  yield* withAdvisoryLock(CLUSTER_MIGRATION_LOCK, clusterTables.pipe(Effect.provideService(SqlClient.SqlClient, sql))).pipe(
+export const migrateClusterTables: Effect.Effect<void, StoreFailure, PgClient.PgClient> = Effect.flatMap(PgClient.PgClient, (sql) =>
+  withAdvisoryLock(CLUSTER_MIGRATION_LOCK, clusterTables.pipe(Effect.provideService(SqlClient.SqlClient, sql))).pipe(
     driverDefectsAsFailures,
     Effect.mapError(storeFailure("migrate the cluster's tables"))
   )
-})
+)
+
+/** The event store's tables and the cluster's, each under its advisory lock (`cluster migrate`). */
+export const migrateCluster: Effect.Effect<void, StoreFailure, PgClient.PgClient> = Effect.zipRight(migrateStore, migrateClusterTables)
 
 /** `migrateCluster` on a pool of its own, closed when done. */
 export const migrateDatabase = (url: string): Effect.Effect<void, StoreFailure> =>

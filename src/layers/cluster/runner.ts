@@ -10,7 +10,7 @@ import { messageOf } from "../../domain/cause-message.js"
 import * as PostgresFeed from "../event-store/postgres-feed.js"
 import * as PostgresStore from "../event-store/postgres.js"
 import { storeFailure } from "../event-store/store-failure.js"
-import { migrateCluster } from "./migrations.js"
+import { migrateClusterTables } from "./migrations.js"
 import { runnerApplicationName } from "./status.js"
 
 export interface RunnerOptions {
@@ -42,9 +42,10 @@ export const runnerLayers = (options: RunnerOptions) => {
       shardLockRefreshInterval: Duration.divide(options.failoverAfter, 3).pipe(Option.getOrElse(() => Duration.seconds(1)))
     }
   }).pipe(Layer.mapError((error) => new StoreFailure({ operation: "start the cluster runner", reason: messageOf(error), cause: error })))
-  // The tables first, under advisory locks: runners starting together on an empty database
-  // would otherwise race on the cluster's own table creation.
-  const migrated = Layer.effectDiscard(migrateCluster).pipe(Layer.provide(pg))
+  // The cluster's tables first, under their advisory lock: runners starting together on an
+  // empty database would otherwise race on the cluster's own table creation. The store's
+  // layer migrates the store's tables.
+  const migrated = Layer.effectDiscard(migrateClusterTables).pipe(Layer.provide(pg))
   return {
     address,
     store: PostgresStore.layerWithClient.pipe(Layer.provide(pg)),

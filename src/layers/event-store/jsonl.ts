@@ -10,7 +10,7 @@ import { decodeEventJson } from "../../domain/decode.js"
 import { EventDecodeError, type EventStoreError, StoreFailure } from "../../domain/errors.js"
 import type { AgentEvent } from "../../domain/events.js"
 import { type InvalidSessionId, isSessionId, sessionIdProblem } from "../../domain/ids.js"
-import { applyListingChange, headerOf, type ListingHeader, listingChange } from "../../domain/session-listing.js"
+import { applyListingChange, headerOf, LISTING_EVENT_TYPES, type ListingHeader, listingChange } from "../../domain/session-listing.js"
 import { EventStore, type EventStoreShape, type SessionSummary } from "../../services/EventStore.js"
 import { ensurePrivateDir, PRIVATE_FILE_MODE } from "../private-files.js"
 import { type DecodedPage, decodedPages, locateDecodeError } from "./decoded-pages.js"
@@ -57,9 +57,8 @@ interface Listing {
   readonly through: number
 }
 
-/** The event types that change a listing after the first line; a line naming none is not decoded for a listing. */
-const LISTING_TYPES = ["session.renamed", "session.archived", "turn.started", "turn.completed"]
-const mayChangeListing = (line: string) => LISTING_TYPES.some((type) => line.includes(type))
+/** A line naming none of the types that change a listing is not decoded for a listing. */
+const mayChangeListing = (line: string) => LISTING_EVENT_TYPES.some((type) => line.includes(type))
 
 const isNotFound = (error: unknown) =>
   typeof error === "object" && error !== null && "code" in error && error.code === "ENOENT"

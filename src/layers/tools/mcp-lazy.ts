@@ -47,6 +47,10 @@ export const make = (options: McpHubOptions): Effect.Effect<McpHubShape, never, 
       sessions.set(sessionId, found)
       return found
     }
+    /** A session nobody configured takes its project servers from its workspace. */
+    const adoptWorkspace = (sessionId: string, cwd: string | undefined) => {
+      known(sessionId).cwd ??= cwd
+    }
     const hasServers = (sessionId: string) => {
       const session = known(sessionId)
       return (
@@ -71,8 +75,7 @@ export const make = (options: McpHubOptions): Effect.Effect<McpHubShape, never, 
         name: "mcp",
         tools: (scope) =>
           Effect.suspend(() => {
-            const session = known(scope.sessionId)
-            session.cwd ??= scope.workspaceRoot
+            adoptWorkspace(scope.sessionId, scope.workspaceRoot)
             return listing(scope.sessionId, [], (hub) => hub.source.tools(scope))
           })
       },
@@ -86,8 +89,7 @@ export const make = (options: McpHubOptions): Effect.Effect<McpHubShape, never, 
       instructions: (sessionId) => listing(sessionId, [], (hub) => hub.instructions(sessionId)),
       readResource: (sessionId, uri, cwd) =>
         Effect.suspend(() => {
-          const session = known(sessionId)
-          session.cwd ??= cwd
+          adoptWorkspace(sessionId, cwd)
           return whenServers(sessionId, Effect.fail(new McpError({ server: "", message: `no MCP server of this session serves ${uri}` })), (hub) =>
             hub.readResource(sessionId, uri, cwd)
           )

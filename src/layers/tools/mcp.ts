@@ -130,14 +130,16 @@ export const make = (options: McpHubOptions): Effect.Effect<McpHubShape, never, 
         Effect.flatMap((running) => (running === undefined ? Effect.void : Scope.close(running.scope, Exit.void)))
       )
 
+    /** A session nobody configured takes its project servers from its workspace. */
+    const adoptWorkspace = (sessionId: string, cwd: string | undefined) => {
+      const entry = entryOf(sessionId)
+      if (entry.cwd === undefined && entry.running === undefined) entry.cwd = cwd
+    }
+
     const source: ToolSource = {
       name: "mcp",
       tools: (scope) =>
-        Effect.sync(() => {
-          // A session nobody configured takes its project servers from its workspace.
-          const entry = entryOf(scope.sessionId)
-          if (entry.cwd === undefined && entry.running === undefined) entry.cwd = scope.workspaceRoot
-        }).pipe(Effect.zipRight(connections(scope.sessionId)), Effect.map((list) => list.flatMap((connection) => connection.tools())))
+        Effect.sync(() => adoptWorkspace(scope.sessionId, scope.workspaceRoot)).pipe(Effect.zipRight(connections(scope.sessionId)), Effect.map((list) => list.flatMap((connection) => connection.tools())))
     }
 
     const configureSession: McpHubShape["configureSession"] = (sessionId, cwd, extra) =>
@@ -167,8 +169,7 @@ export const make = (options: McpHubOptions): Effect.Effect<McpHubShape, never, 
 
     const readResource: McpHubShape["readResource"] = (sessionId, uri, cwd) =>
       Effect.gen(function* () {
-        const entry = entryOf(sessionId)
-        if (entry.cwd === undefined && entry.running === undefined) entry.cwd = cwd
+        adoptWorkspace(sessionId, cwd)
         const list = yield* connections(sessionId)
         for (const connection of list) {
           if (yield* connection.listsResource(uri)) return yield* connection.readResource(uri)
