@@ -2,6 +2,7 @@ import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { ourToolName } from "../../domain/claude-tool-names.js"
+import type { AgentDefinition } from "../../services/Agents.js"
 import { type FrontMatterValue, parseFrontMatter, splitFrontMatter } from "../skills/front-matter.js"
 import { SkillDescription, SkillName } from "../skills/skill-header.js"
 
@@ -37,14 +38,8 @@ type AgentHeader = typeof AgentHeader.Type
 
 const decodeHeader = Schema.decodeUnknownEither(AgentHeader, { errors: "all" })
 
-export interface ParsedAgentFile {
-  readonly name: string
-  readonly description: string
-  readonly tools?: ReadonlyArray<string>
-  readonly model?: string
-  readonly maxSteps?: number
-  readonly instructions: string
-}
+/** A definition as its file says it; where it lies is the folder's to add. */
+export type ParsedAgentFile = Omit<AgentDefinition, "path" | "source">
 
 const describe = (error: ParseResult.ParseError): string =>
   ParseResult.ArrayFormatter.formatErrorSync(error)
