@@ -1,4 +1,5 @@
 import type { AgentEvent } from "../domain/events.js"
+import { taskCounts, taskListLines } from "../domain/tasks.js"
 
 export type Channel = "out" | "err"
 
@@ -171,6 +172,13 @@ export const makeRenderer = (options: RenderOptions) => {
       }
       case "context.compacted":
         return line(side, yellow(`── compacted ${event.payload.turns.length} earlier turn(s): ${event.payload.tokensBefore} → ${event.payload.tokensAfter} tokens`))
+      case "task.updated": {
+        const { todos } = event.payload
+        if (todos.length === 0) return line(side, cyan("☰ task list cleared"))
+        const counts = taskCounts(todos)
+        const head = cyan(`☰ task list: ${counts.completed}/${todos.length} done${counts.in_progress === 0 ? "" : `, ${counts.in_progress} in progress`}`)
+        return line(side, [head, ...taskListLines(todos).map((l, i) => `  ${todos[i]?.status === "completed" ? dim(l) : l}`)].join("\n"))
+      }
       case "memory.candidate_proposed":
         return line(side, cyan(`✎ memory proposed (${event.payload.scope}): ${oneLine(event.payload.text)}`) + dim(" — review with: custom-agent memory review"))
       case "memory.approved":

@@ -223,6 +223,8 @@ const blocksAfter = (blocks: ReadonlyArray<Block>, event: AgentEvent, settled: S
     case "inbox.updated":
     case "context.source":
     case "context.built":
+    // Shown elsewhere: the task list pinned at the top of the session.
+    case "task.updated":
     // Shown elsewhere: a checkpoint on its turn's summary, a fork in the header.
     case "checkpoint.recorded":
     case "session.forked":
