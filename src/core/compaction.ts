@@ -86,12 +86,12 @@ interface Summarizer {
 const summarizer = (ctx: CompactionContext): Summarizer => {
   let count = 0
   const send = (previous: string, piece: ReadonlyArray<string>): Effect.Effect<string, ModelError> =>
-    Effect.suspend(() => {
-      count++
-      return ctx.gateway.stream(summaryRequest(ctx.state.sessionId, previous, piece)).pipe(
-        Stream.runFold("", (text, event) => (event._tag === "TextDelta" ? text + event.text : text))
-      )
-    })
+    ctx.gateway.stream(summaryRequest(ctx.state.sessionId, previous, piece)).pipe(
+      Stream.runFold("", (text, event) => (event._tag === "TextDelta" ? text + event.text : text)),
+      Effect.tap(() => {
+        count++
+      })
+    )
   // A request the adapter still finds too big (its tokenizer counts more than the estimate) is split in two, and again.
   const ask = (previous: string, piece: ReadonlyArray<string>): Effect.Effect<string, ModelError> =>
     send(previous, piece).pipe(
