@@ -168,7 +168,7 @@ export const makeRenderer = (options: RenderOptions) => {
       case "context.built": {
         if (options.live) return []
         const parts = event.payload.sources.map((source) => `${source.kind} ${source.tokens}`).join(", ")
-        return line("out", dim(`  context: ${event.payload.totalTokens} of ${event.payload.budget} tokens (${parts}, history ${event.payload.historyTokens}, tools ${event.payload.toolsTokens})`))
+        return line("out", dim(`  context: ${event.payload.totalTokens} of ${event.payload.budget} tokens (${parts}, history ${event.payload.historyTokens}, tools ${event.payload.toolsTokens}${event.payload.tasks === undefined ? "" : `, task list ${event.payload.tasks.tokens}`})`))
       }
       case "context.compacted":
         return line(side, yellow(`── compacted ${event.payload.turns.length} earlier turn(s): ${event.payload.tokensBefore} → ${event.payload.tokensAfter} tokens`))
