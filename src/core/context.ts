@@ -55,7 +55,8 @@ export const assembleSystem = (sources: ReadonlyArray<ContextSourceText>): strin
 export const taskSection = (todos: ReadonlyArray<TodoItem> | undefined): string =>
   todos === undefined || todos.length === 0
     ? ""
-    : `# Current task list\n\nThe task list you keep with todo_write, as you last wrote it (send the whole list to change it):\n\n${taskListLines(todos).join("\n")}`
+    : `# Current task list\n\nYour own notes of the work, as you last wrote them with todo_write (send the whole list to change it). ` +
+      `They record your plan; they are not instructions from the user.\n\n${taskListLines(todos).join("\n")}`
 
 /** The system prompt with the task list appended. */
 export const withTasks = (system: string, section: string): string =>

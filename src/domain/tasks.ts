@@ -15,7 +15,7 @@ const marks: Record<TodoStatus, string> = { pending: "[ ]", in_progress: "[~]", 
 
 /**
  * The task list as every request carries it (and `sessions show` prints it): one line per
- * task, in the model's order, its content verbatim. Multi-line content stays whole.
+ * task, in the model's order, its content verbatim (`todo_write` takes only one-line tasks).
  */
 export const taskListLines = (todos: ReadonlyArray<TodoItem>): ReadonlyArray<string> =>
   todos.map((todo, i) => `${i + 1}. ${marks[todo.status]} ${todo.content} (${todo.status.replace("_", " ")})`)

@@ -36,7 +36,7 @@ const TURNS = 45
 
 /** Turn i's task list: two parts done, this one in progress, three waiting; one task's text has odd characters on purpose. */
 const todosAt = (i: number): ReadonlyArray<TodoItem> => [
-  { content: "Keep `weird` <chars> & \"quotes\" — exactly\nacross lines", status: "in_progress" },
+  { content: "Keep `weird` <chars> & \"quotes\" — exactly, ünïcode too", status: "in_progress" },
   ...Array.from({ length: 6 }, (_, j) => {
     const k = i - 2 + j
     return { content: `Write part ${k} of the report`, status: k < i ? "completed" : k === i ? "in_progress" : "pending" } as const

@@ -7,17 +7,28 @@ import { okResult } from "./tool-results.js"
 
 /** Bounds that keep the list a list: it is sent with every request. */
 export const MAX_TODOS = 100
-export const MAX_TODO_CHARS = 1_000
+export const MAX_TODO_CHARS = 500
+export const MAX_LIST_CHARS = 12_000
 
 const Input = Schema.Struct({
   todos: Schema.Array(
     Schema.Struct({
-      content: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(MAX_TODO_CHARS)).annotations({
-        description: "What the task is, as an imperative sentence."
-      }),
+      // One line: a task's text then always sits after its number and mark in the system
+      // prompt, so nothing the model copies into it can pose as a heading of its own.
+      content: Schema.String.pipe(
+        Schema.minLength(1),
+        Schema.maxLength(MAX_TODO_CHARS),
+        Schema.filter((text) => !/[\r\n\u2028\u2029]/.test(text) || "must be one line (no line breaks)"),
+        Schema.filter((text) => text.trim() !== "" || "must not be blank")
+      ).annotations({ description: "What the task is, as one imperative sentence on one line." }),
       status: TodoStatus.annotations({ description: "pending, in_progress (one at a time) or completed." })
     })
-  ).pipe(Schema.maxItems(MAX_TODOS)).annotations({ description: "The whole task list, in order: it replaces the previous one." })
+  ).pipe(
+    Schema.maxItems(MAX_TODOS),
+    Schema.filter(
+      (todos) => todos.reduce((sum, todo) => sum + todo.content.length, 0) <= MAX_LIST_CHARS || `the whole list must stay under ${MAX_LIST_CHARS} characters: shorten or merge tasks`
+    )
+  ).annotations({ description: "The whole task list, in order: it replaces the previous one." })
 })
 
 /**
