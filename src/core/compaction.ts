@@ -159,25 +159,30 @@ const summarizeInPieces = (
   })
 
 /**
- * Summarizes every completed turn before the current one that is not summarized yet, and
- * records it as `context.compacted`: the model's summary in fixed sections, the files the log
- * says were changed, and how many requests it took. The log keeps every original event;
- * requests after it use the summary. Gives none when there is nothing to compact or the
- * summary failed (the request then goes out as it is, and the adapter's preflight stops it if
- * it cannot fit).
+ * Summarizes every completed turn before the current one that is not summarized yet (or, with
+ * `inTurn`, also the running turn's steps through one of its step ends), and records it as
+ * `context.compacted`: the model's summary in fixed sections, the files the log says were
+ * changed, and how many requests it took. The log keeps every original event; requests after
+ * it use the summary. Gives none when there is nothing to compact or the summary failed (the
+ * request then goes out as it is, and the adapter's preflight stops it if it cannot fit).
  */
 export const compactHistory = (
   ctx: CompactionContext,
-  trigger: "budget" | "request"
+  trigger: "budget" | "request",
+  inTurn?: { readonly through: number }
 ): Effect.Effect<Option.Option<AgentEvent>, EventStoreError> =>
   Effect.gen(function* () {
     const conversation = ctx.state.conversation
     const compactedThrough = conversation.compactedThrough()
     // A rewound turn is not in the conversation: nothing of it to summarize.
     const done = ctx.state.turns.filter(
-      (turn) => turn.end !== undefined && turn.turnId !== ctx.currentTurnId && turn.end > compactedThrough && conversation.holds(turn.start)
+      (turn) =>
+        (turn.end !== undefined || (inTurn !== undefined && turn.turnId === ctx.currentTurnId)) &&
+        (turn.turnId !== ctx.currentTurnId || inTurn !== undefined) &&
+        (turn.end ?? Number.MAX_SAFE_INTEGER) > compactedThrough &&
+        conversation.holds(turn.start)
     )
-    const boundary = done.reduce((max, turn) => Math.max(max, turn.end ?? 0), 0)
+    const boundary = inTurn?.through ?? done.reduce((max, turn) => Math.max(max, turn.end ?? 0), 0)
     if (done.length === 0 || boundary <= compactedThrough) return Option.none()
     const tokensBefore = historyTokens(conversation.through(boundary))
     const summarize = summarizer(ctx)

@@ -23,6 +23,13 @@ export interface ConversationBuilder {
   readonly holds: (sequence: number) => boolean
   /** The messages after the summary in effect, up to and including `sequence`: what a new compaction through it replaces. */
   readonly since: (sequence: number) => ReadonlyArray<ConversationMessage>
+  /**
+   * Where steps of the turn that started at `turnStart` ended, in order: the last event of
+   * each step's tool results that a model step followed, and last the end of the history as it
+   * is (when it ends with tool results). A compaction inside a running turn stops at one of
+   * these, so every tool call it keeps has its result.
+   */
+  readonly stepEnds: (turnStart: number) => ReadonlyArray<number>
   /** The `context.compacted` whose summary is in effect, if any. */
   readonly summary: () => PayloadOf<"context.compacted"> | undefined
   /** The task list in effect (the last `task.updated` the conversation holds) and its sequence. */
@@ -293,6 +300,20 @@ export const makeConversation = (options: ConversationOptions = defaultConversat
 
   const holds = (sequence: number) => held === undefined || inSpans(held, sequence)
 
+  /** The sealed segments and the open one as it would seal now. */
+  const withOpen = (): ReadonlyArray<SealedSegment> => (open !== undefined && open.parts.length > 0 ? [...sealed, sealSegment(open)] : sealed)
+
+  const stepEnds = (turnStart: number): ReadonlyArray<number> => {
+    const segments = withOpen().filter((s) => s.from > Math.max(turnStart, summaryThrough))
+    const ends: Array<number> = []
+    for (const [i, segment] of segments.entries()) {
+      if (segment.message.role !== "user" || !segment.message.content.some((part) => part._tag === "tool_result")) continue
+      const next = segments[i + 1]
+      if (next === undefined ? pending.length === 0 : next.message.role === "assistant") ends.push(segment.to)
+    }
+    return ends
+  }
+
   const changedFiles = (from: number, through: number): ReadonlyArray<string> => {
     const paths = new Set<string>()
     for (const event of journal) {
@@ -307,8 +328,9 @@ export const makeConversation = (options: ConversationOptions = defaultConversat
     apply,
     snapshot,
     pendingToolCalls: () => pending.slice(),
-    through: (sequence) => messagesOf(sealed.filter((s) => s.to <= sequence)),
-    since: (sequence) => messagesOf(sealed.filter((s) => s.from > summaryThrough && s.to <= sequence)),
+    through: (sequence) => messagesOf(withOpen().filter((s) => s.to <= sequence)),
+    since: (sequence) => messagesOf(withOpen().filter((s) => s.from > summaryThrough && s.to <= sequence)),
+    stepEnds,
     compactedThrough: () => summaryThrough,
     summary: () => summary,
     tasks: () => tasks,

@@ -135,8 +135,20 @@ const buildRequest = (ctx: TurnContext, gather: Effect.Effect<ReadonlyArray<Cont
     const tasksText = taskSection(tasks?.todos)
     const tasksTokens = tasksText === "" ? 0 : textTokens(tasksText)
     let size = measure(sources, ctx.state.conversation.snapshot(), tools)
+    const compaction = { state: ctx.state, gateway: ctx.gateway, emit: ctx.emit, currentTurnId: ctx.turnId }
     if (size.total + tasksTokens > budget) {
-      const compacted = yield* compactHistory({ state: ctx.state, gateway: ctx.gateway, emit: ctx.emit, currentTurnId: ctx.turnId }, "budget")
+      const compacted = yield* compactHistory(compaction, "budget")
+      if (Option.isSome(compacted)) size = measure(sources, ctx.state.conversation.snapshot(), tools)
+    }
+    // A long turn can outgrow the window on its own: its finished steps are folded in too,
+    // keeping the last one verbatim when that is enough, else all of them.
+    const turnStart = ctx.state.turns.findLast((turn) => turn.turnId === ctx.turnId)?.start ?? 0
+    for (const keep of [1, 0]) {
+      if (size.total + tasksTokens <= budget) break
+      const ends = ctx.state.conversation.stepEnds(turnStart)
+      const through = ends[ends.length - 1 - keep]
+      if (through === undefined) continue
+      const compacted = yield* compactHistory(compaction, "budget", { through })
       if (Option.isSome(compacted)) size = measure(sources, ctx.state.conversation.snapshot(), tools)
     }
     const messages = ctx.state.conversation.snapshot()

@@ -65,7 +65,7 @@ const longScript = (turns: number): Script => ({
 
 const prompt = (i: number) => `Part ${i}: ${"background material for the report ".repeat(70)}`
 
-const setup = (script: Script, configDir: string, store = storeCases[0]) => {
+const setup = (script: Script, configDir: string, store = storeCases[0], maxSteps = 10) => {
   const memoryFile = join(temp("long-mem-"), "memory.json")
   const recording = recordingScripted(script)
   const context = ContextSources.layer({ configDir }).pipe(
@@ -76,7 +76,7 @@ const setup = (script: Script, configDir: string, store = storeCases[0]) => {
     context,
     memoryFile,
     tools: [...localTools(sandboxOff), todoWriteTool],
-    engine: { maxSteps: 10, compactionThreshold: 0.8, toolResultChars: 30_000 }
+    engine: { maxSteps, compactionThreshold: 0.8, toolResultChars: 30_000 }
   }).pipe(Layer.provideMerge(recording))
 }
 
@@ -198,6 +198,62 @@ describe("a long task survives compaction", () => {
         setup({ contextWindow: WINDOW, maxOutputTokens: MAX_OUTPUT, responses: ["got it", "done"], summaries: [summaryAnswer(0), summaryAnswer(1), summaryAnswer(2), summaryAnswer(3)] }, configDir)
       )
     )
+  })
+})
+
+describe("a single turn longer than the window", () => {
+  const STEPS = 40
+  const stepTodos = (i: number): ReadonlyArray<TodoItem> => [
+    { content: `Write files 0 to ${STEPS - 1}`, status: "in_progress" },
+    { content: `Latest written: file ${i}`, status: "completed" }
+  ]
+  const script: Script = {
+    contextWindow: WINDOW,
+    maxOutputTokens: MAX_OUTPUT,
+    summaries: Array.from({ length: 100 }, (_, k) => summaryAnswer(k)),
+    responses: [
+      ...Array.from({ length: STEPS }, (_, i) => ({
+        chunks: [
+          { text: `Step ${i}.` },
+          ...(i % 5 === 0 ? [{ toolCall: { name: "todo_write", input: { todos: stepTodos(i) }, id: `todo_${i}` } }] : []),
+          { toolCall: { name: "write_file", input: { path: `out/file-${i}.txt`, content: `${i} ${"payload ".repeat(200)}` }, id: `write_${i}` } }
+        ]
+      })),
+      "All files written."
+    ]
+  }
+
+  it.live("its finished steps are compacted as it runs (the last step kept verbatim), every request fits, and the turn ends normally", () => {
+    const { configDir, workspace } = instructionFiles()
+    return Effect.gen(function* () {
+      const engine = yield* SessionEngine
+      const { header } = yield* engine.createSession({ cwd: workspace, client: "test" })
+      const events = yield* runTurn(header.sessionId, "Write the forty files.")
+      expect(eventsOf(events, "turn.completed")[0]?.payload).toEqual({ stopReason: "final" })
+      const log = yield* replayAll(header.sessionId)
+      const compactions = eventsOf(log, "context.compacted")
+      expect(compactions.length).toBeGreaterThanOrEqual(3)
+      const turnId = eventsOf(log, "turn.started")[0]?.turnId
+      for (const c of compactions) {
+        expect(c.payload.turns).toEqual([turnId])
+        expect(c.payload.changedFiles).toEqual(editedThrough(log, c.payload.throughSequence))
+      }
+      const sent = yield* Effect.flatMap(RecordedRequests, Ref.get)
+      for (const request of sent) expect(estimatePromptTokens(request) + MAX_OUTPUT).toBeLessThanOrEqual(WINDOW)
+      const turnRequests = sent.filter((r) => r.purpose === "turn")
+      expect(turnRequests).toHaveLength(STEPS + 1)
+      // After a compaction, the request still pairs every tool call it shows with its result, and the last step's result is there verbatim.
+      for (const request of turnRequests) {
+        const calls = request.messages.flatMap((m) => m.content.flatMap((p) => (p._tag === "tool_call" ? [p.toolCallId] : [])))
+        const results = request.messages.flatMap((m) => m.content.flatMap((p) => (p._tag === "tool_result" ? [p.toolCallId] : [])))
+        expect(results).toEqual(calls)
+      }
+      const last = turnRequests.at(-1)
+      expect(last?.messages.flatMap((m) => m.content.flatMap((p) => (p._tag === "tool_result" ? [p.toolCallId] : [])))).toContain(`write_${STEPS - 1}`)
+      expect(last?.system.endsWith(taskSection(stepTodos(STEPS - 1 - ((STEPS - 1) % 5))))).toBe(true)
+      const rebuilt = Either.getOrThrow(rebuildRequests(log))
+      expect(rebuilt.map((r) => ({ system: r.system, messages: r.messages }))).toEqual(turnRequests.map((r) => ({ system: r.system, messages: r.messages })))
+    }).pipe(Effect.provide(setup(script, configDir, storeCases[0], 100)))
   })
 })
 

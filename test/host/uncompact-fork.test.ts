@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Chunk, Effect, Either, Stream } from "effect"
+import { Effect, Either, Stream } from "effect"
 import { rebuildRequests } from "../../src/core/replay-requests.js"
 import { AgentHost } from "../../src/host/AgentHost.js"
 import * as MemoryStore from "../../src/layers/event-store/memory.js"
