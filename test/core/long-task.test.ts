@@ -103,7 +103,7 @@ const instructionFiles = () => {
 }
 
 describe("a long task survives compaction", () => {
-  for (const store of storeCases.filter((c) => !c.name.startsWith("jsonl"))) {
+  for (const store of storeCases) {
     it.live(`[${store.name}] history ten times the window: every request carries the task list verbatim, the instruction files and the structured summary; changed files match the log; replay rebuilds the same requests`, () => {
       const { configDir, workspace } = instructionFiles()
       return Effect.gen(function* () {
