@@ -121,37 +121,47 @@ const halves = (piece: ReadonlyArray<string>): readonly [ReadonlyArray<string>, 
 /**
  * Folds the transcript into the summary piece by piece, each request preflighted against
  * `limit` before it is sent: as many lines as fit beside the summary so far, a line longer
- * than the room cut into parts. Fails when the summary so far leaves no room.
+ * than the room cut into parts. Fails when the summary so far leaves no room. A piece's size
+ * is added up line by line (the estimate counts characters, so an empty piece's estimate plus
+ * the lines' own never falls short of the whole request's).
  */
 const summarizeInPieces = (
   ctx: CompactionContext,
-  sessionId: string,
   start: string,
   lines: ReadonlyArray<string>,
   limit: number,
   ask: Summarizer["ask"]
 ): Effect.Effect<string, ModelError> =>
   Effect.gen(function* () {
+    const sessionId = ctx.state.sessionId
     const queue = [...lines]
     let previous = start
     let at = 0
-    const fits = (piece: ReadonlyArray<string>) => estimatePromptTokens(summaryRequest(sessionId, previous, piece)) <= limit
     while (at < queue.length) {
+      const base = estimatePromptTokens(summaryRequest(sessionId, previous, [""]))
+      // Characters the lines may take beside the rest of the request; each line after the first adds its separator.
+      const room = (limit - base) * CHARS_PER_TOKEN
+      if (room < MIN_PIECE_CHARS) {
+        return yield* new ModelError({
+          code: "context_overflow",
+          message: `the summary so far leaves no room in the ${ctx.gateway.info.contextWindow}-token window for more of the conversation`
+        })
+      }
       const piece: Array<string> = []
-      while (at < queue.length && fits([...piece, queue[at] ?? ""])) piece.push(queue[at++] ?? "")
+      let used = 0
+      while (at < queue.length) {
+        const line = queue[at] ?? ""
+        const cost = line.length + (piece.length === 0 ? 0 : 2)
+        if (used + cost > room) break
+        piece.push(line)
+        used += cost
+        at++
+      }
       if (piece.length === 0) {
         // One line alone does not fit: send the part that does, keep the rest for the next piece.
         const line = queue[at] ?? ""
-        let cut = (limit - estimatePromptTokens(summaryRequest(sessionId, previous, [""]))) * CHARS_PER_TOKEN
-        while (cut >= MIN_PIECE_CHARS && !fits([line.slice(0, cut)])) cut = Math.floor(cut * 0.9)
-        if (cut < MIN_PIECE_CHARS) {
-          return yield* new ModelError({
-            code: "context_overflow",
-            message: `the summary so far leaves no room in the ${ctx.gateway.info.contextWindow}-token window for more of the conversation`
-          })
-        }
-        piece.push(line.slice(0, cut))
-        queue[at] = `(continued) ${line.slice(cut)}`
+        piece.push(line.slice(0, room))
+        queue[at] = `(continued) ${line.slice(room)}`
       }
       previous = (yield* ask(previous, piece)).trim()
     }
@@ -188,7 +198,7 @@ export const compactHistory = (
     const summarize = summarizer(ctx)
     const previous = conversation.summary()?.summary ?? ""
     const lines = transcriptLines(conversation.since(boundary))
-    const summary = yield* summarizeInPieces(ctx, ctx.state.sessionId, previous, lines, compactionLimit(ctx.gateway.info), summarize.ask).pipe(Effect.either)
+    const summary = yield* summarizeInPieces(ctx, previous, lines, compactionLimit(ctx.gateway.info), summarize.ask).pipe(Effect.either)
     if (summary._tag === "Left" || summary.right.trim() === "") {
       const reason = summary._tag === "Left" ? summary.left.message : "the model returned an empty summary"
       yield* Effect.logWarning(`compaction of ${ctx.state.sessionId} skipped: ${reason}`)
