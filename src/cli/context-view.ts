@@ -1,4 +1,5 @@
 import type { AgentEvent, EventOf, PayloadOf } from "../domain/events.js"
+import { summarySectionHeadings } from "../domain/summary-sections.js"
 import { conversationSpans, inSpans, type Rewind } from "../domain/rewound.js"
 import { type TodoItem, taskListLines } from "../domain/tasks.js"
 import type { Segment } from "./render.js"
@@ -45,14 +46,6 @@ export const foldOverview = (overview: ContextOverview, event: AgentEvent): Cont
   return overview
 }
 
-const sectionNames: ReadonlyArray<readonly [keyof NonNullable<PayloadOf<"context.compacted">["sections"]>, string]> = [
-  ["goal", "Goal"],
-  ["decisions", "Decisions and constraints"],
-  ["progress", "Progress"],
-  ["nextStep", "Next step"],
-  ["openQuestions", "Open questions"]
-]
-
 const indent = (text: string, prefix: string) =>
   text
     .replace(/\n$/, "")
@@ -84,7 +77,7 @@ export const makeContextView = (overview: ContextOverview, render: (event: Agent
     ]
     if (p.sections === undefined) lines.push("   summary:", indent(p.summary, "     "))
     else {
-      for (const [key, name] of sectionNames) {
+      for (const [key, name] of summarySectionHeadings) {
         const text = p.sections[key]
         if (text !== "") lines.push(`   ${name}:`, indent(text, "     "))
       }

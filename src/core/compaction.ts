@@ -1,16 +1,16 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
-import type { EventStoreError } from "../domain/errors.js"
-import { ModelError } from "../domain/errors.js"
+import { type EventStoreError, ModelError } from "../domain/errors.js"
 import type { AgentEvent, PayloadOf } from "../domain/events.js"
 import type { ConversationMessage, ModelInfo, ModelRequest } from "../domain/model.js"
+import { summarySectionHeadings } from "../domain/summary-sections.js"
 import { CHARS_PER_TOKEN, estimatePromptTokens, MESSAGE_OVERHEAD, PART_OVERHEAD, textTokens } from "../domain/tokens.js"
 import type { ModelGatewayShape } from "../services/ModelGateway.js"
 import { historyTokens } from "./context.js"
 import type { Draft } from "./session-actor.js"
 import type { SessionState } from "./session-state.js"
-import { parseSections, sectionHeadings, summaryText } from "./summary.js"
+import { parseSections, summaryText } from "./summary.js"
 
 export interface CompactionContext {
   readonly state: SessionState
@@ -23,7 +23,7 @@ export interface CompactionContext {
 export const summaryInstructions =
   "You summarize the earlier part of a coding session so the assistant can continue it without the original messages. " +
   "Answer with exactly these sections, each under its Markdown heading, in this order:\n\n" +
-  sectionHeadings.map(([, heading]) => `## ${heading}`).join("\n") +
+  summarySectionHeadings.map(([, heading]) => `## ${heading}`).join("\n") +
   "\n\nGoal: what the user wants done, in their terms. Decisions and constraints: choices made and why, and every instruction " +
   "or constraint of the user's that still holds (quote them). Progress: what was done, commands run and their outcomes, errors " +
   "met. Next step: the very next action. Open questions: what is unresolved or must be asked (write `none` if nothing). " +

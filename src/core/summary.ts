@@ -1,13 +1,5 @@
 import type { PayloadOf, SummarySections } from "../domain/events.js"
-
-/** The sections a compaction summary is asked for, in order, with the heading the model is told to use. */
-export const sectionHeadings: ReadonlyArray<readonly [keyof SummarySections, string]> = [
-  ["goal", "Goal"],
-  ["decisions", "Decisions and constraints"],
-  ["progress", "Progress"],
-  ["nextStep", "Next step"],
-  ["openQuestions", "Open questions"]
-]
+import { summarySectionHeadings } from "../domain/summary-sections.js"
 
 const aliases: ReadonlyArray<readonly [keyof SummarySections, RegExp]> = [
   ["goal", /^goals?$/],
@@ -70,7 +62,7 @@ export const summaryOpening = "Summary of the earlier conversation (older turns 
 export const summaryText = (payload: PayloadOf<"context.compacted">): string => {
   const { sections, changedFiles } = payload
   if (sections === undefined) return `${summaryOpening}\n\n${payload.summary}`
-  const parts = sectionHeadings.flatMap(([key, heading]) => (sections[key] === "" ? [] : [`## ${heading}\n\n${sections[key]}`]))
+  const parts = summarySectionHeadings.flatMap(([key, heading]) => (sections[key] === "" ? [] : [`## ${heading}\n\n${sections[key]}`]))
   if (changedFiles !== undefined && changedFiles.length > 0) {
     parts.push(`## Files changed so far (from the session log)\n\n${changedFiles.map((path) => `- ${path}`).join("\n")}`)
   }

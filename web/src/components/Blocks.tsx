@@ -1,3 +1,4 @@
+import { summarySectionHeadings } from "../../../src/domain/summary-sections.js"
 import type { Api } from "../api.js"
 import type { MemoryReview } from "../memory.js"
 import type { Block, CompactionNote, NoteBlock } from "../timeline.js"
@@ -26,14 +27,6 @@ interface Props {
   readonly stats: TurnStats | undefined
 }
 
-const sectionNames: ReadonlyArray<readonly [keyof NonNullable<CompactionNote["sections"]>, string]> = [
-  ["goal", "Goal"],
-  ["decisions", "Decisions and constraints"],
-  ["progress", "Progress"],
-  ["nextStep", "Next step"],
-  ["openQuestions", "Open questions"]
-]
-
 /** A compaction: its summary by sections, the files the log says changed, and the events it replaced (the model no longer sees them). */
 const CompactionView = ({ compaction, summary }: { readonly compaction: CompactionNote; readonly summary: string }) => (
   <>
@@ -43,7 +36,7 @@ const CompactionView = ({ compaction, summary }: { readonly compaction: Compacti
         <pre>{summary}</pre>
       ) : (
         <dl>
-          {sectionNames.map(([key, name]) =>
+          {summarySectionHeadings.map(([key, name]) =>
             compaction.sections?.[key] === "" ? null : (
               <div key={key}>
                 <dt>{name}</dt>
