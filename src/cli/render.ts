@@ -18,7 +18,8 @@ export interface RenderOptions {
   readonly live: boolean
 }
 
-const paint = (on: boolean, code: string) => (text: string) => (on ? `\x1b[${code}m${text}\x1b[0m` : text)
+/** An ANSI colour (SGR `code`) around a text, when colour is on. */
+export const paint = (on: boolean, code: string) => (text: string) => (on ? `\x1b[${code}m${text}\x1b[0m` : text)
 
 const oneLine = (text: string, max = 120) => {
   const line = text.replace(/\s+/g, " ").trim()

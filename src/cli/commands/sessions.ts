@@ -13,7 +13,7 @@ import { stderr, stdout, useColor, writeSegments } from "../io.js"
 import { localHostLayer } from "../local-host.js"
 import { describeTransport, remoteLayer } from "../remote.js"
 import { emptyOverview, foldOverview, makeContextView } from "../context-view.js"
-import { makeRenderer } from "../render.js"
+import { makeRenderer, paint } from "../render.js"
 import { markRewound } from "../rewound-marks.js"
 import { missing, sessionId, where, type Where } from "../session-args.js"
 import { formatTable } from "../table.js"
@@ -113,8 +113,7 @@ const show = Command.make("show", { sessionId, context: contextFlag, ...where },
       if (args.context) {
         // A first read finds the compactions, so each is printed above the events it replaced.
         const overview = yield* source.events(args.sessionId).pipe(Stream.runFold(emptyOverview(), foldOverview))
-        const paint = (code: string) => (text: string) => (color ? `\x1b[${code}m${text}\x1b[0m` : text)
-        const view = makeContextView(overview, renderer.render, { bold: paint("1"), dim: paint("2") })
+        const view = makeContextView(overview, renderer.render, { bold: paint(color, "1"), dim: paint(color, "2") })
         yield* source.events(args.sessionId).pipe(Stream.runForEach((event) => writeSegments(view.view(event))))
         return yield* writeSegments(view.end())
       }
