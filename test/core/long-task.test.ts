@@ -109,11 +109,18 @@ describe("a long task survives compaction", () => {
       return Effect.gen(function* () {
         const engine = yield* SessionEngine
         const { header } = yield* engine.createSession({ cwd: workspace, client: "test" })
+        let editedAt = 0
         for (let i = 0; i < TURNS; i++) {
+          if (i === Math.floor(TURNS / 2)) {
+            // Instruction files are read again at each turn, after compactions too.
+            writeFileSync(join(workspace, "AGENTS.md"), "PROJECT RULES: indent with spaces from now on.")
+            editedAt = (yield* replayAll(header.sessionId)).length
+          }
           const events = yield* runTurn(header.sessionId, prompt(i))
           expect(eventsOf(events, "turn.completed")[0]?.payload).toEqual({ stopReason: "final" })
         }
         const log = yield* replayAll(header.sessionId)
+        expect(eventsOf(log, "context.compacted").filter((c) => c.sequence < editedAt).length).toBeGreaterThan(1)
 
         // The history, had nothing been compacted, is more than ten windows.
         const verbatim = makeConversation()
@@ -140,7 +147,7 @@ describe("a long task survives compaction", () => {
           const at = built[i]
           if (at === undefined) throw new Error("a request without its context.built")
           expect(request.system).toContain("USER RULES: answer in English.")
-          expect(request.system).toContain("PROJECT RULES: indent with tabs.")
+          expect(request.system).toContain(at.sequence < editedAt ? "PROJECT RULES: indent with tabs." : "PROJECT RULES: indent with spaces from now on.")
           const list = listBefore(log, at.sequence)
           if (list !== undefined) {
             sawList++
