@@ -171,8 +171,11 @@ export const makeRenderer = (options: RenderOptions) => {
         const parts = event.payload.sources.map((source) => `${source.kind} ${source.tokens}`).join(", ")
         return line("out", dim(`  context: ${event.payload.totalTokens} of ${event.payload.budget} tokens (${parts}, history ${event.payload.historyTokens}, tools ${event.payload.toolsTokens}${event.payload.tasks === undefined ? "" : `, task list ${event.payload.tasks.tokens}`})`))
       }
-      case "context.compacted":
-        return line(side, yellow(`── compacted ${event.payload.turns.length} earlier turn(s): ${event.payload.tokensBefore} → ${event.payload.tokensAfter} tokens`))
+      case "context.compacted": {
+        const { turns, tokensBefore, tokensAfter, fromSequence, throughSequence, pieces } = event.payload
+        const range = fromSequence === undefined ? "" : ` (events #${fromSequence}–#${throughSequence}${pieces === undefined || pieces < 2 ? "" : `, summarized in ${pieces} pieces`})`
+        return line(side, yellow(`── compacted ${turns.length} earlier turn(s)${range}: ${tokensBefore} → ${tokensAfter} tokens`))
+      }
       case "task.updated": {
         const { todos } = event.payload
         if (todos.length === 0) return line(side, cyan("☰ task list cleared"))
