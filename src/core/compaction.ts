@@ -20,7 +20,7 @@ export interface CompactionContext {
   readonly currentTurnId?: string
 }
 
-export const summaryInstructions =
+const summaryInstructions =
   "You summarize the earlier part of a coding session so the assistant can continue it without the original messages. " +
   "Answer with exactly these sections, each under its Markdown heading, in this order:\n\n" +
   summarySectionHeadings.map(([, heading]) => `## ${heading}`).join("\n") +
@@ -72,7 +72,7 @@ const summaryRequest = (sessionId: string, previous: string, piece: ReadonlyArra
  * reserve (the model's whole output limit), with a margin for tokenizers denser than the
  * engine's estimate. The same estimate as the adapters' preflight measures each request.
  */
-export const compactionLimit = (info: ModelInfo): number =>
+const compactionLimit = (info: ModelInfo): number =>
   Math.max(1_024, Math.floor((info.contextWindow - Math.min(info.maxOutputTokens, Math.floor(info.contextWindow / 2))) * 0.85))
 
 /** Too little room for the conversation beside the summary so far: the summary alone nearly fills the window. */

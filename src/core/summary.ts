@@ -52,7 +52,7 @@ export const parseSections = (text: string): SummarySections => {
   }
 }
 
-export const summaryOpening = "Summary of the earlier conversation (older turns were compacted):"
+const summaryOpening = "Summary of the earlier conversation (older turns were compacted):"
 
 /**
  * What the model reads in place of the compacted events: the sections under their headings

@@ -6,8 +6,8 @@ import { makeTool } from "./make-tool.js"
 import { okResult } from "./tool-results.js"
 
 /** Bounds that keep the list a list: it is sent with every request. */
-export const MAX_TODOS = 100
-export const MAX_TODO_CHARS = 500
+const MAX_TODOS = 100
+const MAX_TODO_CHARS = 500
 export const MAX_LIST_CHARS = 12_000
 
 const Input = Schema.Struct({
