@@ -208,6 +208,43 @@ describe("a long task survives compaction", () => {
   })
 })
 
+describe("a session resumed by a new process", () => {
+  for (const store of storeCases.filter((c) => c.name !== "memory")) {
+    it.live(`[${store.name}] keeps its compaction and its task list: the next request starts from the summary, not the whole history`, () => {
+      const { configDir, workspace } = instructionFiles()
+      const turns = 6
+      return Effect.gen(function* () {
+        const { reopen } = yield* store.location
+        const layerOver = (script: Script) => {
+          const memoryFile = join(temp("long-mem-"), "memory.json")
+          const recording = recordingScripted(script)
+          const context = ContextSources.layer({ configDir }).pipe(Layer.provide(Layer.mergeAll(SkillFolders.layer({ configDir }), MemoryFile.layer(memoryFile))))
+          return engineLayer(reopen(), undefined, { model: recording, context, memoryFile, tools: [...localTools(sandboxOff), todoWriteTool] }).pipe(Layer.provideMerge(recording))
+        }
+        const sessionId = yield* Effect.gen(function* () {
+          const engine = yield* SessionEngine
+          const { header } = yield* engine.createSession({ cwd: workspace, client: "test" })
+          for (let i = 0; i < turns; i++) yield* runTurn(header.sessionId, prompt(i))
+          return header.sessionId
+        }).pipe(Effect.provide(layerOver(longScript(turns))))
+        const sent = yield* Effect.gen(function* () {
+          const events = yield* runTurn(sessionId, "Where are we?")
+          expect(eventsOf(events, "turn.completed")[0]?.payload).toEqual({ stopReason: "final" })
+          return yield* Effect.flatMap(RecordedRequests, Ref.get)
+        }).pipe(Effect.provide(layerOver({ contextWindow: WINDOW, maxOutputTokens: MAX_OUTPUT, responses: ["Writing part 6 next."] })))
+        const log = yield* replayAll(sessionId).pipe(Effect.provide(reopen()))
+        const last = eventsOf(log, "context.compacted").at(-1)
+        const request = sent.find((r) => r.purpose === "turn")
+        const opening = request?.messages[0]?.content[0]
+        expect(opening?._tag === "text" && opening.text).toContain(`## Goal\n\nWrite the report in ${TURNS} parts.`)
+        expect(eventsOf(log, "context.built").at(-1)?.payload.compactedThrough).toBe(last?.payload.throughSequence)
+        expect(request?.system.endsWith(taskSection(todosAt(turns - 1)))).toBe(true)
+        expect(estimatePromptTokens(request ?? { sessionId, system: "", messages: [], tools: [] }) + MAX_OUTPUT).toBeLessThanOrEqual(WINDOW)
+      }).pipe(Effect.scoped)
+    })
+  }
+})
+
 describe("a single turn longer than the window", () => {
   const STEPS = 40
   const stepTodos = (i: number): ReadonlyArray<TodoItem> => [
