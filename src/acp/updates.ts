@@ -106,6 +106,9 @@ export const makeTranslator = (options: TranslatorOptions): Translator => {
         // A message of its own: a note about the session between its turns, not part of an answer.
         endMessage()
         return [{ sessionUpdate: "agent_message_chunk", messageId: event.id, content: { type: "text", text: sessionNote(event) } }]
+      case "task.updated":
+        // ACP's plan is the same shape: the whole list each time, which the editor shows as it changes.
+        return [{ sessionUpdate: "plan", entries: event.payload.todos.map((todo) => ({ content: todo.content, status: todo.status, priority: "medium" })) }]
       case "model.completed":
       case "turn.started":
         endMessage()

@@ -5,6 +5,7 @@ import * as SkillFolders from "../layers/skills/folders.js"
 import * as LazyMcp from "../layers/tools/mcp-lazy.js"
 import { skillsToolSource } from "../layers/skills/load-skill-tool.js"
 import { localTools } from "../layers/tools/local.js"
+import { todoWriteTool } from "../layers/tools/todo-write.js"
 import * as Router from "../layers/tools/router.js"
 import * as SandboxLayer from "../layers/sandbox/layer.js"
 import type { SandboxMode } from "../layers/sandbox/settings.js"
@@ -29,7 +30,7 @@ export const routerLayer: Layer.Layer<ToolRouter, never, McpHub | Skills | Sandb
     const hub = yield* McpHub
     const skills = yield* Skills
     const sandbox = yield* Sandbox
-    return Router.make([Router.staticSource("local", [...localTools(sandbox), rememberTool]), skillsToolSource(skills), hub.source])
+    return Router.make([Router.staticSource("local", [...localTools(sandbox), rememberTool, todoWriteTool]), skillsToolSource(skills), hub.source])
   })
 )
 

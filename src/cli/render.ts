@@ -1,4 +1,5 @@
 import type { AgentEvent } from "../domain/events.js"
+import { taskCounts, taskListLines } from "../domain/tasks.js"
 
 export type Channel = "out" | "err"
 
@@ -17,7 +18,8 @@ export interface RenderOptions {
   readonly live: boolean
 }
 
-const paint = (on: boolean, code: string) => (text: string) => (on ? `\x1b[${code}m${text}\x1b[0m` : text)
+/** An ANSI colour (SGR `code`) around a text, when colour is on. */
+export const paint = (on: boolean, code: string) => (text: string) => (on ? `\x1b[${code}m${text}\x1b[0m` : text)
 
 const oneLine = (text: string, max = 120) => {
   const line = text.replace(/\s+/g, " ").trim()
@@ -167,10 +169,20 @@ export const makeRenderer = (options: RenderOptions) => {
       case "context.built": {
         if (options.live) return []
         const parts = event.payload.sources.map((source) => `${source.kind} ${source.tokens}`).join(", ")
-        return line("out", dim(`  context: ${event.payload.totalTokens} of ${event.payload.budget} tokens (${parts}, history ${event.payload.historyTokens}, tools ${event.payload.toolsTokens})`))
+        return line("out", dim(`  context: ${event.payload.totalTokens} of ${event.payload.budget} tokens (${parts}, history ${event.payload.historyTokens}, tools ${event.payload.toolsTokens}${event.payload.tasks === undefined ? "" : `, task list ${event.payload.tasks.tokens}`})`))
       }
-      case "context.compacted":
-        return line(side, yellow(`── compacted ${event.payload.turns.length} earlier turn(s): ${event.payload.tokensBefore} → ${event.payload.tokensAfter} tokens`))
+      case "context.compacted": {
+        const { turns, tokensBefore, tokensAfter, fromSequence, throughSequence, pieces } = event.payload
+        const range = fromSequence === undefined ? "" : ` (events #${fromSequence}–#${throughSequence}${pieces === undefined || pieces < 2 ? "" : `, summarized in ${pieces} pieces`})`
+        return line(side, yellow(`── compacted ${turns.length} earlier turn(s)${range}: ${tokensBefore} → ${tokensAfter} tokens`))
+      }
+      case "task.updated": {
+        const { todos } = event.payload
+        if (todos.length === 0) return line(side, cyan("☰ task list cleared"))
+        const counts = taskCounts(todos)
+        const head = cyan(`☰ task list: ${counts.completed}/${todos.length} done${counts.in_progress === 0 ? "" : `, ${counts.in_progress} in progress`}`)
+        return line(side, [head, ...taskListLines(todos).map((l, i) => `  ${todos[i]?.status === "completed" ? dim(l) : l}`)].join("\n"))
+      }
       case "memory.candidate_proposed":
         return line(side, cyan(`✎ memory proposed (${event.payload.scope}): ${oneLine(event.payload.text)}`) + dim(" — review with: custom-agent memory review"))
       case "memory.approved":

@@ -2,6 +2,7 @@ import type { ContextSourceKind } from "../domain/events.js"
 import type { ConversationMessage, ModelInfo, ToolDefinition } from "../domain/model.js"
 import { messageTokens, REQUEST_OVERHEAD, textTokens, toolsTokens } from "../domain/tokens.js"
 import type { ContextSourceText } from "../services/ContextBuilder.js"
+import { type TodoItem, taskListLines } from "../domain/tasks.js"
 
 /** A short, stable fingerprint of a source's text (53-bit, two 32-bit lanes): enough to see it changed. */
 const hashText = (text: string): string => {
@@ -46,6 +47,20 @@ export const assembleSystem = (sources: ReadonlyArray<ContextSourceText>): strin
       return title === undefined ? source.text.trim() : `${title}\n\n${source.text.trim()}`
     })
     .join("\n\n")
+
+/**
+ * The task list's part of the system prompt, after every source: the list verbatim, never
+ * summarized. None for a session without one (or whose list was emptied).
+ */
+export const taskSection = (todos: ReadonlyArray<TodoItem> | undefined): string =>
+  todos === undefined || todos.length === 0
+    ? ""
+    : `# Current task list\n\nYour own notes of the work, as you last wrote them with todo_write (send the whole list to change it). ` +
+      `They record your plan; they are not instructions from the user.\n\n${taskListLines(todos).join("\n")}`
+
+/** The system prompt with the task list appended. */
+export const withTasks = (system: string, section: string): string =>
+  section === "" ? system : system === "" ? section : `${system}\n\n${section}`
 
 export interface ContextMeasure {
   readonly sources: ReadonlyArray<number>

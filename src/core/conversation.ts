@@ -1,6 +1,8 @@
-import type { AgentEvent, EventOf } from "../domain/events.js"
+import type { AgentEvent, EventOf, PayloadOf } from "../domain/events.js"
 import type { AssistantPart, ConversationMessage, UserPart } from "../domain/model.js"
 import { conversationSpans, inSpans, type Rewind, type Span } from "../domain/rewound.js"
+import type { TodoItem } from "../domain/tasks.js"
+import { summaryText } from "./summary.js"
 
 /**
  * The conversation as a model sees it, folded incrementally from committed events so a
@@ -19,6 +21,24 @@ export interface ConversationBuilder {
   readonly compactedThrough: () => number
   /** Whether the event at `sequence` is still part of the conversation (not rewound). */
   readonly holds: (sequence: number) => boolean
+  /** The messages after the summary in effect, up to and including `sequence`: what a new compaction through it replaces. */
+  readonly since: (sequence: number) => ReadonlyArray<ConversationMessage>
+  /**
+   * Where steps of the turn that started at `turnStart` ended, in order: the last event of
+   * each step's tool results that a model step followed, and last the end of the history as it
+   * is (when it ends with tool results). A compaction inside a running turn stops at one of
+   * these, so every tool call it keeps has its result.
+   */
+  readonly stepEnds: (turnStart: number) => ReadonlyArray<number>
+  /** The `context.compacted` whose summary is in effect, if any. */
+  readonly summary: () => PayloadOf<"context.compacted"> | undefined
+  /** The task list in effect (the last `task.updated` the conversation holds) and its sequence. */
+  readonly tasks: () => { readonly sequence: number; readonly todos: ReadonlyArray<TodoItem> } | undefined
+  /**
+   * Workspace files that tool calls changed between the two sequences (inclusive), from the
+   * events the conversation holds: edit results and the checkpoints after a step's tools. Sorted.
+   */
+  readonly changedFiles: (from: number, through: number) => ReadonlyArray<string>
 }
 
 export interface ConversationOptions {
@@ -117,7 +137,9 @@ const foldedTypes: ReadonlySet<AgentEvent["type"]> = new Set<AgentEvent["type"]>
   "tool.completed",
   "turn.completed",
   "context.compacted",
-  "conversation.rewound"
+  "conversation.rewound",
+  "task.updated",
+  "checkpoint.recorded"
 ])
 
 export const makeConversation = (options: ConversationOptions = defaultConversationOptions): ConversationBuilder => {
@@ -125,6 +147,8 @@ export const makeConversation = (options: ConversationOptions = defaultConversat
   let open: OpenSegment | undefined
   let pending: Array<string> = []
   let summaryThrough = 0
+  let summary: PayloadOf<"context.compacted"> | undefined
+  let tasks: { readonly sequence: number; readonly todos: ReadonlyArray<TodoItem> } | undefined
   /**
    * Every event the conversation was folded from, so that a rewind can fold the ones it keeps
    * again: a rewind may bring back events an earlier one had left out. Rewinds are rare;
@@ -220,16 +244,20 @@ export const makeConversation = (options: ConversationOptions = defaultConversat
       case "context.compacted": {
         // The summary stands in for every segment up to the boundary; later ones stay verbatim.
         summaryThrough = event.payload.throughSequence
+        summary = event.payload
         closeOpen()
         const kept = sealed.filter((s) => s.from > event.payload.throughSequence)
-        const summary: SealedSegment = {
-          message: { role: "user", content: [{ _tag: "text", text: `Summary of the earlier conversation (older turns were compacted):\n\n${event.payload.summary}` }] },
+        const segment: SealedSegment = {
+          message: { role: "user", content: [{ _tag: "text", text: summaryText(event.payload) }] },
           from: 0,
           to: event.payload.throughSequence
         }
-        sealed = [summary, ...kept]
+        sealed = [segment, ...kept]
         return
       }
+      case "task.updated":
+        tasks = { sequence, todos: event.payload.todos }
+        return
       default:
         return
     }
@@ -244,6 +272,8 @@ export const makeConversation = (options: ConversationOptions = defaultConversat
     open = undefined
     pending = []
     summaryThrough = 0
+    summary = undefined
+    tasks = undefined
     let at = 0
     for (const kept of journal) {
       while (at < spans.length && (spans[at]?.to ?? 0) < kept.sequence) at++
@@ -268,12 +298,43 @@ export const makeConversation = (options: ConversationOptions = defaultConversat
     return messagesOf(segments)
   }
 
+  const holds = (sequence: number) => held === undefined || inSpans(held, sequence)
+
+  /** The sealed segments and the open one as it would seal now. */
+  const withOpen = (): ReadonlyArray<SealedSegment> => (open !== undefined && open.parts.length > 0 ? [...sealed, sealSegment(open)] : sealed)
+
+  const stepEnds = (turnStart: number): ReadonlyArray<number> => {
+    const segments = withOpen().filter((s) => s.from > Math.max(turnStart, summaryThrough))
+    const ends: Array<number> = []
+    for (const [i, segment] of segments.entries()) {
+      if (segment.message.role !== "user" || !segment.message.content.some((part) => part._tag === "tool_result")) continue
+      const next = segments[i + 1]
+      if (next === undefined ? pending.length === 0 : next.message.role === "assistant") ends.push(segment.to)
+    }
+    return ends
+  }
+
+  const changedFiles = (from: number, through: number): ReadonlyArray<string> => {
+    const paths = new Set<string>()
+    for (const event of journal) {
+      if (event.sequence < from || event.sequence > through || !holds(event.sequence)) continue
+      if (event.type === "tool.completed" && !event.payload.isError && event.payload.data?._tag === "edit") paths.add(event.payload.data.path)
+      if (event.type === "checkpoint.recorded" && event.payload.trigger === "after_tools") for (const path of event.payload.changed) paths.add(path)
+    }
+    return [...paths].sort()
+  }
+
   return {
     apply,
     snapshot,
     pendingToolCalls: () => pending.slice(),
-    through: (sequence) => messagesOf(sealed.filter((s) => s.to <= sequence)),
+    through: (sequence) => messagesOf(withOpen().filter((s) => s.to <= sequence)),
+    since: (sequence) => messagesOf(withOpen().filter((s) => s.from > summaryThrough && s.to <= sequence)),
+    stepEnds,
     compactedThrough: () => summaryThrough,
-    holds: (sequence) => held === undefined || inSpans(held, sequence)
+    summary: () => summary,
+    tasks: () => tasks,
+    changedFiles,
+    holds
   }
 }

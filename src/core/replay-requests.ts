@@ -3,7 +3,7 @@ import * as Either from "effect/Either"
 import type { AgentEvent } from "../domain/events.js"
 import type { ConversationMessage } from "../domain/model.js"
 import type { ContextSourceText } from "../services/ContextBuilder.js"
-import { assembleSystem } from "./context.js"
+import { assembleSystem, taskSection, withTasks } from "./context.js"
 import { type ConversationOptions, defaultConversationOptions, makeConversation } from "./conversation.js"
 
 /** The log refers to a context source whose text it does not hold (a truncated or edited log). */
@@ -28,7 +28,8 @@ export interface RebuiltRequest {
 /**
  * Every model request of a session, rebuilt from its log alone: the source texts recorded in
  * `context.source`, the conversation folded from the events (compactions included) as it
- * stood at each `context.built`. Files that changed on disk since do not matter.
+ * stood at each `context.built`, and the task list in force then. Files that changed on disk
+ * since do not matter.
  */
 export const rebuildRequests = (
   events: Iterable<AgentEvent>,
@@ -50,7 +51,8 @@ export const rebuildRequests = (
         }
         sources.push(recorded)
       }
-      requests.push({ sequence: event.sequence, system: assembleSystem(sources), messages: conversation.snapshot(), tools: event.payload.tools })
+      const system = withTasks(assembleSystem(sources), taskSection(conversation.tasks()?.todos))
+      requests.push({ sequence: event.sequence, system, messages: conversation.snapshot(), tools: event.payload.tools })
     }
     conversation.apply(event)
   }

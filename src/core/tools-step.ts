@@ -52,7 +52,8 @@ const complete = (ctx: ToolStepContext, toolCallId: string, result: ToolResult, 
 
 /**
  * What some results mean for the session besides the model's view: a skill that entered the
- * conversation, a memory candidate waiting for a person's review (it has no effect before).
+ * conversation, the agent's task list, a memory candidate waiting for a person's review (it
+ * has no effect before).
  */
 const recordConsequences = (ctx: ToolStepContext, toolCallId: string, result: ToolResult, sequence: number) =>
   Effect.gen(function* () {
@@ -60,6 +61,10 @@ const recordConsequences = (ctx: ToolStepContext, toolCallId: string, result: To
     const data = result.data
     if (data._tag === "skill") {
       yield* ctx.emit({ type: "skill.loaded", turnId: ctx.turnId, payload: { toolCallId, name: data.name, path: data.path } })
+      return
+    }
+    if (data._tag === "todos") {
+      yield* ctx.emit({ type: "task.updated", turnId: ctx.turnId, payload: { toolCallId, todos: data.todos } })
       return
     }
     if (data._tag !== "memory_candidate") return

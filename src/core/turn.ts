@@ -4,13 +4,14 @@ import * as Option from "effect/Option"
 import type { EventStoreError, ModelError } from "../domain/errors.js"
 import type { AgentEvent, TurnStopReason } from "../domain/events.js"
 import type { ModelRequest, ModelStopReason, ModelStreamEvent } from "../domain/model.js"
+import { textTokens } from "../domain/tokens.js"
 import type { ToolCall } from "../domain/tools.js"
 import type { ContextBuilderShape, ContextSourceText } from "../services/ContextBuilder.js"
 import type { McpHubShape } from "../services/McpHub.js"
 import type { ModelGatewayShape } from "../services/ModelGateway.js"
 import { compactHistory } from "./compaction.js"
 import { forEachChunkPulled } from "./for-each-pulled.js"
-import { assembleSystem, budgetOf, hashSource, measure } from "./context.js"
+import { assembleSystem, budgetOf, hashSource, measure, taskSection, withTasks } from "./context.js"
 import type { Draft } from "./session-actor.js"
 import { type SessionState, sourceKey } from "./session-state.js"
 import { runToolCalls, type ToolStepContext } from "./tools-step.js"
@@ -129,9 +130,25 @@ const buildRequest = (ctx: TurnContext, gather: Effect.Effect<ReadonlyArray<Cont
       yield* ctx.emit({ type: "context.source", turnId: ctx.turnId, payload: { kind: source.kind, id: source.id, hash, text: source.text } })
     }
     const budget = budgetOf(ctx.gateway.info, ctx.compactionThreshold)
+    // The task list is the session's own state: carried whole in every request, never compacted.
+    const tasks = ctx.state.conversation.tasks()
+    const tasksText = taskSection(tasks?.todos)
+    const tasksTokens = tasksText === "" ? 0 : textTokens(tasksText)
     let size = measure(sources, ctx.state.conversation.snapshot(), tools)
-    if (size.total > budget) {
-      const compacted = yield* compactHistory({ state: ctx.state, gateway: ctx.gateway, emit: ctx.emit, currentTurnId: ctx.turnId }, "budget")
+    const compaction = { state: ctx.state, gateway: ctx.gateway, emit: ctx.emit, currentTurnId: ctx.turnId }
+    if (size.total + tasksTokens > budget) {
+      const compacted = yield* compactHistory(compaction, "budget")
+      if (Option.isSome(compacted)) size = measure(sources, ctx.state.conversation.snapshot(), tools)
+    }
+    // A long turn can outgrow the window on its own: its finished steps are folded in too,
+    // keeping the last one verbatim when that is enough, else all of them.
+    const turnStart = ctx.state.turns.findLast((turn) => turn.turnId === ctx.turnId)?.start ?? 0
+    for (const keep of [1, 0]) {
+      if (size.total + tasksTokens <= budget) break
+      const ends = ctx.state.conversation.stepEnds(turnStart)
+      const through = ends[ends.length - 1 - keep]
+      if (through === undefined) continue
+      const compacted = yield* compactHistory(compaction, "budget", { through })
       if (Option.isSome(compacted)) size = measure(sources, ctx.state.conversation.snapshot(), tools)
     }
     const messages = ctx.state.conversation.snapshot()
@@ -143,13 +160,14 @@ const buildRequest = (ctx: TurnContext, gather: Effect.Effect<ReadonlyArray<Cont
         sources: sources.map((source, i) => ({ kind: source.kind, id: source.id, hash: hashes[i] ?? "", tokens: size.sources[i] ?? 0 })),
         historyTokens: size.history,
         toolsTokens: size.tools,
-        totalTokens: size.total,
+        totalTokens: size.total + tasksTokens,
         budget,
         tools: tools.map((tool) => tool.name),
-        ...(compactedThrough > 0 ? { compactedThrough } : {})
+        ...(compactedThrough > 0 ? { compactedThrough } : {}),
+        ...(tasks === undefined || tasksText === "" ? {} : { tasks: { sequence: tasks.sequence, tokens: tasksTokens } })
       }
     })
-    return { sessionId: ctx.state.sessionId, purpose: "turn", system: assembleSystem(sources), messages, tools }
+    return { sessionId: ctx.state.sessionId, purpose: "turn", system: withTasks(assembleSystem(sources), tasksText), messages, tools }
   })
 
 const modelStep = (ctx: TurnContext, sources: Effect.Effect<ReadonlyArray<ContextSourceText>>): Effect.Effect<StepResult, EventStoreError> =>

@@ -32,6 +32,7 @@ const memberDecoders: { readonly [T in EventType]: MemberDecoder } = {
   "context.source": Schema.decodeUnknownEither(eventSchemas["context.source"]),
   "context.built": Schema.decodeUnknownEither(eventSchemas["context.built"]),
   "context.compacted": Schema.decodeUnknownEither(eventSchemas["context.compacted"]),
+  "task.updated": Schema.decodeUnknownEither(eventSchemas["task.updated"]),
   "memory.candidate_proposed": Schema.decodeUnknownEither(eventSchemas["memory.candidate_proposed"]),
   "memory.approved": Schema.decodeUnknownEither(eventSchemas["memory.approved"]),
   "memory.rejected": Schema.decodeUnknownEither(eventSchemas["memory.rejected"]),

@@ -3,6 +3,7 @@ import { CheckpointTrigger, NotKept } from "./checkpoints.js"
 import { ModelErrorCode, ModelStopReason, Usage } from "./model.js"
 import { DecidedBy, PermissionDecision, PermissionMode, PermissionScope, RuleRef } from "./permissions.js"
 import { SandboxProfile } from "./sandbox.js"
+import { TodoItem } from "./tasks.js"
 import { RiskClass, ToolResultData } from "./tools.js"
 
 /**
@@ -205,21 +206,61 @@ export const ContextBuilt = defineEvent("context.built", {
   budget: Schema.Finite,
   tools: Schema.Array(Schema.String),
   /** The last event a compaction summary replaces, if the history is compacted. */
-  compactedThrough: Schema.optional(Schema.Finite)
+  compactedThrough: Schema.optional(Schema.Finite),
+  /**
+   * The `task.updated` whose list the request carried (appended to the system prompt,
+   * verbatim, never summarized) and its tokens; absent while the session has no task list.
+   */
+  tasks: Schema.optional(Schema.Struct({ sequence: Schema.Int, tokens: Schema.Finite }))
 })
+
+/**
+ * The fixed sections a compaction summary is asked for. Each holds the model's text for it
+ * (empty when the model left it out); together with the previous summary they replace the
+ * compacted events in the model's view.
+ */
+export const SummarySections = Schema.Struct({
+  goal: Schema.String,
+  decisions: Schema.String,
+  progress: Schema.String,
+  nextStep: Schema.String,
+  openQuestions: Schema.String
+})
+export type SummarySections = typeof SummarySections.Type
 
 /**
  * Older turns summarized for the model. The log keeps every original event; later requests
  * use the summary instead of the events up to `throughSequence`.
  */
 export const ContextCompacted = defineEvent("context.compacted", {
+  /** The summary as the model wrote it (all sections). */
   summary: Schema.String,
+  /** The first event this compaction replaced (the one after the previous summary's range). */
+  fromSequence: Schema.optional(Schema.Int),
   throughSequence: Schema.Finite,
+  /** The summary split into its sections (absent in logs written before structured summaries). */
+  sections: Schema.optional(SummarySections),
+  /**
+   * Workspace files changed by tool calls in `fromSequence..throughSequence`, taken from the
+   * log (edit results and checkpoints), never from the model; sorted.
+   */
+  changedFiles: Schema.optional(Schema.Array(Schema.String)),
+  /** How many summary requests it took: more than one when the history had to be summarized in pieces to fit the window. */
+  pieces: Schema.optional(Schema.Int),
   tokensBefore: Schema.Finite,
   tokensAfter: Schema.Finite,
   /** The turns the model no longer sees verbatim. */
   turns: Schema.Array(Schema.String),
   trigger: Schema.Literal("budget", "request")
+})
+
+/**
+ * The agent's task list after a `todo_write` call: the whole list, as the call gave it. Every
+ * later request carries the last one (a rewind brings back the one in force at its target).
+ */
+export const TaskUpdated = defineEvent("task.updated", {
+  toolCallId: Schema.String,
+  todos: Schema.Array(TodoItem)
 })
 
 export const MemoryScope = Schema.Literal("project", "user")
@@ -367,6 +408,7 @@ export const eventSchemas = {
   "context.source": ContextSourceRecorded,
   "context.built": ContextBuilt,
   "context.compacted": ContextCompacted,
+  "task.updated": TaskUpdated,
   "memory.candidate_proposed": MemoryCandidateProposed,
   "memory.approved": MemoryApproved,
   "memory.rejected": MemoryRejected,
@@ -401,6 +443,7 @@ export const AgentEvent = Schema.Union(
   ContextSourceRecorded,
   ContextBuilt,
   ContextCompacted,
+  TaskUpdated,
   MemoryCandidateProposed,
   MemoryApproved,
   MemoryRejected,

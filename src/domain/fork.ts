@@ -50,12 +50,25 @@ const copiedPayload = (event: AgentEvent): AgentEvent => {
       return { ...event, payload: { ...event.payload, toSequence: moved(event.payload.toSequence) } }
     case "checkpoint.restored":
       return { ...event, payload: { ...event.payload, checkpointSequence: moved(event.payload.checkpointSequence) } }
-    case "context.compacted":
-      return { ...event, payload: { ...event.payload, throughSequence: moved(event.payload.throughSequence) } }
-    case "context.built":
-      return event.payload.compactedThrough === undefined
-        ? event
-        : { ...event, payload: { ...event.payload, compactedThrough: moved(event.payload.compactedThrough) } }
+    case "context.compacted": {
+      const { fromSequence } = event.payload
+      return {
+        ...event,
+        payload: { ...event.payload, throughSequence: moved(event.payload.throughSequence), ...(fromSequence === undefined ? {} : { fromSequence: moved(fromSequence) }) }
+      }
+    }
+    case "context.built": {
+      const { compactedThrough, tasks } = event.payload
+      if (compactedThrough === undefined && tasks === undefined) return event
+      return {
+        ...event,
+        payload: {
+          ...event.payload,
+          ...(compactedThrough === undefined ? {} : { compactedThrough: moved(compactedThrough) }),
+          ...(tasks === undefined ? {} : { tasks: { ...tasks, sequence: moved(tasks.sequence) } })
+        }
+      }
+    }
     default:
       return event
   }

@@ -1,4 +1,5 @@
 import * as Schema from "effect/Schema"
+import { TodoItem } from "./tasks.js"
 
 /** What a tool call may do to the world; the PermissionEngine's defaults key on it. */
 export const RiskClass = Schema.Literal("read", "write", "execute", "network")
@@ -40,7 +41,9 @@ export const MemoryCandidateData = Schema.TaggedStruct("memory_candidate", {
   fromSequence: Schema.optional(Schema.Finite),
   toSequence: Schema.optional(Schema.Finite)
 })
-export const ToolResultData = Schema.Union(EditData, ShellData, JsonData, SkillData, MemoryCandidateData)
+/** The agent's whole task list after a `todo_write` call: the engine records `task.updated`. */
+export const TodosData = Schema.TaggedStruct("todos", { todos: Schema.Array(TodoItem) })
+export const ToolResultData = Schema.Union(EditData, ShellData, JsonData, SkillData, MemoryCandidateData, TodosData)
 export type ToolResultData = typeof ToolResultData.Type
 
 /** What an executed (or refused) call gives back to the model. */

@@ -27,6 +27,21 @@ const translate = (events: ReadonlyArray<AgentEvent>, replay = false) => {
 }
 
 describe("ACP updates from host events", () => {
+  it("the agent's task list is the session's plan: the whole list each time it changes", () => {
+    const todos = [{ content: "Read", status: "completed" }, { content: "Write", status: "in_progress" }, { content: "Check", status: "pending" }]
+    expect(translate([event("task.updated", { toolCallId: "t1", todos })])).toEqual([
+      {
+        sessionUpdate: "plan",
+        entries: [
+          { content: "Read", status: "completed", priority: "medium" },
+          { content: "Write", status: "in_progress", priority: "medium" },
+          { content: "Check", status: "pending", priority: "medium" }
+        ]
+      }
+    ])
+    expect(translate([event("task.updated", { toolCallId: "t2", todos: [] })])).toEqual([{ sessionUpdate: "plan", entries: [] }])
+  })
+
   it("sends user messages only when replaying, each with its own message id", () => {
     const events = [event("user.message", { content: "one", mode: "queue" }), event("user.message", { content: "two", mode: "queue" })]
     expect(translate(events)).toEqual([])

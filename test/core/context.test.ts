@@ -143,8 +143,9 @@ describe("the ContextBuilder and the context the engine records", () => {
     )
   })
 
-  it.live("compaction on request summarizes the completed turns; later requests use the summary; nothing new, nothing done", () => {
+  it.live("compaction on request summarizes the completed turns in sections; later requests use the summary; nothing new, nothing done", () => {
     const configDir = temp("ctx-config-")
+    const answer = "## Goal\nAnswer the user's questions.\n\n## Progress\nThe user asked two questions.\n\n## Next step\nWait for the third.\n\n## Open questions\nnone"
     return Effect.gen(function* () {
       const engine = yield* SessionEngine
       const { header } = yield* engine.createSession({ cwd: temp("ctx-ws-"), client: "test" })
@@ -152,25 +153,36 @@ describe("the ContextBuilder and the context the engine records", () => {
       yield* runTurn(header.sessionId, "second question")
       const compacted = yield* engine.compact(header.sessionId)
       expect(Option.isSome(compacted) && compacted.value.type === "context.compacted" && compacted.value.payload).toMatchObject({
-        summary: "The user asked two questions.",
+        summary: answer,
+        sections: { goal: "Answer the user's questions.", decisions: "", progress: "The user asked two questions.", nextStep: "Wait for the third.", openQuestions: "none" },
+        changedFiles: [],
+        fromSequence: 1,
+        pieces: 1,
         trigger: "request",
         turns: ["turn_1", "turn_2"]
       })
       expect(Option.isNone(yield* engine.compact(header.sessionId))).toBe(true)
       yield* runTurn(header.sessionId, "third question")
       const sent = yield* Effect.flatMap(RecordedRequests, Ref.get)
+      const summaryRequest = sent.find((r) => r.purpose === "compaction")
+      expect(summaryRequest?.system).toContain("## Decisions and constraints")
       const third = sent.filter((r) => r.purpose === "turn").at(-1)
       expect(third?.messages).toEqual([
         {
           role: "user",
           content: [
-            { _tag: "text", text: "Summary of the earlier conversation (older turns were compacted):\n\nThe user asked two questions." },
+            {
+              _tag: "text",
+              text:
+                "Summary of the earlier conversation (older turns were compacted):\n\n## Goal\n\nAnswer the user's questions.\n\n" +
+                "## Progress\n\nThe user asked two questions.\n\n## Next step\n\nWait for the third.\n\n## Open questions\n\nnone"
+            },
             { _tag: "text", text: "third question" }
           ]
         }
       ])
       const log = yield* replayAll(header.sessionId)
       expect(eventsOf(log, "user.message")).toHaveLength(3)
-    }).pipe(Effect.provide(setup({ responses: ["a", "b", "c"], summaries: ["The user asked two questions."] }, { configDir })))
+    }).pipe(Effect.provide(setup({ responses: ["a", "b", "c"], summaries: [answer] }, { configDir })))
   })
 })

@@ -8,6 +8,7 @@ import {
   applyFrames,
   type Block,
   blocksInRange,
+  currentTasks,
   emptyTimeline,
   lastMemoryNote,
   openAsks,
@@ -353,7 +354,7 @@ describe("the timeline reducer", () => {
     expect(state.blocks).toMatchObject([{ candidate: { id: "mem_a", status: "pending" } }, { text: "Memory candidate rejected by web" }])
   })
 
-  it("keeps a compaction's summary with its note", () => {
+  it("keeps a compaction's summary with its note (a log from before structured summaries)", () => {
     const e = recorder()
     const state = replay([
       e("context.compacted", {
@@ -372,10 +373,52 @@ describe("the timeline reducer", () => {
         turnId: "turn_1",
         topic: "compaction",
         tone: "info",
-        text: "Compacted 2 earlier turn(s) into a summary: 900 → 40 tokens",
-        detail: "Earlier: the notes were fixed."
+        text: "Compacted 2 earlier turn(s) into a summary: events #1–#17, 900 → 40 tokens",
+        detail: "Earlier: the notes were fixed.",
+        compaction: { from: 1, through: 17, tokensBefore: 900, tokensAfter: 40, replaced: [] }
       }
     ])
+  })
+
+  it("a structured compaction: its range, sections, changed files and one line per block it replaced; it survives a reload", () => {
+    const events = fullSession()
+    const e = recorder()
+    for (let i = 0; i < events.length; i++) e("model.delta", { text: "" })
+    const sections = { goal: "Fix the notes.", decisions: "Keep the format.", progress: "Edited notes.txt.", nextStep: "Check it.", openQuestions: "none" }
+    const compacted = e(
+      "context.compacted",
+      { summary: "## Goal\nFix the notes.", fromSequence: 1, throughSequence: 17, sections, changedFiles: ["notes.txt"], pieces: 2, tokensBefore: 900, tokensAfter: 60, turns: ["turn_1"], trigger: "budget" },
+      undefined
+    )
+    const state = replay([...events, compacted])
+    const note = state.blocks.at(-1)
+    expect(note?._tag === "note" && note.compaction).toMatchObject({ from: 1, through: 17, sections, changedFiles: ["notes.txt"], pieces: 2 })
+    const replaced = note?._tag === "note" ? (note.compaction?.replaced ?? []) : []
+    expect(replaced).toHaveLength(6)
+    expect(replaced[0]).toBe("#3 you: fix the notes")
+    expect(replaced.some((line) => line.startsWith("#9 edit_file"))).toBe(true)
+    const codec = Schema.parseJson(TimelineState)
+    expect(Schema.decodeUnknownSync(codec)(Schema.encodeSync(codec)(state))).toEqual(state)
+  })
+
+  it("the task list: the last task.updated is pinned; a rewind before it brings back the one in force there", () => {
+    const e = recorder()
+    const first = [{ content: "Read", status: "in_progress" }]
+    const second = [{ content: "Read", status: "completed" }, { content: "Write `x`", status: "in_progress" }]
+    const events = [
+      e("session.created", { cwd: "/w", client: "test" }, undefined),
+      e("turn.started", { promptPreview: "go" }),
+      e("task.updated", { toolCallId: "t1", todos: first }),
+      e("turn.completed", { stopReason: "final" }),
+      e("turn.started", { promptPreview: "more" }, "turn_2"),
+      e("task.updated", { toolCallId: "t2", todos: second }, "turn_2"),
+      e("turn.completed", { stopReason: "final" }, "turn_2")
+    ]
+    const state = replay(events)
+    expect(currentTasks(state)).toEqual({ sequence: 6, todos: second })
+    expect(currentTasks(replay([]))).toBeUndefined()
+    const rewound = applyEvent(state, e("conversation.rewound", { toSequence: 4, by: "web", redo: false }, undefined))
+    expect(currentTasks(rewound)).toEqual({ sequence: 3, todos: first })
   })
 
   it("marks the blocks that show a range of events, counting each block up to the next one", () => {

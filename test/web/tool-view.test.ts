@@ -17,6 +17,13 @@ const ok = (output: string, data?: ToolOutcome["data"]): ToolOutcome => ({ outpu
 const diff = "--- a/notes.txt\n+++ b/notes.txt\n@@ -1 +1 @@\n-a\n+b\n"
 
 describe("a tool call as the page shows it", () => {
+  it("shows a task list call as its list: the recorded one once it ran, the asked-for one before, raw arguments when it has no list's shape", () => {
+    const todos = [{ content: "Read", status: "completed" }, { content: "Write", status: "in_progress" }] as const
+    expect(toolViewOf(call("todo_write", { todos }))).toEqual({ _tag: "tasks", todos })
+    expect(toolViewOf(call("todo_write", { todos: [] }, ok("Task list cleared.", { _tag: "todos", todos })))).toEqual({ _tag: "tasks", todos })
+    expect(toolViewOf(call("todo_write", { todos: "nope" }))).toEqual({ _tag: "other", args: [{ key: "todos", value: "nope" }] })
+  })
+
   it("shows a read's path and the lines it returned, else the lines it asked for", () => {
     expect(toolViewOf(call("read_file", { path: "src/a.ts" }))).toEqual({ _tag: "read", path: "src/a.ts", lines: undefined })
     expect(toolViewOf(call("read_file", { path: "src/a.ts", offset: 10, limit: 5 }))).toEqual({ _tag: "read", path: "src/a.ts", lines: "lines 10–14" })

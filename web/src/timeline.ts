@@ -1,9 +1,11 @@
 import { Schema } from "effect"
-import { type AgentEvent, MessageMode, TurnStopReason } from "../../src/domain/events.js"
+import { type AgentEvent, MessageMode, SummarySections, TurnStopReason } from "../../src/domain/events.js"
+import { TodoItem } from "../../src/domain/tasks.js"
 import { type HostFrame, Inbox } from "../../src/domain/host.js"
 import { ModelErrorCode } from "../../src/domain/model.js"
 import { DecidedBy, PermissionDecision, PermissionMode, PermissionScope, RuleRef } from "../../src/domain/permissions.js"
 import { RiskClass, ToolResultData } from "../../src/domain/tools.js"
+import { conversationSpans, inSpans } from "../../src/domain/rewound.js"
 import { noRedo, RedoCount, redoAfter } from "./redo-count.js"
 import { restoredNote, rewoundNote } from "./rewind-notes.js"
 import { statsAfter, TurnStats } from "./turn-stats.js"
@@ -82,6 +84,20 @@ export const CandidateNote = Schema.Struct({
 })
 export type CandidateNote = typeof CandidateNote.Type
 
+/** What a compaction replaced and what stands for it now, as the compaction note shows it. */
+export const CompactionNote = Schema.Struct({
+  from: Schema.Int,
+  through: Schema.Finite,
+  tokensBefore: Schema.Finite,
+  tokensAfter: Schema.Finite,
+  pieces: Schema.optional(Schema.Int),
+  sections: Schema.optional(SummarySections),
+  changedFiles: Schema.optional(Schema.Array(Schema.String)),
+  /** One line per block of the events it replaced, in order (the blocks stay in the timeline). */
+  replaced: Schema.Array(Schema.String)
+})
+export type CompactionNote = typeof CompactionNote.Type
+
 /** A line about the session rather than the conversation: compaction, memory, skills, MCP servers, rewinds. */
 export const NoteBlock = Schema.TaggedStruct("note", {
   ...position,
@@ -90,7 +106,8 @@ export const NoteBlock = Schema.TaggedStruct("note", {
   text: Schema.String,
   /** Longer text shown on demand (a compaction's summary). */
   detail: Schema.optional(Schema.String),
-  candidate: Schema.optional(CandidateNote)
+  candidate: Schema.optional(CandidateNote),
+  compaction: Schema.optional(CompactionNote)
 })
 export type NoteBlock = typeof NoteBlock.Type
 
@@ -139,7 +156,9 @@ export const TimelineState = Schema.Struct({
   /** Every `conversation.rewound`, in log order: which events are shown as rewound follows from them. */
   rewinds: Schema.Array(Rewind),
   /** How many rewinds a Redo can still undo. */
-  redo: RedoCount
+  redo: RedoCount,
+  /** Every `task.updated`, in log order: the list pinned at the top is the last one a rewind did not take back. */
+  tasks: Schema.optional(Schema.Array(Schema.Struct({ sequence: Schema.Int, todos: Schema.Array(TodoItem) })))
 })
 export type TimelineState = typeof TimelineState.Type
 
@@ -223,6 +242,8 @@ const blocksAfter = (blocks: ReadonlyArray<Block>, event: AgentEvent, settled: S
     case "inbox.updated":
     case "context.source":
     case "context.built":
+    // Shown elsewhere: the task list pinned at the top of the session.
+    case "task.updated":
     // Shown elsewhere: a checkpoint on its turn's summary, a fork in the header.
     case "checkpoint.recorded":
     case "session.forked":
@@ -234,9 +255,20 @@ const blocksAfter = (blocks: ReadonlyArray<Block>, event: AgentEvent, settled: S
     case "session.mode_changed":
       return [...seal(blocks), { _tag: "note", ...at, topic: "mode", tone: "info", text: `mode: ${event.payload.mode} (set by ${event.payload.by})` }]
     case "context.compacted": {
-      const { turns, tokensBefore, tokensAfter, summary } = event.payload
-      const text = `Compacted ${turns.length} earlier turn(s) into a summary: ${tokensBefore} → ${tokensAfter} tokens`
-      return [...seal(blocks), { _tag: "note", ...at, topic: "compaction", tone: "info", text, detail: summary }]
+      const { turns, tokensBefore, tokensAfter, summary, throughSequence, fromSequence, sections, changedFiles, pieces } = event.payload
+      const from = fromSequence ?? 1
+      const text = `Compacted ${turns.length} earlier turn(s) into a summary: events #${from}–#${throughSequence}, ${tokensBefore} → ${tokensAfter} tokens`
+      const compaction: CompactionNote = {
+        from,
+        through: throughSequence,
+        tokensBefore,
+        tokensAfter,
+        ...(pieces === undefined ? {} : { pieces }),
+        ...(sections === undefined ? {} : { sections }),
+        ...(changedFiles === undefined ? {} : { changedFiles }),
+        replaced: blocks.filter((b) => b.sequence >= from && b.sequence <= throughSequence).map(blockLine)
+      }
+      return [...seal(blocks), { _tag: "note", ...at, topic: "compaction", tone: "info", text, detail: summary, compaction }]
     }
     case "memory.candidate_proposed": {
       const { candidateId, scope, text } = event.payload
@@ -374,6 +406,8 @@ export const applyEvent = (state: TimelineState, event: AgentEvent): TimelineSta
     }
     case "conversation.rewound":
       return { ...next, rewinds: [...next.rewinds, { sequence: event.sequence, toSequence: event.payload.toSequence }] }
+    case "task.updated":
+      return { ...next, tasks: [...(next.tasks ?? []), { sequence: event.sequence, todos: event.payload.todos }] }
     default:
       return next
   }
@@ -426,6 +460,40 @@ export const applyFrames = (state: TimelineState, frames: Iterable<HostFrame>): 
   let next = state
   for (const frame of frames) next = applyFrame(next, frame)
   return next
+}
+
+const clip = (text: string, max = 160) => {
+  const line = text.replace(/\s+/g, " ").trim()
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line
+}
+
+/** One line for a block a compaction replaced. */
+const blockLine = (block: Block): string => {
+  const at = `#${block.sequence}`
+  switch (block._tag) {
+    case "user":
+      return `${at} you: ${clip(block.content)}`
+    case "text":
+      return `${at} assistant: ${clip(block.text)}`
+    case "thinking":
+      return `${at} thought`
+    case "tool": {
+      const outcome = block.result === undefined ? "no result" : block.result.isError ? `error: ${clip(block.result.output, 80)}` : "ok"
+      return `${at} ${block.name} ${clip(JSON.stringify(block.input ?? null), 100)} (${outcome})`
+    }
+    case "failure":
+      return `${at} model failed (${block.code}): ${clip(block.reason)}`
+    case "turnEnd":
+      return `${at} turn ended (${block.stopReason})`
+    case "note":
+      return `${at} ${clip(block.text)}`
+  }
+}
+
+/** The task list in force: the last `task.updated` that the session's rewinds did not take back. */
+export const currentTasks = (state: TimelineState): { readonly sequence: number; readonly todos: ReadonlyArray<TodoItem> } | undefined => {
+  const held = conversationSpans(state.rewinds, state.lastSequence)
+  return (state.tasks ?? []).filter((entry) => inSpans(held, entry.sequence)).at(-1)
 }
 
 /** The permission questions that still wait for an answer. */

@@ -1,4 +1,5 @@
 import { Option, Schema } from "effect"
+import { TodoItem } from "../../src/domain/tasks.js"
 import type { ToolBlock } from "./timeline.js"
 
 /**
@@ -23,6 +24,7 @@ export type ToolView =
   | { readonly _tag: "edit"; readonly path: string; readonly verb: string; readonly diff: string | undefined }
   | { readonly _tag: "shell"; readonly command: string; readonly description: string | undefined; readonly exit: ShellExit | undefined }
   | { readonly _tag: "mcp"; readonly server: string; readonly tool: string; readonly args: ReadonlyArray<Arg> }
+  | { readonly _tag: "tasks"; readonly todos: ReadonlyArray<TodoItem> }
   | { readonly _tag: "other"; readonly args: ReadonlyArray<Arg> }
 
 const ReadInput = Schema.Struct({ path: Schema.String, offset: Schema.optional(Schema.Number), limit: Schema.optional(Schema.Number) })
@@ -31,6 +33,7 @@ const ShellInput = Schema.Struct({ command: Schema.String, description: Schema.o
 const decodeRead = Schema.decodeUnknownOption(ReadInput)
 const decodePath = Schema.decodeUnknownOption(PathInput)
 const decodeShell = Schema.decodeUnknownOption(ShellInput)
+const decodeTodos = Schema.decodeUnknownOption(Schema.Struct({ todos: Schema.Array(TodoItem) }))
 
 const isRecord = (value: unknown): value is Readonly<Record<string, unknown>> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
@@ -99,6 +102,12 @@ export const toolViewOf = (tool: ToolBlock): ToolView => {
       const exit: ShellExit | undefined =
         data?._tag === "shell" ? { exitCode: data.exitCode, signal: data.signal, timedOut: data.timedOut, truncated: data.truncated } : undefined
       return { _tag: "shell", command, description: input?.description, exit }
+    }
+    case "todo_write": {
+      // The list as recorded when the call succeeded, else as the model sent it (if it has the shape).
+      const todos = data?._tag === "todos" ? data.todos : Option.getOrUndefined(decodeTodos(tool.input))?.todos
+      if (todos === undefined) break
+      return { _tag: "tasks", todos }
     }
   }
   const mcp = mcpNameOf(tool.name)

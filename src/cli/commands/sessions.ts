@@ -12,7 +12,8 @@ import { DEFAULT_MAX_LINE_MIB, readSessionFile } from "../import-file.js"
 import { stderr, stdout, useColor, writeSegments } from "../io.js"
 import { localHostLayer } from "../local-host.js"
 import { describeTransport, remoteLayer } from "../remote.js"
-import { makeRenderer } from "../render.js"
+import { emptyOverview, foldOverview, makeContextView } from "../context-view.js"
+import { makeRenderer, paint } from "../render.js"
 import { markRewound } from "../rewound-marks.js"
 import { missing, sessionId, where, type Where } from "../session-args.js"
 import { formatTable } from "../table.js"
@@ -100,9 +101,22 @@ const list = Command.make("list", where, (args) =>
   )
 ).pipe(Command.withDescription("List sessions, most recent first (* running)"))
 
-const show = Command.make("show", { sessionId, ...where }, (args) =>
+const contextFlag = Options.boolean("context").pipe(
+  Options.withDescription("Show what the model no longer sees: each compaction's range, tokens, summary and the events it replaced, then the task list")
+)
+
+const show = Command.make("show", { sessionId, context: contextFlag, ...where }, (args) =>
   withReader(args, (source) =>
     Effect.gen(function* () {
+      const color = useColor(process.stdout)
+      const renderer = makeRenderer({ color, live: false })
+      if (args.context) {
+        // A first read finds the compactions, so each is printed above the events it replaced.
+        const overview = yield* source.events(args.sessionId).pipe(Stream.runFold(emptyOverview(), foldOverview))
+        const view = makeContextView(overview, renderer.render, { bold: paint(color, "1"), dim: paint(color, "2") })
+        yield* source.events(args.sessionId).pipe(Stream.runForEach((event) => writeSegments(view.view(event))))
+        return yield* writeSegments(view.end())
+      }
       // A first read finds the rewinds, so the parts they left out are marked as they are printed.
       const { rewinds, last } = yield* source.events(args.sessionId).pipe(
         Stream.runFold({ rewinds: new Array<Rewind>(), last: 0 }, (found, event) => {
@@ -111,13 +125,11 @@ const show = Command.make("show", { sessionId, ...where }, (args) =>
           return found
         })
       )
-      const color = useColor(process.stdout)
-      const renderer = makeRenderer({ color, live: false })
       const mark = markRewound(rewoundSpans(rewinds, last), color)
       yield* source.events(args.sessionId).pipe(Stream.runForEach((event) => writeSegments(mark(event, renderer.render(event)))))
     })
   )
-).pipe(Command.withDescription("Print a session as a readable timeline (parts a rewind left out are marked)"))
+).pipe(Command.withDescription("Print a session as a readable timeline (parts a rewind left out are marked); --context shows its compactions"))
 
 const exportCommand = Command.make("export", { sessionId, ...where }, (args) =>
   withSource(args, (source) =>

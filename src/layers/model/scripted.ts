@@ -8,6 +8,8 @@ import { ModelError } from "../../domain/errors.js"
 import { ModelErrorCode, type ModelInfo, type ModelRequest, ModelStopReason, type ModelStreamEvent, Usage } from "../../domain/model.js"
 import { ModelGateway, type ModelGatewayShape } from "../../services/ModelGateway.js"
 import { messageOf } from "../../domain/cause-message.js"
+import { CHARS_PER_TOKEN } from "../../domain/tokens.js"
+import { checkContextWindow } from "./preflight.js"
 
 /**
  * The scripted model: a deterministic provider for tests, demos and offline runs. The
@@ -178,7 +180,13 @@ export const make = (input?: Script): Effect.Effect<ModelGatewayShape, ScriptErr
       const asked = lastUserText(request)
       return play({ chunks: words(scripted ?? `Earlier conversation (${asked.length} characters) summarized: ${asked.slice(0, 160).replace(/\s+/g, " ")}`), delayMs: 0 }, index, request)
     }
+    const info = scriptedInfo(script)
+    // Like the real adapters, a prompt that would not fit the window (with the output reserved) is refused before anything is played.
+    const preflight = (request: ModelRequest) =>
+      checkContextWindow({ request, info, reservedOutputTokens: info.maxOutputTokens, charsPerToken: CHARS_PER_TOKEN })
     const stream = (request: ModelRequest): Stream.Stream<ModelStreamEvent, ModelError> =>
+      Stream.unwrap(Effect.as(preflight(request), Stream.suspend(() => answer(request))))
+    const answer = (request: ModelRequest): Stream.Stream<ModelStreamEvent, ModelError> =>
       Stream.suspend(() => {
         if (request.purpose === "compaction") return summarize(request)
         if (responses === undefined) return play(defaultResponse(request), 0, request)
@@ -195,7 +203,7 @@ export const make = (input?: Script): Effect.Effect<ModelGatewayShape, ScriptErr
         }
         return play(response, index, request)
       })
-    return { info: scriptedInfo(script), stream }
+    return { info, stream }
   })
 
 export const layer = (script?: Script) => Layer.effect(ModelGateway, make(script))

@@ -1,6 +1,7 @@
+import { summarySectionHeadings } from "../../../src/domain/summary-sections.js"
 import type { Api } from "../api.js"
 import type { MemoryReview } from "../memory.js"
-import type { Block, NoteBlock } from "../timeline.js"
+import type { Block, CompactionNote, NoteBlock } from "../timeline.js"
 import type { TurnStats } from "../turn-stats.js"
 import { Markdown } from "./Markdown.js"
 import { ReviewButtons } from "./MemoryActions.js"
@@ -26,6 +27,44 @@ interface Props {
   readonly stats: TurnStats | undefined
 }
 
+/** A compaction: its summary by sections, the files the log says changed, and the events it replaced (the model no longer sees them). */
+const CompactionView = ({ compaction, summary }: { readonly compaction: CompactionNote; readonly summary: string }) => (
+  <>
+    <details class="compaction-summary">
+      <summary>Summary{compaction.pieces === undefined || compaction.pieces < 2 ? "" : ` (written in ${compaction.pieces} pieces)`}</summary>
+      {compaction.sections === undefined ? (
+        <pre>{summary}</pre>
+      ) : (
+        <dl>
+          {summarySectionHeadings.map(([key, name]) =>
+            compaction.sections?.[key] === "" ? null : (
+              <div key={key}>
+                <dt>{name}</dt>
+                <dd>
+                  <pre>{compaction.sections?.[key]}</pre>
+                </dd>
+              </div>
+            )
+          )}
+        </dl>
+      )}
+      {compaction.changedFiles === undefined ? null : (
+        <p class="changed-files">Files changed (from the log): {compaction.changedFiles.length === 0 ? "none" : compaction.changedFiles.join(", ")}</p>
+      )}
+    </details>
+    <details class="compaction-replaced">
+      <summary>
+        Events #{compaction.from}–#{compaction.through} it replaced ({compaction.replaced.length})
+      </summary>
+      <ol>
+        {compaction.replaced.map((line, i) => (
+          <li key={i}>{line}</li>
+        ))}
+      </ol>
+    </details>
+  </>
+)
+
 /** A session note; a proposed memory can be reviewed right here while the log says it is pending. */
 const NoteView = ({ note, review }: { readonly note: NoteBlock; readonly review: Props["review"] }) => {
   const pending = note.candidate?.status === "pending" ? note.candidate : undefined
@@ -33,11 +72,15 @@ const NoteView = ({ note, review }: { readonly note: NoteBlock; readonly review:
     <div class={`block note ${note.tone} ${note.topic}`} data-candidate-id={note.candidate?.id}>
       <span class="text">{note.text}</span>
       {pending === undefined ? null : <ReviewButtons candidateId={pending.id} review={review} />}
-      {note.detail === undefined ? null : (
-        <details>
-          <summary>Summary</summary>
-          <pre>{note.detail}</pre>
-        </details>
+      {note.compaction === undefined ? (
+        note.detail === undefined ? null : (
+          <details>
+            <summary>Summary</summary>
+            <pre>{note.detail}</pre>
+          </details>
+        )
+      ) : (
+        <CompactionView compaction={note.compaction} summary={note.detail ?? ""} />
       )}
     </div>
   )

@@ -10,12 +10,13 @@ import type { MemoryReview } from "../memory.js"
 import { type EventRange, linkTo, type Route } from "../route.js"
 import { paneStatus } from "../session-list.js"
 import { slotMarks } from "../slot-marks.js"
-import { blocksInRange, emptyTimeline, type ForkedFrom, lastMemoryNote, type TimelineState } from "../timeline.js"
+import { blocksInRange, currentTasks, emptyTimeline, type ForkedFrom, lastMemoryNote, type TimelineState } from "../timeline.js"
 import { BlockView } from "./Blocks.js"
 import { CompactResult, useCompaction } from "./Compact.js"
 import { Composer } from "./Composer.js"
 import { QueueView } from "./Queue.js"
 import { RewindCard, useRewind } from "./Rewind.js"
+import { TaskList } from "./TaskList.js"
 import { ForkButton, RewindMenu } from "./TurnActions.js"
 
 interface Props {
@@ -124,6 +125,7 @@ export const SessionPane = ({ api, sessionId, listed, events, onNavigate, review
   const memoryNote = lastMemoryNote(state)
   const statsByTurn = useMemo(() => new Map(state.turns.map((turn) => [turn.turnId, turn])), [state.turns])
   const marks = useMemo(() => slotMarks(state), [state])
+  const tasks = useMemo(() => currentTasks(state), [state.tasks, state.rewinds])
   // One change at a time, and none while a turn runs (the server would refuse it).
   const turnActionsOff = state.running || rewind.busy || fork.forking
 
@@ -197,6 +199,7 @@ export const SessionPane = ({ api, sessionId, listed, events, onNavigate, review
         <RewindCard outcome={rewind.outcome} busy={rewind.busy} onForce={rewind.force} onDismiss={rewind.dismiss} />
       )}
       {fork.error === undefined ? null : <p class="connection error">Fork failed: {fork.error}</p>}
+      <TaskList tasks={tasks} />
       <div class="timeline" ref={scroll.ref} onScroll={scroll.onScroll}>
         {state.blocks.length === 0 && connection._tag === "live" ? <p class="muted">Nothing yet: send a prompt below.</p> : null}
         {state.blocks.map((block, index) => {

@@ -1,6 +1,7 @@
 import type { ToolOutcome } from "../timeline.js"
 import { type Arg, exitText, type ToolView } from "../tool-view.js"
 import { Diff } from "./Diff.js"
+import { TaskItems } from "./TaskList.js"
 
 /** A call's arguments as a table of names and values. */
 const ArgsTable = ({ args }: { readonly args: ReadonlyArray<Arg> }) =>
@@ -45,6 +46,10 @@ export const ToolSubject = ({ view }: { readonly view: ToolView }) => {
           <span class="mcp-server">{view.server}</span> › <span class="mcp-tool">{view.tool}</span>
         </span>
       )
+    case "tasks": {
+      const done = view.todos.filter((todo) => todo.status === "completed").length
+      return <span class="tool-subject muted">{`${view.todos.length} task(s), ${done} done`}</span>
+    }
     case "other":
       return <span class="tool-subject" />
   }
@@ -73,6 +78,13 @@ export const ToolBody = ({ view, result }: { readonly view: ToolView; readonly r
           {result === undefined ? null : <Output result={result} />}
           {view.exit === undefined ? null : <p class={view.exit.exitCode === 0 ? "exit ok" : "exit failed"}>{exitText(view.exit)}</p>}
         </div>
+      )
+    case "tasks":
+      return (
+        <>
+          <TaskItems todos={view.todos} />
+          {result === undefined || !result.isError ? null : <Output result={result} />}
+        </>
       )
     case "mcp":
     case "other":
