@@ -140,6 +140,7 @@ export const makeTranslator = (options: TranslatorOptions): Translator => {
       case "mcp.notice":
       case "permission.project_rules":
       case "checkpoint.recorded":
+      case "hook.ran":
         return []
     }
   }

@@ -29,6 +29,8 @@ import { MemoryStore } from "../services/MemoryStore.js"
 import { ModelGateway } from "../services/ModelGateway.js"
 import { PermissionEngine } from "../services/PermissionEngine.js"
 import { Files, ToolRouter } from "../services/ToolRouter.js"
+import { Hooks } from "../services/Hooks.js"
+import type { HookContext } from "./hook-runs.js"
 import { checkpointRecorder } from "./checkpoint-record.js"
 import { compactHistory } from "./compaction.js"
 import { mailboxPull } from "./mailbox-pull.js"
@@ -194,6 +196,7 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
     const memory = yield* MemoryStore
     const mcp = yield* McpHub
     const bus = yield* EventBus
+    const hooks = yield* Hooks
     // Optional: an embedder without a checkpoint store records none, and cannot restore files.
     const checkpoints = yield* Effect.serviceOption(Checkpoints)
     // An actor whose append was refused as out of sequence leaves the map: the next call loads the log again.
@@ -224,6 +227,9 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
 
     const withActor = <A, E>(sessionId: string, use: (actor: SessionActor) => Effect.Effect<A, E>): Effect.Effect<A, E | EngineError> =>
       Effect.scoped(Effect.flatMap(hold(sessionId), use))
+
+    /** Actors whose SessionStart hooks ran: a session's first turn in this process runs them (an evicted actor goes from here with it). */
+    const sessionStarted = new WeakSet<SessionActor>()
 
     const isRunning = (actor: SessionActor) => Effect.map(Ref.get(actor.turn), (turn) => actor.driving || Option.isSome(turn))
 
@@ -343,8 +349,14 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
         yield* emitAll(autoTitle(state, turnId, input.content))
         const workspaceRoot = state.header?.cwd ?? "."
         yield* emitAll(yield* projectRulesDrafts(permissions, state, workspaceRoot, turnId))
+        const hookContext: HookContext = { hooks, sessionId: input.sessionId, workspaceRoot, turnId, mode: () => state.mode, emit }
+        const sessionStart = sessionStarted.has(actor) ? undefined : state.turns.length === 1 ? "startup" : "resume"
+        sessionStarted.add(actor)
         const outcome = yield* runTurnBody({
           turnId,
+          prompt: input.content,
+          hooks: hookContext,
+          ...(sessionStart === undefined ? {} : { sessionStart }),
           state,
           gateway,
           context,
@@ -370,7 +382,8 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
             newId: ids.make,
             turnStart: started.sequence,
             emit,
-            checkpoint: checkpointRecorder(checkpoints, { state, workspaceRoot, turnId, emit })
+            checkpoint: checkpointRecorder(checkpoints, { state, workspaceRoot, turnId, emit }),
+            hooks: hookContext
           },
           emit,
           emitAll

@@ -71,8 +71,9 @@ const isAssistantPart = (part: AssistantPart | UserPart): part is AssistantPart 
 
 const sealSegment = (segment: OpenSegment): SealedSegment => {
   const parts = segment.parts.map(sealPart)
+  // Tool results first: providers want them before any text in a message (a hook's note may follow one result and precede another).
   const message: ConversationMessage = segment.role === "user"
-    ? { role: "user", content: parts.filter(isUserPart) }
+    ? { role: "user", content: [...parts.filter((part) => part._tag === "tool_result"), ...parts.filter((part) => part._tag === "text")].filter(isUserPart) }
     : { role: "assistant", content: parts.filter(isAssistantPart) }
   return { message, from: segment.from, to: segment.to }
 }
@@ -117,7 +118,8 @@ const foldedTypes: ReadonlySet<AgentEvent["type"]> = new Set<AgentEvent["type"]>
   "tool.completed",
   "turn.completed",
   "context.compacted",
-  "conversation.rewound"
+  "conversation.rewound",
+  "hook.ran"
 ])
 
 export const makeConversation = (options: ConversationOptions = defaultConversationOptions): ConversationBuilder => {
@@ -125,6 +127,8 @@ export const makeConversation = (options: ConversationOptions = defaultConversat
   let open: OpenSegment | undefined
   let pending: Array<string> = []
   let summaryThrough = 0
+  /** The last prompt's part, which a UserPromptSubmit hook's block takes out again. */
+  let lastPrompt: OpenPart | undefined
   /**
    * Every event the conversation was folded from, so that a rewind can fold the ones it keeps
    * again: a rewind may bring back events an earlier one had left out. Rewinds are rare;
@@ -184,9 +188,12 @@ export const makeConversation = (options: ConversationOptions = defaultConversat
       case "turn.started":
         closeOpen()
         return
-      case "user.message":
-        segment("user", sequence).parts.push({ _tag: "sealed", part: { _tag: "text", text: event.payload.content } })
+      case "user.message": {
+        const part: OpenPart = { _tag: "sealed", part: { _tag: "text", text: event.payload.content } }
+        segment("user", sequence).parts.push(part)
+        lastPrompt = part
         return
+      }
       case "model.delta":
         appendChunk("text", event.payload.text, sequence)
         return
@@ -216,6 +223,15 @@ export const makeConversation = (options: ConversationOptions = defaultConversat
       case "conversation.rewound":
         // Where a rewind joins two parts, the earlier part may end inside a turn.
         closeAll(sequence)
+        return
+      case "hook.ran":
+        // A blocked prompt never reaches the model: it is in the open segment, right after its turn started.
+        if (event.payload.event === "UserPromptSubmit" && event.payload.decision === "block" && open?.role === "user") {
+          const at = lastPrompt === undefined ? -1 : open.parts.indexOf(lastPrompt)
+          if (at >= 0) open.parts.splice(at, 1)
+        }
+        // What a hook told the model is part of the conversation, as recorded.
+        if (event.payload.context !== undefined) segment("user", sequence).parts.push({ _tag: "sealed", part: { _tag: "text", text: event.payload.context } })
         return
       case "context.compacted": {
         // The summary stands in for every segment up to the boundary; later ones stay verbatim.

@@ -29,6 +29,7 @@ export const projectRulesDrafts = (
             sha256: status.sha256,
             allowRules: status.allowRules.length,
             opensNetwork: status.opensNetwork,
+            ...(status.hooks === undefined ? {} : { hooks: status.hooks.length }),
             trusted: status.trusted,
             ...(status.trustedAt === undefined ? {} : { trustedAt: status.trustedAt }),
             ...(status.trustedBy === undefined ? {} : { trustedBy: status.trustedBy })

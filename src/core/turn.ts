@@ -14,6 +14,7 @@ import { assembleSystem, budgetOf, hashSource, measure } from "./context.js"
 import type { Draft } from "./session-actor.js"
 import { type SessionState, sourceKey } from "./session-state.js"
 import { runToolCalls, type ToolStepContext } from "./tools-step.js"
+import { type HookContext, hookText, recordRuns, recordWithContext, runHooks } from "./hook-runs.js"
 
 export interface TurnOutcome {
   readonly stopReason: TurnStopReason
@@ -23,6 +24,8 @@ export interface TurnOutcome {
 
 export interface TurnContext {
   readonly turnId: string
+  /** The prompt that started the turn, as UserPromptSubmit hooks read it. */
+  readonly prompt: string
   readonly state: SessionState
   readonly gateway: ModelGatewayShape
   readonly context: ContextBuilderShape
@@ -36,6 +39,9 @@ export interface TurnContext {
   readonly emit: (draft: Draft) => Effect.Effect<AgentEvent, EventStoreError>
   /** Commits events that are ready together in one append (see the engine's group commit). */
   readonly emitAll: (drafts: ReadonlyArray<Draft>) => Effect.Effect<ReadonlyArray<AgentEvent>, EventStoreError>
+  readonly hooks: HookContext
+  /** Set on the session's first turn in this process: SessionStart hooks run first (`startup`: a new session; `resume`: one loaded from its log). */
+  readonly sessionStart?: "startup" | "resume"
 }
 
 type StepResult =
@@ -51,6 +57,13 @@ export const runTurnBody = (ctx: TurnContext): Effect.Effect<TurnOutcome, EventS
     // The context sources are read once per turn, at its first request: files edited during
     // a turn (AGENTS.md, a newly approved memory) count from the next one.
     const sources = readOnce(ctx.context.sources({ sessionId: ctx.state.sessionId, workspaceRoot: ctx.tools.workspaceRoot }))
+    if (ctx.sessionStart !== undefined) {
+      yield* recordWithContext(ctx.hooks, yield* runHooks(ctx.hooks, "SessionStart", { source: ctx.sessionStart }, ctx.sessionStart))
+    }
+    const blocked = yield* userPromptSubmit(ctx)
+    if (Option.isSome(blocked)) return blocked.value
+    // A Stop hook may send the agent back to work once per turn: the bound that keeps two hooks from looping.
+    let continued = false
     for (let step = 1; step <= ctx.maxSteps; step++) {
       if (step > 1) yield* admitSteering(ctx)
       yield* recordMcpNotices(ctx)
@@ -71,10 +84,49 @@ export const runTurnBody = (ctx: TurnContext): Effect.Effect<TurnOutcome, EventS
         case "final":
         case "stop_sequence":
         case "tool_calls":
+          if (yield* stopHooksContinue(ctx, continued)) {
+            continued = true
+            continue
+          }
           return { stopReason: "final" }
       }
     }
     return { stopReason: "max_steps", message: `the turn reached its limit of ${ctx.maxSteps} model steps` }
+  })
+
+/**
+ * UserPromptSubmit: the prompt's hooks run before the model sees it. A block ends the turn
+ * (the prompt stays in the log, out of the conversation); added context follows the prompt.
+ */
+const userPromptSubmit = (ctx: TurnContext): Effect.Effect<Option.Option<TurnOutcome>, EventStoreError> =>
+  Effect.gen(function* () {
+    const runs = yield* runHooks(ctx.hooks, "UserPromptSubmit", { prompt: ctx.prompt })
+    const block = runs.find((run) => run.outcome.decision === "block")
+    if (block === undefined) {
+      yield* recordWithContext(ctx.hooks, runs)
+      return Option.none()
+    }
+    yield* recordRuns(ctx.hooks, runs, () => ({}))
+    const message = `the UserPromptSubmit hook \`${block.command}\` blocked the prompt: ${block.outcome.reason ?? "no reason given"}`
+    return Option.some({ stopReason: "error", errorCode: "prompt_blocked", message })
+  })
+
+/**
+ * Stop: when the agent would end its turn, its hooks run; one asking to go on (Claude Code's
+ * `decision: "block"`, or exit 2) sends its reason to the model and the turn continues, once.
+ * The next time they run with `stop_hook_active: true`, and a second request is recorded, not followed.
+ */
+const stopHooksContinue = (ctx: TurnContext, continued: boolean): Effect.Effect<boolean, EventStoreError> =>
+  Effect.gen(function* () {
+    const runs = yield* runHooks(ctx.hooks, "Stop", { stop_hook_active: continued })
+    const asking = runs.find((run) => run.outcome.decision === "continue")
+    const goOn = asking !== undefined && !continued
+    yield* recordRuns(ctx.hooks, runs, (run) => {
+      if (run !== asking) return {}
+      if (!goOn) return { overruled: "the turn already went on once for a Stop hook" }
+      return { context: hookText(run, `Do not stop yet: ${run.outcome.reason ?? "the hook asked you to continue"}`) }
+    })
+    return goOn
   })
 
 /**
