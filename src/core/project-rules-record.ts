@@ -29,10 +29,10 @@ export const projectRulesDrafts = (
             sha256: status.sha256,
             allowRules: status.allowRules.length,
             opensNetwork: status.opensNetwork,
-            ...(status.hooks === undefined ? {} : { hooks: status.hooks.length }),
             trusted: status.trusted,
             ...(status.trustedAt === undefined ? {} : { trustedAt: status.trustedAt }),
-            ...(status.trustedBy === undefined ? {} : { trustedBy: status.trustedBy })
+            ...(status.trustedBy === undefined ? {} : { trustedBy: status.trustedBy }),
+            ...(status.hooks === undefined ? {} : { hooks: status.hooks.length })
           }
         }
       ]

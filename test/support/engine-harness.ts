@@ -41,6 +41,8 @@ export interface HarnessOptions {
   readonly memoryFile?: string
   /** The checkpoint store (default: none, so no checkpoints are recorded). */
   readonly checkpoints?: Layer.Layer<Checkpoints>
+  /** The user's permission rules (default: none). */
+  readonly userRulesFile?: string
   /** The hooks (default: none), given the harness's PermissionEngine, whose trust they follow. */
   readonly hooks?: Layer.Layer<Hooks, unknown, PermissionEngine>
 }
@@ -48,7 +50,10 @@ export interface HarnessOptions {
 /** An engine on the given store with a scripted model; the store stays reachable for assertions. */
 export const engineLayer = (store: StoreLayer, script?: Scripted.Script, options: HarnessOptions = {}) => {
   // One instance: the hooks ask it whether the project is trusted.
-  const permissions = Permissions.layer({ approvalsFile: options.approvalsFile ?? join(tmpdir(), `approvals-${randomUUID()}.json`) })
+  const permissions = Permissions.layer({
+    approvalsFile: options.approvalsFile ?? join(tmpdir(), `approvals-${randomUUID()}.json`),
+    ...(options.userRulesFile === undefined ? {} : { userRulesFile: options.userRulesFile })
+  })
   return SessionEngine.layer(options.engine).pipe(
     Layer.provideMerge(
       Layer.mergeAll(
