@@ -509,7 +509,16 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
       )
 
     const compact = (sessionId: string): Effect.Effect<Option.Option<AgentEvent>, EngineError> =>
-      whileIdle(sessionId, (actor) => compactHistory({ state: actor.state, gateway, emit: actor.commit }, "request"))
+      whileIdle(sessionId, (actor) => {
+        const hookContext: HookContext = {
+          hooks,
+          sessionId,
+          workspaceRoot: actor.state.header?.cwd ?? ".",
+          mode: () => actor.state.mode,
+          emit: actor.commit
+        }
+        return compactHistory({ state: actor.state, gateway, emit: actor.commit, hooks: hookContext }, "request")
+      })
 
     /** What a rewind or redo works from: the session's log folded while the claim is held, so nothing is added meanwhile. */
     const rewindContext = (actor: SessionActor) =>

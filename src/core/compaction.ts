@@ -7,6 +7,7 @@ import type { ConversationMessage, ModelInfo } from "../domain/model.js"
 import { CHARS_PER_TOKEN, textTokens } from "../domain/tokens.js"
 import type { ModelGatewayShape } from "../services/ModelGateway.js"
 import { historyTokens } from "./context.js"
+import { type HookContext, recordRuns, runHooks } from "./hook-runs.js"
 import type { Draft } from "./session-actor.js"
 import type { SessionState } from "./session-state.js"
 
@@ -16,6 +17,8 @@ export interface CompactionContext {
   readonly emit: (draft: Draft) => Effect.Effect<AgentEvent, EventStoreError>
   /** Turn that is running (its own messages are never compacted), if any. */
   readonly currentTurnId?: string
+  /** PreCompact hooks run (and are recorded) through this before a summary is asked for. */
+  readonly hooks?: HookContext
 }
 
 const summaryInstructions =
@@ -93,6 +96,12 @@ export const compactHistory = (
     )
     const boundary = done.reduce((max, turn) => Math.max(max, turn.end ?? 0), 0)
     if (done.length === 0 || boundary <= compactedThrough) return Option.none()
+    if (ctx.hooks !== undefined) {
+      // Claude Code's names: `auto` when the budget asked for it, `manual` for /compact. They can save state; they cannot stop it.
+      const hookTrigger = trigger === "budget" ? "auto" : "manual"
+      const runs = yield* runHooks(ctx.hooks, "PreCompact", { trigger: hookTrigger, custom_instructions: "" }, hookTrigger)
+      yield* recordRuns(ctx.hooks, runs, () => ({}))
+    }
     const older = conversation.through(boundary)
     const tokensBefore = historyTokens(older)
     const pieces = piecesOf(transcriptOf(older), ctx.gateway.info)

@@ -183,7 +183,7 @@ const buildRequest = (ctx: TurnContext, gather: Effect.Effect<ReadonlyArray<Cont
     const budget = budgetOf(ctx.gateway.info, ctx.compactionThreshold)
     let size = measure(sources, ctx.state.conversation.snapshot(), tools)
     if (size.total > budget) {
-      const compacted = yield* compactHistory({ state: ctx.state, gateway: ctx.gateway, emit: ctx.emit, currentTurnId: ctx.turnId }, "budget")
+      const compacted = yield* compactHistory({ state: ctx.state, gateway: ctx.gateway, emit: ctx.emit, currentTurnId: ctx.turnId, hooks: ctx.hooks }, "budget")
       if (Option.isSome(compacted)) size = measure(sources, ctx.state.conversation.snapshot(), tools)
     }
     const messages = ctx.state.conversation.snapshot()
