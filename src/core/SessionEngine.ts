@@ -30,7 +30,7 @@ import { ModelGateway } from "../services/ModelGateway.js"
 import { PermissionEngine } from "../services/PermissionEngine.js"
 import { Files, ToolRouter } from "../services/ToolRouter.js"
 import { Hooks } from "../services/Hooks.js"
-import type { HookContext } from "./hook-runs.js"
+import { type HookContext, recordRuns, runHooks } from "./hook-runs.js"
 import { checkpointRecorder } from "./checkpoint-record.js"
 import { compactHistory } from "./compaction.js"
 import { mailboxPull } from "./mailbox-pull.js"
@@ -216,8 +216,32 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
         created.delete(sessionId)
         return fresh === undefined ? loadActor(services, sessionId, conversationOptions) : Effect.succeed(fresh)
       })
+    /** Actors whose SessionStart hooks ran: a session's first turn in this process runs them (an evicted actor goes from here with it). */
+    const sessionStarted = new WeakSet<SessionActor>()
+
+    /**
+     * SessionEnd: when a session that ran a turn here leaves memory (idle, or the engine stops),
+     * its hooks run and are recorded outside any turn. They cannot keep it.
+     */
+    const sessionEnd = (actor: SessionActor): Effect.Effect<void> =>
+      Effect.suspend(() => {
+        if (!sessionStarted.has(actor)) return Effect.void
+        const hookContext: HookContext = {
+          hooks,
+          sessionId: actor.state.sessionId,
+          workspaceRoot: actor.state.header?.cwd ?? ".",
+          mode: () => actor.state.mode,
+          emit: actor.commit
+        }
+        return runHooks(hookContext, "SessionEnd", { reason: "other" }, "other").pipe(
+          Effect.flatMap((runs) => recordRuns(hookContext, runs, () => ({}))),
+          Effect.catchAll((error) => Effect.logWarning(`could not record the SessionEnd hooks of ${actor.state.sessionId}`, error))
+        )
+      })
+
     const actors = yield* RcMap.make({
-      lookup: (sessionId: string) => Effect.tap(lookup(sessionId), () => Effect.addFinalizer(() => mcp.release(sessionId))),
+      lookup: (sessionId: string) =>
+        Effect.tap(lookup(sessionId), (actor) => Effect.addFinalizer(() => Effect.zipRight(sessionEnd(actor), mcp.release(sessionId)))),
       idleTimeToLive: Duration.millis(options.sessionIdleMs ?? defaultSessionIdleMs)
     })
 
@@ -227,9 +251,6 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
 
     const withActor = <A, E>(sessionId: string, use: (actor: SessionActor) => Effect.Effect<A, E>): Effect.Effect<A, E | EngineError> =>
       Effect.scoped(Effect.flatMap(hold(sessionId), use))
-
-    /** Actors whose SessionStart hooks ran: a session's first turn in this process runs them (an evicted actor goes from here with it). */
-    const sessionStarted = new WeakSet<SessionActor>()
 
     const isRunning = (actor: SessionActor) => Effect.map(Ref.get(actor.turn), (turn) => actor.driving || Option.isSome(turn))
 

@@ -233,6 +233,53 @@ if (input.prompt.includes("password")) { process.stderr.write("prompts must not 
   })
 })
 
+describe("session lifecycle hooks", () => {
+  it.live("SessionStart adds context at a session's first turn here (startup, then resume after a reload); SessionEnd runs when it leaves memory; PreCompact before /compact", () => {
+    const scratch = temp.dir("hooks-scripts-")
+    const seen = join(scratch, "seen")
+    const log = writeScript(join(scratch, "log.sh"), `#!/bin/sh
+cat >> ${seen}
+echo >> ${seen}
+`)
+    const start = writeScript(join(scratch, "start.sh"), `#!/bin/sh
+cat >> ${seen}
+echo >> ${seen}
+echo "on branch main"
+`)
+    const { workspace, configDir } = dirs({
+      SessionStart: [{ matcher: "startup|resume", hooks: [{ type: "command", command: start }] }],
+      SessionEnd: [{ hooks: [{ type: "command", command: log }] }],
+      PreCompact: [{ matcher: "manual", hooks: [{ type: "command", command: log }] }]
+    })
+    const script = { responses: ["one", "two", "three"], summaries: ["they said one"] }
+    return Effect.gen(function* () {
+      const engine = yield* SessionEngine
+      const sessionId = yield* newSession(workspace)
+      yield* turn(sessionId, "first")
+      yield* turn(sessionId, "second")
+      const sent = yield* requests
+      expect(textsOf(sent[0]?.messages ?? [])).toEqual(["first", `[SessionStart hook \`${start}\`]\non branch main`])
+      // Once per session in this process: the second turn runs none.
+      expect(textsOf(sent[1]?.messages ?? []).filter((text) => text.includes("on branch main"))).toHaveLength(1)
+
+      yield* engine.evict(sessionId)
+      yield* turn(sessionId, "third")
+      yield* engine.compact(sessionId)
+      const events = yield* replayAll(sessionId)
+      expect(ran(events).map((run) => run.event)).toEqual(["SessionStart", "SessionEnd", "SessionStart", "PreCompact"])
+      const end = eventsOf(events, "hook.ran").find((e) => e.payload.event === "SessionEnd")
+      expect(end?.turnId).toBeUndefined()
+      const inputs = readFileSync(seen, "utf8").trim().split("\n").map((line) => JSON.parse(line))
+      expect(inputs.map((input) => [input.hook_event_name, input.source ?? input.reason ?? input.trigger])).toEqual([
+        ["SessionStart", "startup"],
+        ["SessionEnd", "other"],
+        ["SessionStart", "resume"],
+        ["PreCompact", "manual"]
+      ])
+    }).pipe(Effect.provide(setup(script, configDir)))
+  })
+})
+
 for (const store of storeCases) {
   describe(`UserPromptSubmit context (${store.name} store)`, () => {
     it.live("the context a hook adds is in the next request and in the log, and a session loaded again from the log still has it", () => {
