@@ -35,7 +35,7 @@ const NoteView = ({ note, review }: { readonly note: NoteBlock; readonly review:
       {pending === undefined ? null : <ReviewButtons candidateId={pending.id} review={review} />}
       {note.detail === undefined ? null : (
         <details>
-          <summary>Summary</summary>
+          <summary>{note.topic === "hook" ? "Output" : "Summary"}</summary>
           <pre>{note.detail}</pre>
         </details>
       )}
