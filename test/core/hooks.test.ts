@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "@effect/vitest"
-import { Chunk, Effect, Layer, Ref, Stream } from "effect"
+import { Chunk, Effect, Fiber, Layer, Ref, Stream } from "effect"
 import { existsSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { SessionEngine } from "../../src/core/SessionEngine.js"
@@ -15,7 +15,7 @@ import { PermissionEngine } from "../../src/services/PermissionEngine.js"
 import { engineLayer, type HarnessOptions, replayAll, type StoreLayer } from "../support/engine-harness.js"
 import { eventsOf } from "../support/events.js"
 import { hooksLayer, type HooksJson, writeScript, writeSettings } from "../support/hooks-fixture.js"
-import { isRunning } from "../support/process-check.js"
+import { awaitPids, isRunning } from "../support/process-check.js"
 import { RecordedRequests, recordingScripted } from "../support/recording-model.js"
 import { storeCases } from "../support/store-cases.js"
 import { makeTemp } from "../support/temp-dirs.js"
@@ -129,6 +129,25 @@ writeFileSync(${JSON.stringify(join(scratch, "received.json"))}, JSON.stringify(
       // A hook that fails decides nothing: the call ran under the rules' answer.
       expect(eventsOf(events, "tool.completed")[0]?.payload.output).toContain("still-ran")
       expect(eventsOf(events, "turn.completed")[0]?.payload.stopReason).toBe("final")
+    }).pipe(Effect.provide(setup(script, configDir)))
+  })
+
+  it.live("cancelling the turn while a hook runs kills the hook and everything it started; the turn ends cancelled", () => {
+    const scratch = temp.dir("hooks-scripts-")
+    const pidFile = join(scratch, "pids")
+    const slow = writeScript(join(scratch, "slow.sh"), `#!/bin/bash\nsleep 60 &\nprintf '%s\\n%s\\n' $$ $! > ${pidFile}.tmp\nmv ${pidFile}.tmp ${pidFile}\nwait\n`)
+    const { workspace, configDir } = dirs({ PreToolUse: [{ hooks: [{ type: "command", command: slow }] }] })
+    const script = { responses: [toolCall("shell", { command: "echo never" }, "call_sh"), "done"] }
+    return Effect.gen(function* () {
+      const engine = yield* SessionEngine
+      const sessionId = yield* newSession(workspace)
+      const running = yield* Effect.fork(turn(sessionId, "go", "bypass"))
+      const pids = yield* awaitPids(pidFile, 2)
+      yield* engine.cancelTurn(sessionId)
+      const events = yield* Fiber.join(running)
+      for (const pid of pids) expect(isRunning(pid)).toBe(false)
+      expect(eventsOf(events, "tool.started")).toHaveLength(0)
+      expect(eventsOf(events, "turn.completed")[0]?.payload.stopReason).toBe("cancelled")
     }).pipe(Effect.provide(setup(script, configDir)))
   })
 
