@@ -375,7 +375,7 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
         sessionStarted.add(actor)
         const outcome = yield* runTurnBody({
           turnId,
-          prompt: input.content,
+          prompt: { content: input.content, sequence: message.sequence },
           hooks: hookContext,
           ...(sessionStart === undefined ? {} : { sessionStart }),
           state,

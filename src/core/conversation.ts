@@ -127,8 +127,8 @@ export const makeConversation = (options: ConversationOptions = defaultConversat
   let open: OpenSegment | undefined
   let pending: Array<string> = []
   let summaryThrough = 0
-  /** The last prompt's part, which a UserPromptSubmit hook's block takes out again. */
-  let lastPrompt: OpenPart | undefined
+  /** The open segment's prompts by their sequence: a UserPromptSubmit hook's block takes one out again. */
+  const openPrompts = new Map<number, OpenPart>()
   /**
    * Every event the conversation was folded from, so that a rewind can fold the ones it keeps
    * again: a rewind may bring back events an earlier one had left out. Rewinds are rare;
@@ -142,6 +142,7 @@ export const makeConversation = (options: ConversationOptions = defaultConversat
   const closeOpen = () => {
     if (open !== undefined && open.parts.length > 0) sealed.push(sealSegment(open))
     open = undefined
+    openPrompts.clear()
   }
 
   const segment = (role: "user" | "assistant", sequence: number): OpenSegment => {
@@ -190,8 +191,9 @@ export const makeConversation = (options: ConversationOptions = defaultConversat
         return
       case "user.message": {
         const part: OpenPart = { _tag: "sealed", part: { _tag: "text", text: event.payload.content } }
-        segment("user", sequence).parts.push(part)
-        lastPrompt = part
+        const into = segment("user", sequence)
+        into.parts.push(part)
+        openPrompts.set(sequence, part)
         return
       }
       case "model.delta":
@@ -225,10 +227,11 @@ export const makeConversation = (options: ConversationOptions = defaultConversat
         closeAll(sequence)
         return
       case "hook.ran":
-        // A blocked prompt never reaches the model: it is in the open segment, right after its turn started.
-        if (event.payload.event === "UserPromptSubmit" && event.payload.decision === "block" && open?.role === "user") {
-          const at = lastPrompt === undefined ? -1 : open.parts.indexOf(lastPrompt)
-          if (at >= 0) open.parts.splice(at, 1)
+        // A blocked prompt never reaches the model: its hooks ran while its segment was open.
+        if (event.payload.event === "UserPromptSubmit" && event.payload.decision === "block" && event.payload.promptSequence !== undefined) {
+          const prompt = openPrompts.get(event.payload.promptSequence)
+          const at = prompt === undefined || open === undefined ? -1 : open.parts.indexOf(prompt)
+          if (at >= 0) open?.parts.splice(at, 1)
         }
         // What a hook told the model is part of the conversation, as recorded.
         if (event.payload.context !== undefined) segment("user", sequence).parts.push({ _tag: "sealed", part: { _tag: "text", text: event.payload.context } })

@@ -21,6 +21,8 @@ export interface HookContext {
 export interface RunNote {
   readonly context?: string
   readonly overruled?: string
+  /** The prompt's `user.message` a UserPromptSubmit hook ran for. */
+  readonly promptSequence?: number
 }
 
 export const hookRanDraft = (ctx: HookContext, run: HookRun, note: RunNote & { readonly toolCallId?: string }): Draft => ({
@@ -32,6 +34,7 @@ export const hookRanDraft = (ctx: HookContext, run: HookRun, note: RunNote & { r
     command: run.command,
     source: run.source,
     ...(note.toolCallId === undefined ? {} : { toolCallId: note.toolCallId }),
+    ...(note.promptSequence === undefined ? {} : { promptSequence: note.promptSequence }),
     exitCode: run.exitCode,
     timedOut: run.timedOut,
     ...(run.outcome.decision === undefined ? {} : { decision: run.outcome.decision }),
@@ -72,17 +75,14 @@ export const recordRuns = (
 /** The text a model gets from a hook: which hook said it, then what it said. */
 export const hookText = (run: HookRun, text: string): string => `[${run.event} hook \`${run.command}\`]\n${text}`
 
-/** Runs whose added context goes to the model (SessionStart, UserPromptSubmit, PostToolUse), recorded. */
-export const recordWithContext = (ctx: HookContext, runs: ReadonlyArray<HookRun>, toolCallId?: string) =>
-  recordRuns(
-    ctx,
-    runs,
-    (run) => {
-      const parts = [
-        ...(run.outcome.decision === "block" && run.outcome.reason !== undefined ? [run.outcome.reason] : []),
-        ...(run.outcome.additionalContext === undefined ? [] : [run.outcome.additionalContext])
-      ]
-      return parts.length === 0 ? {} : { context: hookText(run, parts.join("\n\n")) }
-    },
-    toolCallId
-  )
+/** What a run tells the model: a block's reason (PostToolUse) and its added context, if any. */
+export const contextNote = (run: HookRun): RunNote => {
+  const parts = [
+    ...(run.outcome.decision === "block" && run.outcome.reason !== undefined ? [run.outcome.reason] : []),
+    ...(run.outcome.additionalContext === undefined ? [] : [run.outcome.additionalContext])
+  ]
+  return parts.length === 0 ? {} : { context: hookText(run, parts.join("\n\n")) }
+}
+
+/** Runs whose added context goes to the model (SessionStart, PostToolUse), recorded. */
+export const recordWithContext = (ctx: HookContext, runs: ReadonlyArray<HookRun>, toolCallId?: string) => recordRuns(ctx, runs, contextNote, toolCallId)

@@ -14,7 +14,8 @@ import { assembleSystem, budgetOf, hashSource, measure } from "./context.js"
 import type { Draft } from "./session-actor.js"
 import { type SessionState, sourceKey } from "./session-state.js"
 import { runToolCalls, type ToolStepContext } from "./tools-step.js"
-import { type HookContext, hookText, recordRuns, recordWithContext, runHooks } from "./hook-runs.js"
+import { contextNote, type HookContext, hookText, recordRuns, recordWithContext, runHooks } from "./hook-runs.js"
+import type { HookRun } from "../services/Hooks.js"
 
 export interface TurnOutcome {
   readonly stopReason: TurnStopReason
@@ -24,8 +25,8 @@ export interface TurnOutcome {
 
 export interface TurnContext {
   readonly turnId: string
-  /** The prompt that started the turn, as UserPromptSubmit hooks read it. */
-  readonly prompt: string
+  /** The prompt that started the turn and its `user.message`'s sequence, as UserPromptSubmit hooks read it. */
+  readonly prompt: { readonly content: string; readonly sequence: number }
   readonly state: SessionState
   readonly gateway: ModelGatewayShape
   readonly context: ContextBuilderShape
@@ -60,8 +61,11 @@ export const runTurnBody = (ctx: TurnContext): Effect.Effect<TurnOutcome, EventS
     if (ctx.sessionStart !== undefined) {
       yield* recordWithContext(ctx.hooks, yield* runHooks(ctx.hooks, "SessionStart", { source: ctx.sessionStart }, ctx.sessionStart))
     }
-    const blocked = yield* userPromptSubmit(ctx)
-    if (Option.isSome(blocked)) return blocked.value
+    const blocked = yield* userPromptSubmit(ctx, ctx.prompt.content, ctx.prompt.sequence)
+    if (Option.isSome(blocked)) {
+      const message = `the UserPromptSubmit hook \`${blocked.value.command}\` blocked the prompt: ${blocked.value.outcome.reason ?? "no reason given"}`
+      return { stopReason: "error", errorCode: "prompt_blocked", message }
+    }
     // A Stop hook may send the agent back to work once per turn: the bound that keeps two hooks from looping.
     let continued = false
     for (let step = 1; step <= ctx.maxSteps; step++) {
@@ -95,20 +99,16 @@ export const runTurnBody = (ctx: TurnContext): Effect.Effect<TurnOutcome, EventS
   })
 
 /**
- * UserPromptSubmit: the prompt's hooks run before the model sees it. A block ends the turn
- * (the prompt stays in the log, out of the conversation); added context follows the prompt.
+ * UserPromptSubmit: a prompt's hooks run before the model sees it (the turn's own, and each
+ * steering message). A block takes the prompt out of the conversation (it stays in the log);
+ * added context follows it. Gives the blocking run, if any.
  */
-const userPromptSubmit = (ctx: TurnContext): Effect.Effect<Option.Option<TurnOutcome>, EventStoreError> =>
+const userPromptSubmit = (ctx: TurnContext, content: string, sequence: number): Effect.Effect<Option.Option<HookRun>, EventStoreError> =>
   Effect.gen(function* () {
-    const runs = yield* runHooks(ctx.hooks, "UserPromptSubmit", { prompt: ctx.prompt })
+    const runs = yield* runHooks(ctx.hooks, "UserPromptSubmit", { prompt: content })
     const block = runs.find((run) => run.outcome.decision === "block")
-    if (block === undefined) {
-      yield* recordWithContext(ctx.hooks, runs)
-      return Option.none()
-    }
-    yield* recordRuns(ctx.hooks, runs, () => ({}))
-    const message = `the UserPromptSubmit hook \`${block.command}\` blocked the prompt: ${block.outcome.reason ?? "no reason given"}`
-    return Option.some({ stopReason: "error", errorCode: "prompt_blocked", message })
+    yield* recordRuns(ctx.hooks, runs, (run) => ({ promptSequence: sequence, ...(block === undefined ? contextNote(run) : {}) }))
+    return Option.fromNullable(block)
   })
 
 /**
@@ -145,10 +145,19 @@ const readOnce = <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<A, E> => {
   )
 }
 
-// Messages taken together are committed together (none, the usual case, costs nothing).
+/**
+ * Messages taken together are committed together (none, the usual case, costs nothing); then
+ * each goes through the UserPromptSubmit hooks, which may take it out again (the turn goes on).
+ */
 const admitSteering = (ctx: TurnContext) =>
   Effect.flatMap(ctx.takeSteering, (messages) =>
-    ctx.emitAll(messages.map((content) => ({ type: "user.message", turnId: ctx.turnId, payload: { content, mode: "steer" } })))
+    ctx.emitAll(messages.map((content) => ({ type: "user.message", turnId: ctx.turnId, payload: { content, mode: "steer" } }))).pipe(
+      Effect.flatMap((admitted) =>
+        Effect.forEach(admitted, (event) => (event.type === "user.message" ? userPromptSubmit(ctx, event.payload.content, event.sequence) : Effect.succeedNone), {
+          discard: true
+        })
+      )
+    )
   )
 
 /** What the session's MCP servers went through since the last step: started, failed, died. */

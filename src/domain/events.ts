@@ -308,6 +308,8 @@ export const HookRan = defineEvent("hook.ran", {
   source: HookSource,
   /** The tool call it ran for (PreToolUse, PermissionRequest, PostToolUse). */
   toolCallId: Schema.optional(Schema.String),
+  /** The `user.message` it ran for (UserPromptSubmit): a block takes that prompt out of the conversation. */
+  promptSequence: Schema.optional(Schema.Int),
   /** `null` when it was killed (timeout, cancel) or could not start. */
   exitCode: Schema.NullOr(Schema.Int),
   timedOut: Schema.Boolean,

@@ -56,6 +56,10 @@ const copiedPayload = (event: AgentEvent): AgentEvent => {
       return event.payload.compactedThrough === undefined
         ? event
         : { ...event, payload: { ...event.payload, compactedThrough: moved(event.payload.compactedThrough) } }
+    case "hook.ran":
+      return event.payload.promptSequence === undefined
+        ? event
+        : { ...event, payload: { ...event.payload, promptSequence: moved(event.payload.promptSequence) } }
     default:
       return event
   }

@@ -12,7 +12,7 @@ import { projectSettingsFile } from "../../src/layers/sandbox/settings.js"
 import { localTools } from "../../src/layers/tools/local.js"
 import { sandboxOff } from "../../src/layers/sandbox/off.js"
 import { PermissionEngine } from "../../src/services/PermissionEngine.js"
-import { engineLayer, type HarnessOptions, replayAll, type StoreLayer } from "../support/engine-harness.js"
+import { awaitEvent, engineLayer, type HarnessOptions, replayAll, type StoreLayer } from "../support/engine-harness.js"
 import { eventsOf } from "../support/events.js"
 import { hooksLayer, type HooksJson, writeScript, writeSettings } from "../support/hooks-fixture.js"
 import { awaitPids, isRunning } from "../support/process-check.js"
@@ -248,6 +248,51 @@ if (input.prompt.includes("password")) { process.stderr.write("prompts must not 
       yield* turn(sessionId, "say hello")
       const sent = yield* requests
       expect(textsOf(sent[0]?.messages ?? [])).toEqual(["say hello"])
+    }).pipe(Effect.provide(setup(script, configDir)))
+  })
+})
+
+describe("UserPromptSubmit on steering messages", () => {
+  it.live("a steering message a hook blocks never reaches the model; the others do, and the turn goes on", () => {
+    const scratch = temp.dir("hooks-scripts-")
+    const waiting = join(scratch, "waiting")
+    const go = join(scratch, "go")
+    // Holds the turn in its tool step until the test has steered.
+    const hold = writeScript(join(scratch, "hold.sh"), `#!/bin/sh\ncat > /dev/null\ntouch ${waiting}\nwhile [ ! -f ${go} ]; do sleep 0.02; done\n`)
+    const guard = writeScript(
+      join(scratch, "guard.mjs"),
+      `#!/usr/bin/env node
+import { readFileSync } from "node:fs"
+if (JSON.parse(readFileSync(0, "utf8")).prompt.includes("password")) { process.stderr.write("no secrets"); process.exit(2) }
+`
+    )
+    const { workspace, configDir } = dirs({
+      PreToolUse: [{ hooks: [{ type: "command", command: hold }] }],
+      UserPromptSubmit: [{ hooks: [{ type: "command", command: `node ${guard}` }] }]
+    })
+    writeFileSync(join(workspace, "a.txt"), "a\n")
+    const script = { responses: [toolCall("read_file", { path: "a.txt" }, "call_r"), "answered"] }
+    return Effect.gen(function* () {
+      const engine = yield* SessionEngine
+      const sessionId = yield* newSession(workspace)
+      expect((yield* engine.prompt({ sessionId, content: "read a" }))._tag).toBe("Started")
+      while (!existsSync(waiting)) yield* Effect.sleep("20 millis")
+      expect((yield* engine.prompt({ sessionId, content: "my password is hunter2", mode: "steer" }))._tag).toBe("Queued")
+      expect((yield* engine.prompt({ sessionId, content: "also check b", mode: "steer" }))._tag).toBe("Queued")
+      writeFileSync(go, "")
+      yield* awaitEvent(sessionId, "turn.completed")
+      const log = yield* replayAll(sessionId)
+      const texts = textsOf((yield* requests)[1]?.messages ?? [])
+      expect(texts).toContain("also check b")
+      expect(texts.some((text) => text.includes("hunter2"))).toBe(false)
+      const steered = eventsOf(log, "user.message").filter((e) => e.payload.mode === "steer")
+      const prompts = ran(log).filter((run) => run.event === "UserPromptSubmit")
+      expect(prompts.map((run) => [run.promptSequence, run.decision])).toEqual([
+        [eventsOf(log, "user.message")[0]?.sequence, undefined],
+        [steered[0]?.sequence, "block"],
+        [steered[1]?.sequence, undefined]
+      ])
+      expect(eventsOf(log, "turn.completed")[0]?.payload.stopReason).toBe("final")
     }).pipe(Effect.provide(setup(script, configDir)))
   })
 })
