@@ -41,6 +41,16 @@ export const make = (options: HooksOptions, sandbox: SandboxShape, permissions: 
   const read = makeHooksReader()
   const userFile = join(options.configDir, "settings.json")
 
+  /** The project hooks last said to be skipped, per workspace: said once per content, not at every tool call. */
+  const warned = new Map<string, string>()
+  const warnUntrusted = (workspaceRoot: string, hooks: ReadonlyArray<ConfiguredHook>) =>
+    Effect.suspend(() => {
+      const key = hooks.map(describeHook).join("\n")
+      if (warned.get(workspaceRoot) === key) return Effect.void
+      warned.set(workspaceRoot, key)
+      return Effect.logWarning(`${hooks.length} project hook(s) not run: the project's configuration is not trusted (custom-agent trust)`)
+    })
+
   const configured = (workspaceRoot: string): Effect.Effect<Configured> =>
     Effect.gen(function* () {
       const user = yield* read(userFile, "user")
@@ -56,12 +66,7 @@ export const make = (options: HooksOptions, sandbox: SandboxShape, permissions: 
       const projectHooks = project.flatMap((file) => file.hooks)
       const selected = (hooks: ReadonlyArray<ConfiguredHook>) =>
         hooks.filter((hook) => hook.event === invocation.event && matcherSelects(hook.matcher, invocation.target))
-      const untrusted = trusted ? [] : selected(projectHooks)
-      if (untrusted.length > 0) {
-        yield* Effect.logWarning(
-          `${untrusted.length} project hook(s) for ${invocation.event} not run: the project's configuration is not trusted (custom-agent trust)`
-        )
-      }
+      if (!trusted && projectHooks.length > 0) yield* warnUntrusted(invocation.workspaceRoot, projectHooks)
       const hooks = [...selected(user.hooks), ...(trusted ? selected(projectHooks) : [])]
       if (hooks.length === 0) return []
       const profile = yield* sandbox.profile(invocation.workspaceRoot)
