@@ -14,7 +14,7 @@ import { outcomeOf } from "./output.js"
 const READ_HEAD_BYTES = 64 * 1024
 const READ_TAIL_BYTES = 4 * 1024
 /** Output kept in the `hook.ran` event, per stream. */
-export const RECORDED_OUTPUT_CHARS = 2_000
+const RECORDED_OUTPUT_CHARS = 2_000
 
 const shellPath = (): string => (existsSync("/bin/bash") ? "/bin/bash" : "/bin/sh")
 
@@ -27,7 +27,7 @@ const recorded = (stdout: string, stderr: string): string => {
 }
 
 /** The JSON a hook reads on stdin: Claude Code's common fields, then the event's own. */
-export const stdinOf = (invocation: HookInvocation): string =>
+const stdinOf = (invocation: HookInvocation): string =>
   JSON.stringify({
     session_id: invocation.sessionId,
     hook_event_name: invocation.event,
