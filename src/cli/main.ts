@@ -14,6 +14,7 @@ import { packageVersion } from "../app/package-root.js"
 import { checkArgv } from "./argv-check.js"
 import { commandName, describeCommand } from "./command-tree.js"
 import { acpCommand } from "./commands/acp.js"
+import { agentsCommand } from "./commands/agents.js"
 import { clusterCommand } from "./commands/cluster.js"
 import { mcpCommand } from "./commands/mcp.js"
 import { memoryCommand } from "./commands/memory.js"
@@ -39,6 +40,7 @@ const commands = [
   toolsCommand,
   mcpCommand,
   skillsCommand,
+  agentsCommand,
   hooksCommand,
   memoryCommand,
   trustCommand,

@@ -36,6 +36,12 @@ const existing = (name: string, type: "File" | "Directory") => (path: string) =>
 export const existingDirectory = (name: string) =>
   Options.text(name).pipe(Options.withPseudoName("DIR"), Options.mapEffect(existing(name, "Directory")))
 
+/** `--cwd DIR` of the listing commands: the project whose definitions are listed. */
+export const projectToList = existingDirectory("cwd").pipe(
+  Options.withDescription("The project to look in (default: the current directory)"),
+  Options.optional
+)
+
 export const dataDir = Options.text("data-dir").pipe(
   Options.withPseudoName("DIR"),
   Options.withDescription("Where sessions are stored (default: $CUSTOM_AGENT_HOME or ~/.local/share/custom-agent)"),

@@ -1,9 +1,9 @@
 import * as Schema from "effect/Schema"
 
-/** A file a snapshot left out, and why (it is over the size cap, or the snapshot's total is). */
+/** A file a snapshot left out, and why: it is over the size cap, the snapshot's total is, or we may not read it. */
 export const NotKept = Schema.Struct({
   path: Schema.String,
-  reason: Schema.Literal("file_too_large", "snapshot_too_large"),
+  reason: Schema.Literal("file_too_large", "snapshot_too_large", "unreadable"),
   bytes: Schema.NonNegativeInt
 })
 export type NotKept = typeof NotKept.Type

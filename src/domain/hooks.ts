@@ -1,6 +1,7 @@
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
+import { CLAUDE_TOOL_NAMES } from "./claude-tool-names.js"
 
 /** The lifecycle points a hook can run at: Claude Code's names, the subset this agent has. */
 export const HookEventName = Schema.Literal(
@@ -113,19 +114,11 @@ export const hooksOfSettings = (json: unknown, source: HookSource, file: string)
 export const describeHook = (hook: Pick<ConfiguredHook, "event" | "matcher" | "command">): string =>
   `${hook.event}${hook.matcher === undefined || hook.matcher === "" ? "" : ` [${hook.matcher}]`}: ${hook.command}`
 
-/**
- * Claude Code's tool names and ours: a matcher may use either. Claude's `Bash`, `Edit`, `Write`,
- * `Read`, `Grep` and `Glob` are our `shell`, `edit_file`, `write_file`, `read_file`, `grep` and
- * `list_files`.
- */
-export const claudeToolNames: Readonly<Record<string, string>> = {
-  shell: "Bash",
-  edit_file: "Edit",
-  write_file: "Write",
-  read_file: "Read",
-  grep: "Grep",
-  list_files: "Glob"
-}
+/** A tool's names a matcher may use: ours, and every Claude Code name read as it (`Bash` for `shell`, `Glob` and `LS` for `list_files`). */
+const namesOf = (target: string): ReadonlyArray<string> => [
+  target,
+  ...Object.entries(CLAUDE_TOOL_NAMES).flatMap(([claude, ours]) => (ours === target ? [claude] : []))
+]
 
 const simpleMatcher = /^[A-Za-z0-9_|-]*$/
 
@@ -139,7 +132,7 @@ const simpleMatcher = /^[A-Za-z0-9_|-]*$/
 export const matcherSelects = (matcher: string | undefined, target: string | undefined): boolean => {
   if (matcher === undefined || matcher === "" || matcher === "*") return true
   if (target === undefined) return false
-  const names = [target, ...(claudeToolNames[target] === undefined ? [] : [claudeToolNames[target]])]
+  const names = namesOf(target)
   if (simpleMatcher.test(matcher)) {
     const wanted = matcher.split("|")
     return names.some((name) => wanted.includes(name))

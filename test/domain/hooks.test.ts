@@ -10,6 +10,9 @@ describe("hook matchers", () => {
     expect(matcherSelects("Write|Edit", "edit_file")).toBe(true)
     expect(matcherSelects("Write|Edit", "read_file")).toBe(false)
     expect(matcherSelects("Glob", "list_files")).toBe(true)
+    // Every Claude name read as ours (the shared table agent definitions use too).
+    expect(matcherSelects("MultiEdit", "edit_file")).toBe(true)
+    expect(matcherSelects("LS", "list_files")).toBe(true)
     // Exact, not a substring.
     expect(matcherSelects("Read", "read_file_extra")).toBe(false)
   })

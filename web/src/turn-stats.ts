@@ -119,7 +119,8 @@ export const durationOf = (turn: TurnStats): number | undefined => {
 
 const reasons: Record<NotKept["reason"], string> = {
   file_too_large: "over the size cap per file",
-  snapshot_too_large: "past the size cap per snapshot"
+  snapshot_too_large: "past the size cap per snapshot",
+  unreadable: "not readable by the agent"
 }
 
 /** "1.5 MB", "320 KB", "12 B". */

@@ -1,4 +1,4 @@
-import { Command, Options } from "@effect/cli"
+import { Command } from "@effect/cli"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { join, resolve } from "node:path"
@@ -8,12 +8,7 @@ import { Skills } from "../../services/Skills.js"
 import { stderr, stdout } from "../io.js"
 import * as shared from "../options.js"
 
-const cwd = shared.existingDirectory("cwd").pipe(
-  Options.withDescription("The project to look in (default: the current directory)"),
-  Options.optional
-)
-
-const list = Command.make("list", { cwd }, (args) => {
+const list = Command.make("list", { cwd: shared.projectToList }, (args) => {
   const configDir = resolveConfigDir()
   return Effect.gen(function* () {
     const skills = yield* Skills

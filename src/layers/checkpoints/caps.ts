@@ -24,14 +24,15 @@ export interface Candidate {
 export type OnDisk =
   | { readonly _tag: "gone" }
   | { readonly _tag: "folder" }
-  | { readonly _tag: "unreadable" }
+  | { readonly _tag: "special" }
+  | { readonly _tag: "unreadable"; readonly bytes: number }
   | { readonly _tag: "file"; readonly bytes: number }
 
 export type Measured = Candidate & { readonly disk: OnDisk }
 
 const GONE: OnDisk = { _tag: "gone" }
 const FOLDER: OnDisk = { _tag: "folder" }
-const UNREADABLE: OnDisk = { _tag: "unreadable" }
+const SPECIAL: OnDisk = { _tag: "special" }
 
 /**
  * Whether every folder on the way to `path` is a real folder: git never looks beyond a symlink
@@ -52,6 +53,16 @@ const realFolders = (workspaceRoot: string, path: string, known: Map<string, boo
   return true
 }
 
+/** An unreadable file would fail the whole `update-index`: it is left out instead, and named. */
+const readable = (absolute: string) => {
+  try {
+    accessSync(absolute, constants.R_OK)
+    return true
+  } catch {
+    return false
+  }
+}
+
 const onDisk = (workspaceRoot: string, path: string, known: Map<string, boolean>): OnDisk => {
   const absolute = join(workspaceRoot, path)
   try {
@@ -60,12 +71,12 @@ const onDisk = (workspaceRoot: string, path: string, known: Map<string, boolean>
     if (stats === undefined) return GONE
     if (stats.isDirectory()) return FOLDER
     if (stats.isSymbolicLink()) return { _tag: "file", bytes: stats.size }
-    if (!stats.isFile()) return UNREADABLE
-    // An unreadable file would fail the whole `update-index`: it is left out instead.
-    accessSync(absolute, constants.R_OK)
-    return { _tag: "file", bytes: stats.size }
+    // A fifo, socket or device: git keeps none of them either.
+    if (!stats.isFile()) return SPECIAL
+    return readable(absolute) ? { _tag: "file", bytes: stats.size } : { _tag: "unreadable", bytes: stats.size }
   } catch {
-    return UNREADABLE
+    // A folder on the way we may not enter: git cannot see the file either.
+    return GONE
   }
 }
 
@@ -98,7 +109,8 @@ export interface StagingPlan {
 /**
  * Applies the caps in path order (so the same tree always keeps the same files): a file over
  * the per-file cap is left out; a file that would take the snapshot's new content past its cap
- * is left out, and a smaller one after it may still fit. Unreadable files are left out silently.
+ * is left out, and a smaller one after it may still fit. Unreadable files are left out, named;
+ * fifos, sockets and devices silently, as git leaves them.
  */
 export const planStaging = (measured: ReadonlyArray<Measured>, caps: Caps): StagingPlan => {
   const remove: Array<string> = []
@@ -113,6 +125,7 @@ export const planStaging = (measured: ReadonlyArray<Measured>, caps: Caps): Stag
     }
     if (tracked) remove.push(path)
     if (disk._tag === "file") notKept.push({ path, reason: disk.bytes > caps.maxFileBytes ? "file_too_large" : "snapshot_too_large", bytes: disk.bytes })
+    if (disk._tag === "unreadable") notKept.push({ path, reason: "unreadable", bytes: disk.bytes })
   }
   return { remove, add, notKept }
 }

@@ -12,9 +12,11 @@ import { DEFAULT_CAPS } from "./caps.js"
 import { drift } from "./drift.js"
 import { openRepository } from "./repository.js"
 import { restore } from "./restore.js"
-import { snapshot } from "./snapshot.js"
+import { forgetRead, snapshot } from "./snapshot.js"
+import { clearingStaleLock } from "./stale-lock.js"
 import { checkedTreeId, pathsBetween } from "./trees.js"
-import type { Head, Workspace } from "./workspace.js"
+import { DEFAULT_MAX_WATCHED_FOLDERS, watchWorkspace } from "./watch.js"
+import type { Head, LastRead, Workspace } from "./workspace.js"
 
 export interface CheckpointsOptions {
   /** Repositories live in `<dataDir>/checkpoints/`. */
@@ -27,6 +29,13 @@ export interface CheckpointsOptions {
   readonly git?: string
   /** How long a workspace stays open after its last use (default one minute); the map of open workspaces never grows past those in use. */
   readonly idleTimeToLive?: Duration.DurationInput
+  /**
+   * Watch the workspace's folders (inotify, Linux only) so that a snapshot of an unchanged
+   * workspace reads nothing (default true; off reads the workspace in full every time).
+   */
+  readonly watch?: boolean
+  /** More folders than this and a workspace is read in full every time (default 4096). */
+  readonly maxWatchedFolders?: number
 }
 
 /** The workspace's real path, so that two spellings of one folder share a repository and a lock. */
@@ -49,11 +58,19 @@ export const make = (options: CheckpointsOptions): Effect.Effect<CheckpointsShap
     const executor = yield* CommandExecutor.CommandExecutor
     const caps = { maxFileBytes: options.maxFileBytes ?? DEFAULT_CAPS.maxFileBytes, maxSnapshotBytes: options.maxSnapshotBytes ?? DEFAULT_CAPS.maxSnapshotBytes }
     const repositoryOptions = { dataDir: options.dataDir, git: options.git ?? "git" }
+    const watchOptions = { enabled: options.watch ?? true, maxFolders: options.maxWatchedFolders ?? DEFAULT_MAX_WATCHED_FOLDERS }
     const workspaces = yield* RcMap.make({
       lookup: (root: string) =>
         Effect.gen(function* () {
           const repository = yield* openRepository(executor, repositoryOptions, root)
-          const workspace: Workspace = { repository, caps, lock: yield* Effect.makeSemaphore(1), head: yield* Ref.make<Head | undefined>(undefined) }
+          const workspace: Workspace = {
+            repository,
+            caps,
+            lock: yield* Effect.makeSemaphore(1),
+            head: yield* Ref.make<Head | undefined>(undefined),
+            watch: yield* watchWorkspace(repository, watchOptions),
+            lastRead: yield* Ref.make<LastRead | undefined>(undefined)
+          }
           return workspace
         }),
       idleTimeToLive: options.idleTimeToLive ?? Duration.minutes(1)
@@ -69,7 +86,7 @@ export const make = (options: CheckpointsOptions): Effect.Effect<CheckpointsShap
         const forget = RcMap.invalidate(workspaces, root)
         return Effect.scoped(
           Effect.flatMap(RcMap.get(workspaces, root).pipe(Effect.tapError(() => forget), Effect.onInterrupt(() => forget)), (workspace) =>
-            exclusive ? workspace.lock.withPermits(1)(use(workspace)) : use(workspace)
+            exclusive ? workspace.lock.withPermits(1)(clearingStaleLock(workspace.repository, use(workspace))) : use(workspace)
           )
         )
       })
@@ -78,11 +95,11 @@ export const make = (options: CheckpointsOptions): Effect.Effect<CheckpointsShap
       snapshot: (workspaceRoot) => withWorkspace(workspaceRoot, true, snapshot).pipe(Effect.withSpan("Checkpoints.snapshot")),
       drift: (workspaceRoot, treeId) =>
         withWorkspace(workspaceRoot, true, (workspace) =>
-          Effect.flatMap(checkedTreeId(workspace.repository, treeId), (tree) => drift(workspace, tree))
+          Effect.flatMap(checkedTreeId(workspace.repository, treeId), (tree) => drift(workspace, tree)).pipe(Effect.ensuring(forgetRead(workspace)))
         ).pipe(Effect.withSpan("Checkpoints.drift")),
       restore: (workspaceRoot, treeId, paths) =>
         withWorkspace(workspaceRoot, true, (workspace) =>
-          Effect.flatMap(checkedTreeId(workspace.repository, treeId), (tree) => restore(workspace, tree, paths))
+          Effect.flatMap(checkedTreeId(workspace.repository, treeId), (tree) => restore(workspace, tree, paths)).pipe(Effect.ensuring(forgetRead(workspace)))
         ).pipe(Effect.withSpan("Checkpoints.restore")),
       changedBetween: (workspaceRoot, from, to) =>
         withWorkspace(workspaceRoot, false, (workspace) =>

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Cause, Effect, Exit, Fiber, Option } from "effect"
 import { execFileSync } from "node:child_process"
-import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs"
+import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { repositoryDir } from "../../../src/layers/checkpoints/repository.js"
 import { CheckpointError } from "../../../src/services/Checkpoints.js"
@@ -356,6 +356,23 @@ describe("checkpoints: failures and interruption", () => {
     })
   )
 
+  it.scopedLive("a lock file left by a git call that never finished is removed once it is a minute old; a younger one fails the call, naming it", () =>
+    Effect.gen(function* () {
+      const { workspace, dataDir, checkpoints } = yield* scratch()
+      write(workspace, "a", "a")
+      yield* checkpoints.snapshot(workspace)
+      write(workspace, "b", "b")
+      const lock = join(repositoryDir(dataDir, realpathSync(workspace)), "index.lock")
+      writeFileSync(lock, "")
+      expect(yield* failure(checkpoints.snapshot(workspace))).toMatch(/index\.lock exists: another process is using the checkpoint repository \(if none is, delete that file\)/)
+      expect(existsSync(lock)).toBe(true)
+      const twoMinutesAgo = new Date(Date.now() - 120_000)
+      utimesSync(lock, twoMinutesAgo, twoMinutesAgo)
+      expect((yield* checkpoints.snapshot(workspace)).changed).toEqual(["b"])
+      expect(existsSync(lock)).toBe(false)
+    })
+  )
+
   for (const hangsAt of ["init", "status"]) {
     it.scopedLive(`an interrupted call kills its git process (git hanging at ${hangsAt})`, () =>
       Effect.gen(function* () {
@@ -386,7 +403,7 @@ describe("checkpoints: failures and interruption", () => {
     )
   }
 
-  it.scopedLive.skipIf(process.getuid?.() === 0)("an unreadable file is left out instead of failing the snapshot (root reads anything)", () =>
+  it.scopedLive.skipIf(process.getuid?.() === 0)("an unreadable file is left out and named instead of failing the snapshot (root reads anything)", () =>
     Effect.gen(function* () {
       const { workspace, dataDir, checkpoints } = yield* scratch()
       write(workspace, "a", "a")
@@ -394,6 +411,7 @@ describe("checkpoints: failures and interruption", () => {
       chmodSync(join(workspace, "locked"), 0o000)
       const snapshot = yield* checkpoints.snapshot(workspace)
       expect(storedPaths(dataDir, workspace, snapshot.treeId)).toEqual(["a"])
+      expect(snapshot.notKept).toEqual([{ path: "locked", reason: "unreadable", bytes: 6 }])
     })
   )
 })

@@ -60,17 +60,25 @@ describe("the caps", () => {
     ])
   })
 
-  it("takes tracked paths that are gone or unreadable out of the index, and ignores untracked ones", () => {
+  it("takes tracked paths that are gone or unreadable out of the index, names unreadable files, and ignores the rest", () => {
     const plan = planStaging(
       [
         { path: "gone", tracked: true, disk: { _tag: "gone" } },
-        { path: "locked", tracked: true, disk: { _tag: "unreadable" } },
+        { path: "locked", tracked: true, disk: { _tag: "unreadable", bytes: 6 } },
         { path: "vanished", tracked: false, disk: { _tag: "gone" } },
-        { path: "fifo", tracked: false, disk: { _tag: "unreadable" } }
+        { path: "fifo", tracked: false, disk: { _tag: "special" } },
+        { path: "new-locked", tracked: false, disk: { _tag: "unreadable", bytes: 0 } }
       ],
       caps
     )
-    expect(plan).toEqual({ remove: ["gone", "locked"], add: [], notKept: [] })
+    expect(plan).toEqual({
+      remove: ["gone", "locked"],
+      add: [],
+      notKept: [
+        { path: "locked", reason: "unreadable", bytes: 6 },
+        { path: "new-locked", reason: "unreadable", bytes: 0 }
+      ]
+    })
   })
 })
 

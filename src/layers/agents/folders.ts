@@ -1,0 +1,69 @@
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import type { Dirent } from "node:fs"
+import * as path from "node:path"
+import { type AgentDefinition, AgentNotFound, Agents, type AgentsShape } from "../../services/Agents.js"
+import { projectRoot } from "../context/instructions-paths.js"
+import { readTextPrefix } from "../context/instructions-read.js"
+import { collectDefinitions, type FoundDefinition } from "../definition-folders.js"
+import { formatBytes } from "../tools/format-bytes.js"
+import { parseAgentFile } from "./agent-file.js"
+
+export interface AgentsOptions {
+  /** The user's config directory (see `resolveConfigDir`); its agents are in `agents/`. */
+  readonly configDir: string
+}
+
+/** An agent file larger than this is refused: its body becomes a child's system instructions. */
+export const AGENT_MAX_BYTES = 256 * 1024
+
+/** Where agents live, strongest first: `.agents` over `.claude`, the project over the user. */
+const agentFolders = (cwd: string, configDir: string): Effect.Effect<ReadonlyArray<{ readonly folder: string; readonly source: AgentDefinition["source"] }>> =>
+  Effect.map(projectRoot(cwd), (root) => [
+    { folder: path.join(root, ".agents", "agents"), source: "project" },
+    { folder: path.join(root, ".claude", "agents"), source: "project" },
+    { folder: path.join(path.resolve(configDir), "agents"), source: "user" }
+  ])
+
+/** One `*.md` file per agent, directly in the folder. */
+const agentFile = (entry: Dirent, folder: string) =>
+  (entry.isFile() || entry.isSymbolicLink()) && entry.name.endsWith(".md") ? path.join(folder, entry.name) : undefined
+
+const readAgent = (file: string, source: AgentDefinition["source"], folder: string): Effect.Effect<ReadonlyArray<FoundDefinition<AgentDefinition>>> =>
+  readTextPrefix(file, AGENT_MAX_BYTES).pipe(
+    Effect.map((read): ReadonlyArray<FoundDefinition<AgentDefinition>> => {
+      if (read.truncated) return [{ _tag: "problem", problem: { path: file, message: `it is ${formatBytes(read.size)}, over the ${formatBytes(AGENT_MAX_BYTES)} limit` } }]
+      return Either.match(parseAgentFile(read.text), {
+        onLeft: (message) => [{ _tag: "problem", problem: { path: file, message } }],
+        onRight: (parsed) => [{ _tag: "definition", folder, definition: { ...parsed, path: file, source } }]
+      })
+    }),
+    Effect.catchAll((error) =>
+      Effect.succeed<ReadonlyArray<FoundDefinition<AgentDefinition>>>(error.missing ? [] : [{ _tag: "problem", problem: { path: file, message: error.message } }])
+    )
+  )
+
+export const make = (options: AgentsOptions): AgentsShape => {
+  const list: AgentsShape["list"] = (cwd) =>
+    Effect.gen(function* () {
+      const { definitions, problems } = yield* collectDefinitions("agent", yield* agentFolders(cwd, options.configDir), agentFile, (file, at) =>
+        readAgent(file, at.source, at.folder)
+      )
+      return { agents: definitions, problems }
+    }).pipe(Effect.withSpan("Agents.list"))
+
+  const get: AgentsShape["get"] = (cwd, name) =>
+    Effect.flatMap(list(cwd), ({ agents }) => {
+      const agent = agents.find((candidate) => candidate.name === name)
+      if (agent !== undefined) return Effect.succeed(agent)
+      const known = agents.map((candidate) => candidate.name)
+      return Effect.fail(
+        new AgentNotFound({ name, message: `no agent named "${name}"; ${known.length === 0 ? "no agents are defined" : `the agents are: ${known.join(", ")}`}` })
+      )
+    })
+
+  return { list, get }
+}
+
+export const layer = (options: AgentsOptions) => Layer.succeed(Agents, make(options))

@@ -1,0 +1,46 @@
+import { afterAll, describe, expect, it } from "@effect/vitest"
+import { mkdirSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { runCli } from "../support/cli.js"
+import { makeTemp } from "../support/temp-dirs.js"
+
+const temps = makeTemp()
+afterAll(temps.cleanup)
+
+const put = (root: string, path: string, text: string) => {
+  mkdirSync(join(root, path, ".."), { recursive: true })
+  writeFileSync(join(root, path), text)
+}
+
+describe("custom-agent agents list", { timeout: 60_000 }, () => {
+  it("shows each agent with its source, description, tools, model and step limit; a malformed file is named on stderr", async () => {
+    const project = temps.dir("agents-project-")
+    const config = temps.dir("agents-config-")
+    put(project, ".agents/agents/reviewer.md", "---\nname: reviewer\ndescription: Reviews a change\ntools: Read, Grep\nmaxSteps: 6\n---\nReview.\n")
+    put(project, ".claude/agents/broken.md", "no front matter\n")
+    put(config, "agents/writer.md", "---\nname: writer\ndescription: Writes docs\nmodel: claude-sonnet-4-5\n---\nWrite.\n")
+    const result = await runCli(["agents", "list"], { env: { CUSTOM_AGENT_HOME: temps.dir("agents-home-"), CUSTOM_AGENT_CONFIG_HOME: config }, cwd: project })
+    expect(result.code).toBe(0)
+    expect(result.stdout).toBe(
+      [
+        "reviewer (project)",
+        "  Reviews a change",
+        "  tools: read_file, grep · max steps: 6",
+        `  ${join(project, ".agents/agents/reviewer.md")}`,
+        "writer (user)",
+        "  Writes docs",
+        "  tools: all of the parent's · model: claude-sonnet-4-5",
+        `  ${join(config, "agents/writer.md")}`,
+        ""
+      ].join("\n")
+    )
+    expect(result.stderr).toContain(`${join(project, ".claude/agents/broken.md")}: no front matter`)
+  })
+
+  it("says where it looked when there are none", async () => {
+    const config = temps.dir("agents-config-")
+    const result = await runCli(["agents", "list"], { env: { CUSTOM_AGENT_HOME: temps.dir("agents-home-"), CUSTOM_AGENT_CONFIG_HOME: config }, cwd: temps.dir("agents-project-") })
+    expect(result.code).toBe(0)
+    expect(result.stdout).toBe(`no agents found (looked in the project's .agents/agents and .claude/agents, and in ${join(config, "agents")})\n`)
+  })
+})
