@@ -183,6 +183,25 @@ writeFileSync(${JSON.stringify(join(scratch, "received.json"))}, JSON.stringify(
     }).pipe(Effect.provide(setup(script, configDir, { userRulesFile: rules, answers: [{ decision: "deny", scope: "once", by: "user" }] })))
   })
 
+  it.live("a PreToolUse hook's ask turns an allowed read into a question; the person's answer names the hook", () => {
+    const scratch = temp.dir("hooks-scripts-")
+    const ask = writeScript(
+      join(scratch, "ask.sh"),
+      `#!/bin/sh\ncat > /dev/null\necho '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"secrets live here"}}'\n`
+    )
+    const { workspace, configDir } = dirs({ PreToolUse: [{ matcher: "Read", hooks: [{ type: "command", command: ask }] }] })
+    writeFileSync(join(workspace, "a.txt"), "a\n")
+    const script = { responses: [toolCall("read_file", { path: "a.txt" }, "call_r"), "ok"] }
+    return Effect.gen(function* () {
+      const sessionId = yield* newSession(workspace)
+      const events = yield* turn(sessionId, "go")
+      expect(eventsOf(events, "permission.requested")[0]?.payload).toMatchObject({ toolCallId: "call_r", tool: "read_file" })
+      expect(eventsOf(events, "permission.resolved")[0]?.payload).toMatchObject({ decision: "allow", by: "user", hook: ask })
+      expect(ran(events)[0]).toMatchObject({ decision: "ask", reason: "secrets live here" })
+      expect(eventsOf(events, "tool.started").map((e) => e.payload.toolCallId)).toEqual(["call_r"])
+    }).pipe(Effect.provide(setup(script, configDir, { answers: [{ decision: "allow", scope: "once", by: "user" }] })))
+  })
+
   it.live("a PermissionRequest hook answers a question for the person: its deny holds", () => {
     const scratch = temp.dir("hooks-scripts-")
     const deny = writeScript(
