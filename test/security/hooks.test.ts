@@ -15,6 +15,7 @@ import { PermissionEngine } from "../../src/services/PermissionEngine.js"
 import { engineLayer } from "../support/engine-harness.js"
 import { eventsOf } from "../support/events.js"
 import { hooksLayer, type HooksJson, writeScript, writeSettings } from "../support/hooks-fixture.js"
+import { makeDirs, realSandbox, sandboxSuite, bwrapInstalled } from "../support/sandbox.js"
 import { makeTemp } from "../support/temp-dirs.js"
 
 /**
@@ -180,4 +181,28 @@ describe("security: a repository's own hooks", () => {
       )
     )
   })
+})
+
+describe(sandboxSuite("security: the sandbox holds Claude Code's project settings"), () => {
+  it.live.skipIf(!bwrapInstalled)("a command the rules let run (bypass) cannot rewrite .claude/settings.json to switch a trusted hook off", () =>
+    Effect.gen(function* () {
+      const dirs = yield* makeDirs()
+      const sandbox = yield* realSandbox(dirs)
+      const settings = join(dirs.workspace, ".claude", "settings.json")
+      writeSettings(settings, { PreToolUse: [{ hooks: [{ type: "command", command: "true" }] }] })
+      const before = readFileSync(settings, "utf8")
+      const script: Script = {
+        responses: [
+          { chunks: [call("shell", { command: "echo '{}' > .claude/settings.json; sed -i 's/true/false/' .claude/settings.json; rm -f .claude/settings.json; mv .claude .claude-old" }, "c1")] },
+          "ok"
+        ]
+      }
+      const events = yield* runTurn(dirs.workspace, "go", "bypass").pipe(
+        Effect.provide(engineLayer(MemoryStore.layer, script, { tools: localTools(sandbox), hooks: hooksLayer(dirs.configDir, sandbox) }))
+      )
+      expect(startedCalls(events)).toEqual(["c1"])
+      expect(readFileSync(settings, "utf8")).toBe(before)
+      expect(existsSync(join(dirs.workspace, ".claude-old"))).toBe(false)
+    }).pipe(Effect.scoped)
+  )
 })
