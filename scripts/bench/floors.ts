@@ -18,6 +18,7 @@ import { toAnthropicParams } from "../../src/layers/model/anthropic-request.js"
 import * as Scripted from "../../src/layers/model/scripted.js"
 import * as Permissions from "../../src/layers/permission/engine.js"
 import { LocalFilesLive } from "../../src/layers/tools/local-file-access.js"
+import { noHooks } from "../../src/layers/hooks/none.js"
 import { localTools } from "../../src/layers/tools/local.js"
 import { noMcp } from "../../src/layers/tools/mcp-none.js"
 import { sandboxOff } from "../../src/layers/sandbox/off.js"
@@ -61,6 +62,7 @@ const engineLayer = (store: Layer.Layer<EventStore, unknown>, workspace: string)
         Permissions.layer({ approvalsFile: path.join(workspace, "approvals.json") }),
         Policy.layer("deny"),
         LocalFilesLive,
+        noHooks,
         builtInContext,
         noMemoryStore,
         noMcp,

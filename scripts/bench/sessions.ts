@@ -15,6 +15,7 @@ import { noMemoryStore } from "../../src/layers/memory/none.js"
 import * as Scripted from "../../src/layers/model/scripted.js"
 import * as Permissions from "../../src/layers/permission/engine.js"
 import { LocalFilesLive } from "../../src/layers/tools/local-file-access.js"
+import { noHooks } from "../../src/layers/hooks/none.js"
 import { noMcp } from "../../src/layers/tools/mcp-none.js"
 import * as Router from "../../src/layers/tools/router.js"
 import { fmt, mib, printMachine, printResults, underBudget } from "./report.js"
@@ -59,6 +60,7 @@ const hostLayer = (dir: string) =>
         Router.layer([Router.staticSource("none", [])]),
         Permissions.layer({ approvalsFile: path.join(dir, "approvals.json") }),
         LocalFilesLive,
+        noHooks,
         builtInContext,
         noMemoryStore,
         PendingAsks.layer,

@@ -143,6 +143,7 @@ export const makeTranslator = (options: TranslatorOptions): Translator => {
       case "mcp.notice":
       case "permission.project_rules":
       case "checkpoint.recorded":
+      case "hook.ran":
         return []
     }
   }

@@ -3,6 +3,7 @@ import * as SessionEngine from "../core/SessionEngine.js"
 import * as PolicyApprovals from "../layers/approvals/policy.js"
 import { noEventBus } from "../layers/event-bus/none.js"
 import { IdsLive } from "../layers/ids.js"
+import * as HooksLayer from "../layers/hooks/layer.js"
 import * as Permissions from "../layers/permission/engine.js"
 import { LocalFilesLive } from "../layers/tools/local-file-access.js"
 import * as ContextSources from "../layers/context/builder.js"
@@ -19,6 +20,7 @@ import type { ModelGateway } from "../services/ModelGateway.js"
 import type { PermissionEngine } from "../services/PermissionEngine.js"
 import type { Skills } from "../services/Skills.js"
 import type { Files, ToolRouter } from "../services/ToolRouter.js"
+import type { Hooks } from "../services/Hooks.js"
 import { checkpointsLayer } from "./checkpoints.js"
 import { approvalsFile, memoryFile, type StoreKind, trustFile, userPermissionsFile } from "./locations.js"
 import { type ModelSelection, modelLayer } from "./model.js"
@@ -58,6 +60,7 @@ export type CoreServices =
   | Skills
   | MemoryStore
   | ContextBuilder
+  | Hooks
 
 /** Everything the engine stands on: store, model, ids, context, memory, tools and the permission boundary. */
 export const coreLayer = (config: AgentConfig) => {
@@ -69,6 +72,8 @@ export const coreLayer = (config: AgentConfig) => {
     privateDirectories: [config.configDir, config.dataDir],
     ...(config.workspaceRoots === undefined ? {} : { projectRoots: config.workspaceRoots })
   })
+  // One sandbox for tools and hooks: hooks run in it like shell commands.
+  const sandbox = sandboxLayer(config.sandbox, config.configDir, config.dataDir).pipe(Layer.provide(permissions))
   return Layer.mergeAll(
     config.eventStore ?? storeLayer(config.store, config.dataDir),
     modelLayer(config.model),
@@ -81,8 +86,9 @@ export const coreLayer = (config: AgentConfig) => {
           MemoryFile.layer(memoryFile(config.dataDir))
         )
       ),
-      Layer.provide(sandboxLayer(config.sandbox, config.configDir, config.dataDir).pipe(Layer.provide(permissions)))
+      Layer.provide(sandbox)
     ),
+    HooksLayer.layer({ configDir: config.configDir }).pipe(Layer.provide(Layer.merge(sandbox, permissions))),
     permissions,
     config.files ?? LocalFilesLive
   )

@@ -21,6 +21,7 @@ import { memoryCommand } from "./commands/memory.js"
 import { runCommand } from "./commands/run.js"
 import { serveCommand } from "./commands/serve.js"
 import { sessionsCommand } from "./commands/sessions.js"
+import { hooksCommand } from "./commands/hooks.js"
 import { skillsCommand } from "./commands/skills.js"
 import { toolsCommand } from "./commands/tools.js"
 import { trustCommand } from "./commands/trust.js"
@@ -40,6 +41,7 @@ const commands = [
   mcpCommand,
   skillsCommand,
   agentsCommand,
+  hooksCommand,
   memoryCommand,
   trustCommand,
   clusterCommand

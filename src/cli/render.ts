@@ -1,5 +1,7 @@
 import type { AgentEvent } from "../domain/events.js"
 import { taskCounts, taskListLines } from "../domain/tasks.js"
+import { hookSummary } from "../domain/hook-summary.js"
+import { projectWidening } from "../domain/project-widening.js"
 
 export type Channel = "out" | "err"
 
@@ -130,9 +132,9 @@ export const makeRenderer = (options: RenderOptions) => {
       case "tool.started":
         return []
       case "permission.project_rules": {
-        const { file, allowRules, opensNetwork, trusted, trustedBy } = event.payload
-        if (allowRules === 0 && !opensNetwork) return []
-        const widening = `${allowRules} allow rule(s)${opensNetwork ? " and an open network" : ""}`
+        const { file, allowRules, opensNetwork, trusted, trustedBy, hooks } = event.payload
+        if (allowRules === 0 && !opensNetwork && (hooks ?? 0) === 0) return []
+        const widening = projectWidening(allowRules, opensNetwork, hooks)
         return line(
           "err",
           trusted
@@ -193,6 +195,13 @@ export const makeRenderer = (options: RenderOptions) => {
         return line(side, dim(`✗ memory ${event.payload.memoryId} deleted by ${event.payload.by}`))
       case "skill.loaded":
         return line(side, dim(`  skill loaded: ${event.payload.name}`))
+      case "hook.ran": {
+        const { decision, timedOut, exitCode } = event.payload
+        const notable = timedOut || (exitCode !== 0 && exitCode !== 2) || decision === "deny" || decision === "block"
+        // Live, a quiet hook that decided nothing says nothing; the log keeps it.
+        if (options.live && !notable && decision === undefined) return []
+        return line(side, (notable ? yellow : dim)(`  ${hookSummary(event.payload)} ${Math.round(event.payload.durationMs)} ms`))
+      }
       case "mcp.notice":
         return line(side, (event.payload.state === "ready" || event.payload.state === "tools_changed" ? dim : red)(`  mcp ${event.payload.server}: ${event.payload.state.replace("_", " ")}${event.payload.message === undefined ? "" : ` (${oneLine(event.payload.message, 160)})`}`))
       case "checkpoint.recorded": {

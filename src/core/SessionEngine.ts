@@ -29,6 +29,8 @@ import { MemoryStore } from "../services/MemoryStore.js"
 import { ModelGateway } from "../services/ModelGateway.js"
 import { PermissionEngine } from "../services/PermissionEngine.js"
 import { Files, ToolRouter } from "../services/ToolRouter.js"
+import { Hooks } from "../services/Hooks.js"
+import { type HookContext, recordRuns, runHooks } from "./hook-runs.js"
 import { checkpointRecorder } from "./checkpoint-record.js"
 import { compactHistory } from "./compaction.js"
 import { mailboxPull } from "./mailbox-pull.js"
@@ -194,6 +196,7 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
     const memory = yield* MemoryStore
     const mcp = yield* McpHub
     const bus = yield* EventBus
+    const hooks = yield* Hooks
     // Optional: an embedder without a checkpoint store records none, and cannot restore files.
     const checkpoints = yield* Effect.serviceOption(Checkpoints)
     // An actor whose append was refused as out of sequence leaves the map: the next call loads the log again.
@@ -213,8 +216,32 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
         created.delete(sessionId)
         return fresh === undefined ? loadActor(services, sessionId, conversationOptions) : Effect.succeed(fresh)
       })
+    /** Actors whose SessionStart hooks ran: a session's first turn in this process runs them (an evicted actor goes from here with it). */
+    const sessionStarted = new WeakSet<SessionActor>()
+
+    /**
+     * SessionEnd: when a session that ran a turn here leaves memory (idle, or the engine stops),
+     * its hooks run and are recorded outside any turn. They cannot keep it.
+     */
+    const sessionEnd = (actor: SessionActor): Effect.Effect<void> =>
+      Effect.suspend(() => {
+        if (!sessionStarted.has(actor)) return Effect.void
+        const hookContext: HookContext = {
+          hooks,
+          sessionId: actor.state.sessionId,
+          workspaceRoot: actor.state.header?.cwd ?? ".",
+          mode: () => actor.state.mode,
+          emit: actor.commit
+        }
+        return runHooks(hookContext, "SessionEnd", { reason: "other" }, "other").pipe(
+          Effect.flatMap((runs) => recordRuns(hookContext, runs, () => ({}))),
+          Effect.catchAll((error) => Effect.logWarning(`could not record the SessionEnd hooks of ${actor.state.sessionId}`, error))
+        )
+      })
+
     const actors = yield* RcMap.make({
-      lookup: (sessionId: string) => Effect.tap(lookup(sessionId), () => Effect.addFinalizer(() => mcp.release(sessionId))),
+      lookup: (sessionId: string) =>
+        Effect.tap(lookup(sessionId), (actor) => Effect.addFinalizer(() => Effect.zipRight(sessionEnd(actor), mcp.release(sessionId)))),
       idleTimeToLive: Duration.millis(options.sessionIdleMs ?? defaultSessionIdleMs)
     })
 
@@ -343,8 +370,14 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
         yield* emitAll(autoTitle(state, turnId, input.content))
         const workspaceRoot = state.header?.cwd ?? "."
         yield* emitAll(yield* projectRulesDrafts(permissions, state, workspaceRoot, turnId))
+        const hookContext: HookContext = { hooks, sessionId: input.sessionId, workspaceRoot, turnId, mode: () => state.mode, emit }
+        const sessionStart = sessionStarted.has(actor) ? undefined : state.turns.length === 1 ? "startup" : "resume"
+        sessionStarted.add(actor)
         const outcome = yield* runTurnBody({
           turnId,
+          prompt: { content: input.content, sequence: message.sequence },
+          hooks: hookContext,
+          ...(sessionStart === undefined ? {} : { sessionStart }),
           state,
           gateway,
           context,
@@ -370,7 +403,8 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
             newId: ids.make,
             turnStart: started.sequence,
             emit,
-            checkpoint: checkpointRecorder(checkpoints, { state, workspaceRoot, turnId, emit })
+            checkpoint: checkpointRecorder(checkpoints, { state, workspaceRoot, turnId, emit }),
+            hooks: hookContext
           },
           emit,
           emitAll
@@ -496,7 +530,16 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
       )
 
     const compact = (sessionId: string): Effect.Effect<Option.Option<AgentEvent>, EngineError> =>
-      whileIdle(sessionId, (actor) => compactHistory({ state: actor.state, gateway, emit: actor.commit }, "request"))
+      whileIdle(sessionId, (actor) => {
+        const hookContext: HookContext = {
+          hooks,
+          sessionId,
+          workspaceRoot: actor.state.header?.cwd ?? ".",
+          mode: () => actor.state.mode,
+          emit: actor.commit
+        }
+        return compactHistory({ state: actor.state, gateway, emit: actor.commit, hooks: hookContext }, "request")
+      })
 
     /** What a rewind or redo works from: the session's log folded while the claim is held, so nothing is added meanwhile. */
     const rewindContext = (actor: SessionActor) =>

@@ -8,6 +8,7 @@ import { summarySectionHeadings } from "../domain/summary-sections.js"
 import { CHARS_PER_TOKEN, estimatePromptTokens, MESSAGE_OVERHEAD, PART_OVERHEAD, textTokens } from "../domain/tokens.js"
 import type { ModelGatewayShape } from "../services/ModelGateway.js"
 import { historyTokens } from "./context.js"
+import { type HookContext, recordRuns, runHooks } from "./hook-runs.js"
 import type { Draft } from "./session-actor.js"
 import type { SessionState } from "./session-state.js"
 import { parseSections, summaryText } from "./summary.js"
@@ -18,6 +19,8 @@ export interface CompactionContext {
   readonly emit: (draft: Draft) => Effect.Effect<AgentEvent, EventStoreError>
   /** Turn that is running (its own messages are never compacted), if any. */
   readonly currentTurnId?: string
+  /** PreCompact hooks run (and are recorded) through this before a summary is asked for. */
+  readonly hooks?: HookContext
 }
 
 const summaryInstructions =
@@ -194,6 +197,12 @@ export const compactHistory = (
     )
     const boundary = inTurn?.through ?? done.reduce((max, turn) => Math.max(max, turn.end ?? 0), 0)
     if (done.length === 0 || boundary <= compactedThrough) return Option.none()
+    if (ctx.hooks !== undefined) {
+      // Claude Code's names: `auto` when the budget asked for it, `manual` for /compact. They can save state; they cannot stop it.
+      const hookTrigger = trigger === "budget" ? "auto" : "manual"
+      const runs = yield* runHooks(ctx.hooks, "PreCompact", { trigger: hookTrigger, custom_instructions: "" }, hookTrigger)
+      yield* recordRuns(ctx.hooks, runs, () => ({}))
+    }
     const tokensBefore = historyTokens(conversation.through(boundary))
     const summarize = summarizer(ctx)
     const previous = conversation.summary()?.summary ?? ""

@@ -91,8 +91,9 @@ const isAssistantPart = (part: AssistantPart | UserPart): part is AssistantPart 
 
 const sealSegment = (segment: OpenSegment): SealedSegment => {
   const parts = segment.parts.map(sealPart)
+  // Tool results first: providers want them before any text in a message (a hook's note may follow one result and precede another).
   const message: ConversationMessage = segment.role === "user"
-    ? { role: "user", content: parts.filter(isUserPart) }
+    ? { role: "user", content: [...parts.filter((part) => part._tag === "tool_result"), ...parts.filter((part) => part._tag === "text")].filter(isUserPart) }
     : { role: "assistant", content: parts.filter(isAssistantPart) }
   return { message, from: segment.from, to: segment.to }
 }
@@ -139,7 +140,8 @@ const foldedTypes: ReadonlySet<AgentEvent["type"]> = new Set<AgentEvent["type"]>
   "context.compacted",
   "conversation.rewound",
   "task.updated",
-  "checkpoint.recorded"
+  "checkpoint.recorded",
+  "hook.ran"
 ])
 
 export const makeConversation = (options: ConversationOptions = defaultConversationOptions): ConversationBuilder => {
@@ -149,6 +151,8 @@ export const makeConversation = (options: ConversationOptions = defaultConversat
   let summaryThrough = 0
   let summary: PayloadOf<"context.compacted"> | undefined
   let tasks: { readonly sequence: number; readonly todos: ReadonlyArray<TodoItem> } | undefined
+  /** The open segment's prompts by their sequence: a UserPromptSubmit hook's block takes one out again. */
+  const openPrompts = new Map<number, OpenPart>()
   /**
    * Every event the conversation was folded from, so that a rewind can fold the ones it keeps
    * again: a rewind may bring back events an earlier one had left out. Rewinds are rare;
@@ -162,6 +166,7 @@ export const makeConversation = (options: ConversationOptions = defaultConversat
   const closeOpen = () => {
     if (open !== undefined && open.parts.length > 0) sealed.push(sealSegment(open))
     open = undefined
+    openPrompts.clear()
   }
 
   const segment = (role: "user" | "assistant", sequence: number): OpenSegment => {
@@ -208,9 +213,13 @@ export const makeConversation = (options: ConversationOptions = defaultConversat
       case "turn.started":
         closeOpen()
         return
-      case "user.message":
-        segment("user", sequence).parts.push({ _tag: "sealed", part: { _tag: "text", text: event.payload.content } })
+      case "user.message": {
+        const part: OpenPart = { _tag: "sealed", part: { _tag: "text", text: event.payload.content } }
+        const into = segment("user", sequence)
+        into.parts.push(part)
+        openPrompts.set(sequence, part)
         return
+      }
       case "model.delta":
         appendChunk("text", event.payload.text, sequence)
         return
@@ -240,6 +249,16 @@ export const makeConversation = (options: ConversationOptions = defaultConversat
       case "conversation.rewound":
         // Where a rewind joins two parts, the earlier part may end inside a turn.
         closeAll(sequence)
+        return
+      case "hook.ran":
+        // A blocked prompt never reaches the model: its hooks ran while its segment was open.
+        if (event.payload.event === "UserPromptSubmit" && event.payload.decision === "block" && event.payload.promptSequence !== undefined) {
+          const prompt = openPrompts.get(event.payload.promptSequence)
+          const at = prompt === undefined || open === undefined ? -1 : open.parts.indexOf(prompt)
+          if (at >= 0) open?.parts.splice(at, 1)
+        }
+        // What a hook told the model is part of the conversation, as recorded.
+        if (event.payload.context !== undefined) segment("user", sequence).parts.push({ _tag: "sealed", part: { _tag: "text", text: event.payload.context } })
         return
       case "context.compacted": {
         // The summary stands in for every segment up to the boundary; later ones stay verbatim.

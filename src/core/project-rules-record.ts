@@ -31,7 +31,8 @@ export const projectRulesDrafts = (
             opensNetwork: status.opensNetwork,
             trusted: status.trusted,
             ...(status.trustedAt === undefined ? {} : { trustedAt: status.trustedAt }),
-            ...(status.trustedBy === undefined ? {} : { trustedBy: status.trustedBy })
+            ...(status.trustedBy === undefined ? {} : { trustedBy: status.trustedBy }),
+            ...(status.hooks === undefined ? {} : { hooks: status.hooks.length })
           }
         }
       ]

@@ -11,8 +11,10 @@ import type { MemoryStoreShape } from "../services/MemoryStore.js"
 import type { PermissionCheck, PermissionEngineShape } from "../services/PermissionEngine.js"
 import type { FileAccess, PreparedCall, ToolContext, ToolRouterShape } from "../services/ToolRouter.js"
 import type { RecordCheckpoint } from "./checkpoint-record.js"
+import type { HookContext } from "./hook-runs.js"
 import type { Draft } from "./session-actor.js"
 import { messageOf } from "../domain/cause-message.js"
+import { permissionRequest, postToolUse, preToolUse } from "./tool-hooks.js"
 
 export interface ToolStepContext {
   readonly sessionId: string
@@ -30,6 +32,8 @@ export interface ToolStepContext {
   readonly emit: (draft: Draft) => Effect.Effect<AgentEvent, EventStoreError>
   /** Snapshots the workspace around a step's calls that may change it (not reads). */
   readonly checkpoint: RecordCheckpoint
+  /** PreToolUse, PermissionRequest and PostToolUse hooks run and are recorded through this. */
+  readonly hooks: HookContext
 }
 
 interface Allowed {
@@ -106,13 +110,29 @@ const authorize = (ctx: ToolStepContext, call: ToolCall): Effect.Effect<Option.O
       call: prepared.right,
       input: call.input
     }
-    const verdict = yield* ctx.permissions.decide(check)
+    // The rules first; the hooks can only narrow what they decided.
+    const verdict = yield* preToolUse(ctx.hooks, call, prepared.right, yield* ctx.permissions.decide(check))
+    const hooked = verdict.hook === undefined ? {} : { hook: verdict.hook }
     const resolved = (payload: Extract<Draft, { type: "permission.resolved" }>["payload"]) =>
       ctx.emit({ type: "permission.resolved", turnId: ctx.turnId, payload })
 
     let decision: "allow" | "deny"
     let deniedBy: string
-    if (verdict.decision === "ask") {
+    const hookAnswer = verdict.decision === "ask" ? yield* permissionRequest(ctx.hooks, call, prepared.right, verdict) : Option.none()
+    if (Option.isSome(hookAnswer)) {
+      const answer = hookAnswer.value
+      yield* resolved({
+        toolCallId: call.toolCallId,
+        decision: answer.decision,
+        scope: "once",
+        by: "hook",
+        ...(verdict.rule === undefined ? {} : { rule: verdict.rule }),
+        reason: answer.reason,
+        hook: answer.hook
+      })
+      decision = answer.decision
+      deniedBy = answer.reason
+    } else if (verdict.decision === "ask") {
       const { risk, summary, detail } = prepared.right
       yield* ctx.emit({
         type: "permission.requested",
@@ -152,7 +172,8 @@ const authorize = (ctx: ToolStepContext, call: ToolCall): Effect.Effect<Option.O
         scope: answer.scope,
         by: answer.by,
         ...(verdict.rule === undefined ? {} : { rule: verdict.rule }),
-        ...(answer.reason === undefined ? {} : { reason: answer.reason })
+        ...(answer.reason === undefined ? {} : { reason: answer.reason }),
+        ...hooked
       })
       decision = answer.decision
       deniedBy = answer.by === "user" ? "the user" : `the approval policy${answer.reason === undefined ? "" : ` (${answer.reason})`}`
@@ -163,7 +184,8 @@ const authorize = (ctx: ToolStepContext, call: ToolCall): Effect.Effect<Option.O
         scope: verdict.scope,
         by: verdict.by,
         ...(verdict.rule === undefined ? {} : { rule: verdict.rule }),
-        reason: verdict.reason
+        reason: verdict.reason,
+        ...hooked
       })
       decision = verdict.decision
       deniedBy = verdict.reason
@@ -196,6 +218,7 @@ const execute = (ctx: ToolStepContext, { call, prepared }: Allowed): Effect.Effe
       )
     )
     yield* complete(ctx, call.toolCallId, result, yield* elapsed)
+    yield* postToolUse(ctx.hooks, call, prepared, result)
   })
 
 /**

@@ -15,6 +15,8 @@ import { assembleSystem, budgetOf, hashSource, measure, taskSection, withTasks }
 import type { Draft } from "./session-actor.js"
 import { type SessionState, sourceKey } from "./session-state.js"
 import { runToolCalls, type ToolStepContext } from "./tools-step.js"
+import { contextNote, type HookContext, hookText, recordRuns, recordWithContext, runHooks } from "./hook-runs.js"
+import type { HookRun } from "../services/Hooks.js"
 
 export interface TurnOutcome {
   readonly stopReason: TurnStopReason
@@ -24,6 +26,8 @@ export interface TurnOutcome {
 
 export interface TurnContext {
   readonly turnId: string
+  /** The prompt that started the turn and its `user.message`'s sequence, as UserPromptSubmit hooks read it. */
+  readonly prompt: { readonly content: string; readonly sequence: number }
   readonly state: SessionState
   readonly gateway: ModelGatewayShape
   readonly context: ContextBuilderShape
@@ -37,6 +41,9 @@ export interface TurnContext {
   readonly emit: (draft: Draft) => Effect.Effect<AgentEvent, EventStoreError>
   /** Commits events that are ready together in one append (see the engine's group commit). */
   readonly emitAll: (drafts: ReadonlyArray<Draft>) => Effect.Effect<ReadonlyArray<AgentEvent>, EventStoreError>
+  readonly hooks: HookContext
+  /** Set on the session's first turn in this process: SessionStart hooks run first (`startup`: a new session; `resume`: one loaded from its log). */
+  readonly sessionStart?: "startup" | "resume"
 }
 
 type StepResult =
@@ -52,6 +59,16 @@ export const runTurnBody = (ctx: TurnContext): Effect.Effect<TurnOutcome, EventS
     // The context sources are read once per turn, at its first request: files edited during
     // a turn (AGENTS.md, a newly approved memory) count from the next one.
     const sources = readOnce(ctx.context.sources({ sessionId: ctx.state.sessionId, workspaceRoot: ctx.tools.workspaceRoot }))
+    if (ctx.sessionStart !== undefined) {
+      yield* recordWithContext(ctx.hooks, yield* runHooks(ctx.hooks, "SessionStart", { source: ctx.sessionStart }, ctx.sessionStart))
+    }
+    const blocked = yield* userPromptSubmit(ctx, ctx.prompt.content, ctx.prompt.sequence)
+    if (Option.isSome(blocked)) {
+      const message = `the UserPromptSubmit hook \`${blocked.value.command}\` blocked the prompt: ${blocked.value.outcome.reason ?? "no reason given"}`
+      return { stopReason: "error", errorCode: "prompt_blocked", message }
+    }
+    // A Stop hook may send the agent back to work once per turn: the bound that keeps two hooks from looping.
+    let continued = false
     for (let step = 1; step <= ctx.maxSteps; step++) {
       if (step > 1) yield* admitSteering(ctx)
       yield* recordMcpNotices(ctx)
@@ -72,10 +89,45 @@ export const runTurnBody = (ctx: TurnContext): Effect.Effect<TurnOutcome, EventS
         case "final":
         case "stop_sequence":
         case "tool_calls":
+          if (yield* stopHooksContinue(ctx, continued)) {
+            continued = true
+            continue
+          }
           return { stopReason: "final" }
       }
     }
     return { stopReason: "max_steps", message: `the turn reached its limit of ${ctx.maxSteps} model steps` }
+  })
+
+/**
+ * UserPromptSubmit: a prompt's hooks run before the model sees it (the turn's own, and each
+ * steering message). A block takes the prompt out of the conversation (it stays in the log);
+ * added context follows it. Gives the blocking run, if any.
+ */
+const userPromptSubmit = (ctx: TurnContext, content: string, sequence: number): Effect.Effect<Option.Option<HookRun>, EventStoreError> =>
+  Effect.gen(function* () {
+    const runs = yield* runHooks(ctx.hooks, "UserPromptSubmit", { prompt: content })
+    const block = runs.find((run) => run.outcome.decision === "block")
+    yield* recordRuns(ctx.hooks, runs, (run) => ({ promptSequence: sequence, ...(block === undefined ? contextNote(run) : {}) }))
+    return Option.fromNullable(block)
+  })
+
+/**
+ * Stop: when the agent would end its turn, its hooks run; one asking to go on (Claude Code's
+ * `decision: "block"`, or exit 2) sends its reason to the model and the turn continues, once.
+ * The next time they run with `stop_hook_active: true`, and a second request is recorded, not followed.
+ */
+const stopHooksContinue = (ctx: TurnContext, continued: boolean): Effect.Effect<boolean, EventStoreError> =>
+  Effect.gen(function* () {
+    const runs = yield* runHooks(ctx.hooks, "Stop", { stop_hook_active: continued })
+    const asking = runs.find((run) => run.outcome.decision === "continue")
+    const goOn = asking !== undefined && !continued
+    yield* recordRuns(ctx.hooks, runs, (run) => {
+      if (run !== asking) return {}
+      if (!goOn) return { overruled: "the turn already went on once for a Stop hook" }
+      return { context: hookText(run, `Do not stop yet: ${run.outcome.reason ?? "the hook asked you to continue"}`) }
+    })
+    return goOn
   })
 
 /**
@@ -94,10 +146,19 @@ const readOnce = <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<A, E> => {
   )
 }
 
-// Messages taken together are committed together (none, the usual case, costs nothing).
+/**
+ * Messages taken together are committed together (none, the usual case, costs nothing); then
+ * each goes through the UserPromptSubmit hooks, which may take it out again (the turn goes on).
+ */
 const admitSteering = (ctx: TurnContext) =>
   Effect.flatMap(ctx.takeSteering, (messages) =>
-    ctx.emitAll(messages.map((content) => ({ type: "user.message", turnId: ctx.turnId, payload: { content, mode: "steer" } })))
+    ctx.emitAll(messages.map((content) => ({ type: "user.message", turnId: ctx.turnId, payload: { content, mode: "steer" } }))).pipe(
+      Effect.flatMap((admitted) =>
+        Effect.forEach(admitted, (event) => (event.type === "user.message" ? userPromptSubmit(ctx, event.payload.content, event.sequence) : Effect.succeedNone), {
+          discard: true
+        })
+      )
+    )
   )
 
 /** What the session's MCP servers went through since the last step: started, failed, died. */
@@ -135,7 +196,7 @@ const buildRequest = (ctx: TurnContext, gather: Effect.Effect<ReadonlyArray<Cont
     const tasksText = taskSection(tasks?.todos)
     const tasksTokens = tasksText === "" ? 0 : textTokens(tasksText)
     let size = measure(sources, ctx.state.conversation.snapshot(), tools)
-    const compaction = { state: ctx.state, gateway: ctx.gateway, emit: ctx.emit, currentTurnId: ctx.turnId }
+    const compaction = { state: ctx.state, gateway: ctx.gateway, emit: ctx.emit, currentTurnId: ctx.turnId, hooks: ctx.hooks }
     if (size.total + tasksTokens > budget) {
       const compacted = yield* compactHistory(compaction, "budget")
       if (Option.isSome(compacted)) size = measure(sources, ctx.state.conversation.snapshot(), tools)

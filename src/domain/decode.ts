@@ -40,6 +40,7 @@ const memberDecoders: { readonly [T in EventType]: MemberDecoder } = {
   "skill.loaded": Schema.decodeUnknownEither(eventSchemas["skill.loaded"]),
   "mcp.notice": Schema.decodeUnknownEither(eventSchemas["mcp.notice"]),
   "permission.project_rules": Schema.decodeUnknownEither(eventSchemas["permission.project_rules"]),
+  "hook.ran": Schema.decodeUnknownEither(eventSchemas["hook.ran"]),
   "checkpoint.recorded": Schema.decodeUnknownEither(eventSchemas["checkpoint.recorded"]),
   "checkpoint.restored": Schema.decodeUnknownEither(eventSchemas["checkpoint.restored"]),
   "conversation.rewound": Schema.decodeUnknownEither(eventSchemas["conversation.rewound"]),

@@ -1,5 +1,6 @@
 import * as Schema from "effect/Schema"
 import { CheckpointTrigger, NotKept } from "./checkpoints.js"
+import { HookDecision, HookEventName, HookSource } from "./hooks.js"
 import { ModelErrorCode, ModelStopReason, Usage } from "./model.js"
 import { DecidedBy, PermissionDecision, PermissionMode, PermissionScope, RuleRef } from "./permissions.js"
 import { SandboxProfile } from "./sandbox.js"
@@ -143,7 +144,9 @@ export const PermissionResolved = defineEvent("permission.resolved", {
   scope: PermissionScope,
   by: DecidedBy,
   rule: Schema.optional(RuleRef),
-  reason: Schema.optional(Schema.String)
+  reason: Schema.optional(Schema.String),
+  /** The hook command that decided (`by: hook`) or changed the question (an ask where the rules allowed). */
+  hook: Schema.optional(Schema.String)
 })
 
 export const ToolStarted = defineEvent("tool.started", {
@@ -328,7 +331,37 @@ export const ProjectRulesRecorded = defineEvent("permission.project_rules", {
   opensNetwork: Schema.Boolean,
   trusted: Schema.Boolean,
   trustedAt: Schema.optional(Schema.String),
-  trustedBy: Schema.optional(Schema.String)
+  trustedBy: Schema.optional(Schema.String),
+  /** How many hook commands the project configures (they run only once trusted); absent when none. */
+  hooks: Schema.optional(Schema.Int)
+})
+
+/**
+ * One hook command ran (see `docs/hooks.md`): which event and matcher, the command and where it
+ * is configured, how it ended, what it decided, and its output cut to a few KiB. `context` is
+ * the exact text the model gets from it (a prompt's added context, a Stop hook's reason to go
+ * on, a PostToolUse hook's feedback): the conversation is rebuilt from it, so replay stays exact.
+ */
+export const HookRan = defineEvent("hook.ran", {
+  event: HookEventName,
+  matcher: Schema.optional(Schema.String),
+  command: Schema.String,
+  source: HookSource,
+  /** The tool call it ran for (PreToolUse, PermissionRequest, PostToolUse). */
+  toolCallId: Schema.optional(Schema.String),
+  /** The `user.message` it ran for (UserPromptSubmit): a block takes that prompt out of the conversation. */
+  promptSequence: Schema.optional(Schema.Int),
+  /** `null` when it was killed (timeout, cancel) or could not start. */
+  exitCode: Schema.NullOr(Schema.Int),
+  timedOut: Schema.Boolean,
+  decision: Schema.optional(HookDecision),
+  reason: Schema.optional(Schema.String),
+  /** Why the decision was not followed (a hook cannot allow what the rules deny; a second Stop continuation). */
+  overruled: Schema.optional(Schema.String),
+  context: Schema.optional(Schema.String),
+  /** stdout then stderr, cut; a run that could not start says why here. */
+  output: Schema.String,
+  durationMs: Schema.Finite
 })
 
 /**
@@ -416,6 +449,7 @@ export const eventSchemas = {
   "skill.loaded": SkillLoaded,
   "mcp.notice": McpServerNotice,
   "permission.project_rules": ProjectRulesRecorded,
+  "hook.ran": HookRan,
   "checkpoint.recorded": CheckpointRecorded,
   "checkpoint.restored": CheckpointRestored,
   "conversation.rewound": ConversationRewound,
@@ -451,6 +485,7 @@ export const AgentEvent = Schema.Union(
   SkillLoaded,
   McpServerNotice,
   ProjectRulesRecorded,
+  HookRan,
   CheckpointRecorded,
   CheckpointRestored,
   ConversationRewound,

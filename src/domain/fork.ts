@@ -69,6 +69,10 @@ const copiedPayload = (event: AgentEvent): AgentEvent => {
         }
       }
     }
+    case "hook.ran":
+      return event.payload.promptSequence === undefined
+        ? event
+        : { ...event, payload: { ...event.payload, promptSequence: moved(event.payload.promptSequence) } }
     default:
       return event
   }

@@ -17,8 +17,8 @@ export type PermissionDecision = typeof PermissionDecision.Type
 export const PermissionScope = Schema.Literal("once", "session", "always")
 export type PermissionScope = typeof PermissionScope.Type
 
-/** What settled a permission question. */
-export const DecidedBy = Schema.Literal("mode", "rule", "remembered", "user", "policy", "default")
+/** What settled a permission question (`hook`: a PreToolUse or PermissionRequest hook, within what the rules allow). */
+export const DecidedBy = Schema.Literal("mode", "rule", "remembered", "user", "policy", "default", "hook")
 export type DecidedBy = typeof DecidedBy.Type
 
 /** The rule that matched, so an audit can find it again. */
@@ -78,6 +78,8 @@ export const ProjectTrust = Schema.Struct({
   opensNetwork: Schema.Boolean,
   trusted: Schema.Boolean,
   trustedAt: Schema.optional(Schema.String),
-  trustedBy: Schema.optional(Schema.String)
+  trustedBy: Schema.optional(Schema.String),
+  /** The project's hook commands (its `.custom-agent/settings.json` and `.claude/settings.json`), one line each; they run only once trusted. */
+  hooks: Schema.optional(Schema.Array(Schema.String))
 })
 export type ProjectTrust = typeof ProjectTrust.Type

@@ -23,7 +23,16 @@ export type Verdict =
       readonly rule?: RuleRef
       readonly reason: string
     }
-  | { readonly decision: "ask"; readonly rule?: RuleRef; readonly reason: string }
+  | {
+      readonly decision: "ask"
+      readonly rule?: RuleRef
+      readonly reason: string
+      /**
+       * Only a person may answer: a protected path, a command that would run unconfined, or an
+       * ask rule. A hook may turn the other asks (the defaults) into an allow; never these.
+       */
+      readonly firm?: boolean
+    }
 
 export class PermissionStoreError extends Schema.TaggedError<PermissionStoreError>()("PermissionStoreError", {
   message: Schema.String

@@ -1,5 +1,7 @@
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
+import { mkdirSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
 import { PassThrough } from "node:stream"
 import { projectRulesFile } from "../../src/layers/permission/engine.js"
 import { PermissionEngine } from "../../src/services/PermissionEngine.js"
@@ -38,6 +40,20 @@ describe("the trust prompt before a run", () => {
       // Trusted content is not asked about again.
       const again = yield* promptWith(s.root, "n")
       expect(again.shown).toBe("")
+    }).pipe(Effect.provide(s.layer()))
+  })
+
+  it.live("a project whose only widening is a hook (here in .claude/settings.json) is asked about, the hook shown", () => {
+    const s = scratch()
+    mkdirSync(join(s.root, ".claude"), { recursive: true })
+    writeFileSync(join(s.root, ".claude", "settings.json"), JSON.stringify({ hooks: { PostToolUse: [{ matcher: "Write", hooks: [{ type: "command", command: "./fmt.sh" }] }] } }))
+    return Effect.gen(function* () {
+      const declined = yield* promptWith(s.root, "n")
+      expect(declined.shown).toContain("hook PostToolUse [Write]: ./fmt.sh")
+      expect(declined.shown).toContain("its hooks do not run")
+      expect(declined.status.trusted).toBe(false)
+      const accepted = yield* promptWith(s.root, "y")
+      expect(accepted.status).toMatchObject({ trusted: true, hooks: ["PostToolUse [Write]: ./fmt.sh"] })
     }).pipe(Effect.provide(s.layer()))
   })
 

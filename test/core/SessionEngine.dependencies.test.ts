@@ -15,6 +15,7 @@ import { rememberTool } from "../../src/layers/memory/remember-tool.js"
 import * as Scripted from "../../src/layers/model/scripted.js"
 import * as Permissions from "../../src/layers/permission/engine.js"
 import { LocalFilesLive } from "../../src/layers/tools/local-file-access.js"
+import { noHooks } from "../../src/layers/hooks/none.js"
 import { noMcp } from "../../src/layers/tools/mcp-none.js"
 import * as Router from "../../src/layers/tools/router.js"
 import { EventBus } from "../../src/services/EventBus.js"
@@ -33,7 +34,8 @@ const engineWith = <R>(ports: Layer.Layer<R>, script?: Scripted.Script) =>
         Router.layer([Router.staticSource("test", [rememberTool])]),
         Permissions.layer({ approvalsFile: join(tmpdir(), `approvals-${randomUUID()}.json`) }),
         ScriptedApprovals.layer([]),
-        LocalFilesLive
+        LocalFilesLive,
+        noHooks
       )
     )
   )

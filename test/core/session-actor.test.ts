@@ -16,6 +16,7 @@ import * as Scripted from "../../src/layers/model/scripted.js"
 import * as Permissions from "../../src/layers/permission/engine.js"
 import { sandboxOff } from "../../src/layers/sandbox/off.js"
 import { LocalFilesLive } from "../../src/layers/tools/local-file-access.js"
+import { noHooks } from "../../src/layers/hooks/none.js"
 import * as Mcp from "../../src/layers/tools/mcp.js"
 import * as Router from "../../src/layers/tools/router.js"
 import { EventStore } from "../../src/services/EventStore.js"
@@ -39,6 +40,7 @@ const hostLayer = (dir: string, script: Scripted.Script) =>
         Layer.effect(ToolRouter, Effect.map(McpHub, (mcp) => Router.make([mcp.source]))),
         Permissions.layer({ approvalsFile: join(dir, "approvals.json") }),
         LocalFilesLive,
+        noHooks,
         builtInContext,
         noMemoryStore,
         PendingAsks.layer,

@@ -19,6 +19,7 @@ import {
   sandboxOff,
   sessionEngineLayer,
   builtInContext,
+  noHooks,
   noMcp,
   noMemoryStore
 } from "custom-agent"
@@ -42,6 +43,7 @@ describe("embedding the library (the README's example)", () => {
           builtInContext,
           noMemoryStore,
           noMcp,
+          noHooks,
           HostPendingAsks.layer,
           HostFanout.eventBusLayer
         )

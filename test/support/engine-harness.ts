@@ -11,6 +11,9 @@ import * as StaticContext from "../../src/layers/context/static.js"
 import * as MemoryFile from "../../src/layers/memory/file-store.js"
 import * as Permissions from "../../src/layers/permission/engine.js"
 import { LocalFilesLive } from "../../src/layers/tools/local-file-access.js"
+import { noHooks } from "../../src/layers/hooks/none.js"
+import type { Hooks } from "../../src/services/Hooks.js"
+import type { PermissionEngine } from "../../src/services/PermissionEngine.js"
 import * as Router from "../../src/layers/tools/router.js"
 import type { Checkpoints } from "../../src/services/Checkpoints.js"
 import { EventStore } from "../../src/services/EventStore.js"
@@ -38,18 +41,28 @@ export interface HarnessOptions {
   readonly memoryFile?: string
   /** The checkpoint store (default: none, so no checkpoints are recorded). */
   readonly checkpoints?: Layer.Layer<Checkpoints>
+  /** The user's permission rules (default: none). */
+  readonly userRulesFile?: string
+  /** The hooks (default: none), given the harness's PermissionEngine, whose trust they follow. */
+  readonly hooks?: Layer.Layer<Hooks, unknown, PermissionEngine>
 }
 
 /** An engine on the given store with a scripted model; the store stays reachable for assertions. */
-export const engineLayer = (store: StoreLayer, script?: Scripted.Script, options: HarnessOptions = {}) =>
-  SessionEngine.layer(options.engine).pipe(
+export const engineLayer = (store: StoreLayer, script?: Scripted.Script, options: HarnessOptions = {}) => {
+  // One instance: the hooks ask it whether the project is trusted.
+  const permissions = Permissions.layer({
+    approvalsFile: options.approvalsFile ?? join(tmpdir(), `approvals-${randomUUID()}.json`),
+    ...(options.userRulesFile === undefined ? {} : { userRulesFile: options.userRulesFile })
+  })
+  return SessionEngine.layer(options.engine).pipe(
     Layer.provideMerge(
       Layer.mergeAll(
         checkingCanonical(store),
         options.model ?? Scripted.layer(script),
         IdsDeterministic,
         Router.layer([Router.staticSource("test", options.tools ?? [])]),
-        Permissions.layer({ approvalsFile: options.approvalsFile ?? join(tmpdir(), `approvals-${randomUUID()}.json`) }),
+        permissions,
+        (options.hooks ?? noHooks).pipe(Layer.provide(permissions)),
         ScriptedApprovals.layer(options.answers ?? []),
         LocalFilesLive,
         options.context ?? StaticContext.layer(),
@@ -60,6 +73,7 @@ export const engineLayer = (store: StoreLayer, script?: Scripted.Script, options
     // No subscribers and no MCP servers: tests read the turn's stream and the store.
     Layer.provideMerge(Layer.merge(noEventBus, noMcp))
   )
+}
 
 export const replayAll = (sessionId: string) =>
   Effect.flatMap(EventStore, (store) => Stream.runCollect(store.replay(sessionId))).pipe(Effect.map(Chunk.toArray))

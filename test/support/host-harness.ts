@@ -12,6 +12,7 @@ import * as StaticContext from "../../src/layers/context/static.js"
 import * as MemoryFile from "../../src/layers/memory/file-store.js"
 import * as Permissions from "../../src/layers/permission/engine.js"
 import { LocalFilesLive } from "../../src/layers/tools/local-file-access.js"
+import { noHooks } from "../../src/layers/hooks/none.js"
 import * as Router from "../../src/layers/tools/router.js"
 import type { Checkpoints } from "../../src/services/Checkpoints.js"
 import type { ContextBuilder } from "../../src/services/ContextBuilder.js"
@@ -45,6 +46,7 @@ export const hostTestLayer = (store: StoreLayer, script?: Scripted.Script, optio
         Router.layer([Router.staticSource("test", options.tools ?? [])]),
         Permissions.layer({ approvalsFile: join(tmpdir(), `approvals-${randomUUID()}.json`) }),
         LocalFilesLive,
+        noHooks,
         options.context ?? StaticContext.layer(),
         MemoryFile.layer(options.memoryFile ?? join(tmpdir(), `memory-${randomUUID()}.json`)),
         PendingAsks.layer,

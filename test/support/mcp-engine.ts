@@ -11,6 +11,7 @@ import { IdsDeterministic } from "../../src/layers/ids.js"
 import * as Scripted from "../../src/layers/model/scripted.js"
 import * as Permissions from "../../src/layers/permission/engine.js"
 import { LocalFilesLive } from "../../src/layers/tools/local-file-access.js"
+import { noHooks } from "../../src/layers/hooks/none.js"
 import { noMemoryStore } from "../../src/layers/memory/none.js"
 import * as Mcp from "../../src/layers/tools/mcp.js"
 import * as Router from "../../src/layers/tools/router.js"
@@ -38,6 +39,7 @@ export const mcpEngineLayer = (
         Permissions.layer({ approvalsFile: join(tmpdir(), `approvals-${randomUUID()}.json`) }),
         ScriptedApprovals.layer(answers),
         LocalFilesLive,
+        noHooks,
         builtInContext,
         noMemoryStore,
         noEventBus

@@ -435,3 +435,32 @@ describe("the timeline reducer", () => {
     expect([...blocksInRange(partial, { from: 9, to: 12 })]).toEqual([])
   })
 })
+
+describe("hook runs in the timeline", () => {
+  it("a hook run is a note with what it decided; one that denied a call names the hook on the call's permission", () => {
+    const e = recorder()
+    const state = replay([
+      e("session.created", { cwd: "/work", client: "web" }, undefined),
+      e("turn.started", { promptPreview: "clean" }),
+      e("user.message", { content: "clean", mode: "queue" }),
+      e("hook.ran", { event: "UserPromptSubmit", command: "ctx.sh", source: "user", exitCode: 0, timedOut: false, context: "[UserPromptSubmit hook `ctx.sh`]\nbranch main", output: "branch main", durationMs: 4 }),
+      e("model.tool_call_requested", { toolCallId: "call_1", name: "shell", input: { command: "rm -rf build" } }),
+      e("model.completed", { stopReason: "tool_calls", usage }),
+      e("hook.ran", { event: "PreToolUse", matcher: "Bash", command: "guard.sh", source: "project", toolCallId: "call_1", exitCode: 2, timedOut: false, decision: "deny", reason: "no rm", output: "[stderr]\nno rm", durationMs: 3 }),
+      e("permission.resolved", { toolCallId: "call_1", decision: "deny", scope: "once", by: "hook", reason: "the PreToolUse hook `guard.sh`: no rm", hook: "guard.sh" }),
+      e("hook.ran", { event: "Stop", command: "slow.sh", source: "user", exitCode: null, timedOut: true, output: "[timed out after 1 s]", durationMs: 1000 }),
+      e("turn.completed", { stopReason: "final" })
+    ])
+    const notes = state.blocks.flatMap((b) => (b._tag === "note" && b.topic === "hook" ? [b] : []))
+    expect(notes.map((n) => [n.tone, n.text])).toEqual([
+      ["info", "hook UserPromptSubmit `ctx.sh` (user): exit 0 · added to the conversation"],
+      ["warning", "hook PreToolUse [Bash] `guard.sh` (project): exit 2 · deny: no rm"],
+      ["warning", "hook Stop `slow.sh` (user): timed out, killed"]
+    ])
+    expect(notes[0]?.detail).toBe("Told the model:\n[UserPromptSubmit hook `ctx.sh`]\nbranch main\n\nOutput:\nbranch main")
+    const tool = state.blocks.find((b) => b._tag === "tool")
+    expect(tool?._tag === "tool" ? tool.permission : undefined).toMatchObject({ decision: "deny", by: "hook", hook: "guard.sh" })
+    // The view survives a reload (it is saved as its Schema's encoding).
+    expect(Schema.decodeUnknownSync(TimelineState)(Schema.encodeSync(TimelineState)(state))).toEqual(state)
+  })
+})

@@ -2,7 +2,9 @@ import { Schema } from "effect"
 import { type AgentEvent, MessageMode, SummarySections, TurnStopReason } from "../../src/domain/events.js"
 import { TodoItem } from "../../src/domain/tasks.js"
 import { type HostFrame, Inbox } from "../../src/domain/host.js"
+import { hookSummary } from "../../src/domain/hook-summary.js"
 import { ModelErrorCode } from "../../src/domain/model.js"
+import { projectWidening } from "../../src/domain/project-widening.js"
 import { DecidedBy, PermissionDecision, PermissionMode, PermissionScope, RuleRef } from "../../src/domain/permissions.js"
 import { RiskClass, ToolResultData } from "../../src/domain/tools.js"
 import { conversationSpans, inSpans } from "../../src/domain/rewound.js"
@@ -41,7 +43,9 @@ export const Decision = Schema.Struct({
   scope: PermissionScope,
   by: DecidedBy,
   rule: Schema.optional(RuleRef),
-  reason: Schema.optional(Schema.String)
+  reason: Schema.optional(Schema.String),
+  /** The hook command that decided, or that made it a question. */
+  hook: Schema.optional(Schema.String)
 })
 export type Decision = typeof Decision.Type
 
@@ -101,7 +105,7 @@ export type CompactionNote = typeof CompactionNote.Type
 /** A line about the session rather than the conversation: compaction, memory, skills, MCP servers, rewinds. */
 export const NoteBlock = Schema.TaggedStruct("note", {
   ...position,
-  topic: Schema.Literal("compaction", "memory", "skill", "mcp", "permissions", "mode", "rewind"),
+  topic: Schema.Literal("compaction", "memory", "skill", "mcp", "permissions", "mode", "rewind", "hook"),
   tone: Schema.Literal("info", "warning"),
   text: Schema.String,
   /** Longer text shown on demand (a compaction's summary). */
@@ -293,13 +297,19 @@ const blocksAfter = (blocks: ReadonlyArray<Block>, event: AgentEvent, settled: S
     case "skill.loaded":
       return [...seal(blocks), { _tag: "note", ...at, topic: "skill", tone: "info", text: `Skill loaded: ${event.payload.name}` }]
     case "permission.project_rules": {
-      const { file, allowRules, opensNetwork, trusted, trustedBy } = event.payload
-      if (allowRules === 0 && !opensNetwork) return blocks
-      const widening = `${allowRules} allow rule(s)${opensNetwork ? " and an open network" : ""}`
+      const { file, allowRules, opensNetwork, trusted, trustedBy, hooks } = event.payload
+      if (allowRules === 0 && !opensNetwork && (hooks ?? 0) === 0) return blocks
+      const widening = projectWidening(allowRules, opensNetwork, hooks)
       const text = trusted
         ? `Project rules ${file} trusted${trustedBy === undefined ? "" : ` by ${trustedBy}`}: ${widening} apply`
         : `Project rules ${file} are not trusted: ${widening} ignored until trusted`
       return [...seal(blocks), { _tag: "note", ...at, topic: "permissions", tone: trusted ? "info" : "warning", text }]
+    }
+    case "hook.ran": {
+      const { decision, timedOut, exitCode, context, output } = event.payload
+      const tone = timedOut || (exitCode !== 0 && exitCode !== 2) || decision === "deny" || decision === "block" ? "warning" : "info"
+      const detail = [context === undefined ? "" : `Told the model:\n${context}`, output === "" ? "" : `Output:\n${output}`].filter((p) => p !== "").join("\n\n")
+      return [...seal(blocks), { _tag: "note", ...at, topic: "hook", tone, text: hookSummary(event.payload), ...(detail === "" ? {} : { detail }) }]
     }
     case "mcp.notice": {
       const { server, state, message } = event.payload
@@ -335,13 +345,14 @@ const blocksAfter = (blocks: ReadonlyArray<Block>, event: AgentEvent, settled: S
       return updateTool(blocks, event, toolCallId, tool, (t) => ({ ...t, ask }))
     }
     case "permission.resolved": {
-      const { toolCallId, decision, scope, by, rule, reason } = event.payload
+      const { toolCallId, decision, scope, by, rule, reason, hook } = event.payload
       const permission: Decision = {
         decision,
         scope,
         by,
         ...(rule === undefined ? {} : { rule }),
-        ...(reason === undefined ? {} : { reason })
+        ...(reason === undefined ? {} : { reason }),
+        ...(hook === undefined ? {} : { hook })
       }
       return updateTool(blocks, event, toolCallId, "tool", (t) => ({
         ...t,

@@ -96,14 +96,14 @@ export const make = (options: PermissionEngineOptions) =>
         }
 
         const guarded = protectedPathOf(workspaceRoot, call.risk, paths, privateDirectories)
-        if (guarded !== undefined) return { decision: "ask", reason: `${guarded} is protected: changes to it always need approval` }
+        if (guarded !== undefined) return { decision: "ask", firm: true, reason: `${guarded} is protected: changes to it always need approval` }
         if (call.sandbox?._tag === "none" && call.sandbox.reason === "unavailable") {
-          return { decision: "ask", reason: "no sandbox is available, so the command would run unconfined" }
+          return { decision: "ask", firm: true, reason: "no sandbox is available, so the command would run unconfined" }
         }
         if (matched !== undefined) {
           const rule = refOf(matched.source, matched.index, matched.rule)
           return matched.rule.decision === "ask"
-            ? { decision: "ask", rule, reason: describeRule(matched) }
+            ? { decision: "ask", firm: true, rule, reason: describeRule(matched) }
             : { decision: "allow", by: "rule", scope: "once", rule, reason: describeRule(matched) }
         }
 
@@ -160,6 +160,7 @@ export const make = (options: PermissionEngineOptions) =>
         ...(loaded.sha256 === undefined ? {} : { sha256: loaded.sha256 }),
         allowRules: loaded.rules.filter((rule) => rule.decision === "allow"),
         opensNetwork: loaded.opensNetwork,
+        ...(loaded.hooks.length === 0 ? {} : { hooks: loaded.hooks }),
         trusted: entry !== undefined,
         ...(entry === undefined ? {} : { trustedAt: entry.trustedAt, trustedBy: entry.by })
       }

@@ -3,6 +3,8 @@ import * as Option from "effect/Option"
 import { createHash } from "node:crypto"
 import { readFileSync, statSync } from "node:fs"
 import { join } from "node:path"
+import * as Either from "effect/Either"
+import { describeHook, hooksOfSettings } from "../../domain/hooks.js"
 import type { PermissionRule } from "../../domain/permissions.js"
 import { messageOf } from "../../domain/cause-message.js"
 import { parseJson } from "../optional-json-file.js"
@@ -11,6 +13,8 @@ import { errnoCode } from "../tools/fs-errors.js"
 import { decodeRules, PermissionsFileError } from "./rules-file.js"
 
 export const projectRulesFile = (workspaceRoot: string) => join(workspaceRoot, ".custom-agent", "permissions.json")
+/** Claude Code's project settings: only its `hooks` are read, and they are trusted with the rest. */
+export const claudeSettingsFile = (workspaceRoot: string) => join(workspaceRoot, ".claude", "settings.json")
 
 /** A project's rules and settings as read: their content's hash (what trust is keyed by), its rules, what it opens. */
 export interface ProjectRules {
@@ -20,6 +24,8 @@ export interface ProjectRules {
   readonly rules: ReadonlyArray<PermissionRule>
   /** The project's settings open the sandbox's network (only honoured once trusted). */
   readonly opensNetwork: boolean
+  /** The project's hook commands, one line each (they run only once trusted). */
+  readonly hooks: ReadonlyArray<string>
 }
 
 interface Cached {
@@ -65,19 +71,37 @@ const opensNetwork = (text: string | undefined): Effect.Effect<boolean> =>
         Effect.orElseSucceed(() => false)
       )
 
+/** The hook commands a settings file holds, described; a malformed one holds none here (the hooks report it). */
+const hooksIn = (text: string | undefined, file: string): Effect.Effect<ReadonlyArray<string>> =>
+  text === undefined
+    ? Effect.succeed([])
+    : parseJson(text).pipe(
+        Effect.map((json) =>
+          Either.match(hooksOfSettings(json, "project", file), { onLeft: () => [], onRight: ({ hooks }) => hooks.map(describeHook) })
+        ),
+        Effect.orElseSucceed(() => [])
+      )
+
 const read = (workspaceRoot: string): Effect.Effect<ProjectRules, PermissionsFileError> =>
   Effect.gen(function* () {
     const file = projectRulesFile(workspaceRoot)
     const text = yield* readText(file)
     const settings = yield* readText(projectSettingsFile(workspaceRoot))
+    const claude = yield* readText(claudeSettingsFile(workspaceRoot))
     const rules =
       text === undefined
         ? []
         : yield* decodeRules(file, yield* parseJson(text).pipe(Effect.mapError(({ problem }) => new PermissionsFileError({ file, problem }))))
-    if (text === undefined && settings === undefined) return { file, rules, opensNetwork: false }
-    // One hash over both files: trusting the rules trusts what the settings open, and an edit to either needs trust again.
-    const hash = sha256(`permissions.json\0${text ?? ""}\0settings.json\0${settings ?? ""}`)
-    return { file, sha256: hash, rules, opensNetwork: yield* opensNetwork(settings) }
+    const claudeHooks = yield* hooksIn(claude, claudeSettingsFile(workspaceRoot))
+    const hooks = [...(yield* hooksIn(settings, projectSettingsFile(workspaceRoot))), ...claudeHooks]
+    // Claude Code's file counts only for its hooks: a project whose .claude/settings.json runs none
+    // keeps the hash (and the trust) it had before hooks were read.
+    const claudePart = claudeHooks.length === 0 ? undefined : claude
+    if (text === undefined && settings === undefined && claudePart === undefined) return { file, rules, opensNetwork: false, hooks }
+    // One hash over the files: trusting the rules trusts what the settings open and the hooks they
+    // run, and an edit to any needs trust again.
+    const hash = sha256(`permissions.json\0${text ?? ""}\0settings.json\0${settings ?? ""}${claudePart === undefined ? "" : `\0claude/settings.json\0${claudePart}`}`)
+    return { file, sha256: hash, rules, opensNetwork: yield* opensNetwork(settings), hooks }
   })
 
 /**
@@ -88,7 +112,7 @@ export const makeProjectRules = () => {
   const cache = new Map<string, Cached>()
   return (workspaceRoot: string): Effect.Effect<ProjectRules | PermissionsFileError> =>
     Effect.suspend(() => {
-      const stamp = [projectRulesFile(workspaceRoot), projectSettingsFile(workspaceRoot)]
+      const stamp = [projectRulesFile(workspaceRoot), projectSettingsFile(workspaceRoot), claudeSettingsFile(workspaceRoot)]
         .map((file) => {
           const { mtimeMs, size } = statOf(file)
           return `${mtimeMs}:${size}`

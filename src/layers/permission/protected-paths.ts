@@ -5,8 +5,10 @@ import type { CallPaths } from "./rule-set.js"
 
 /**
  * Paths no rule or remembered answer may open: the agent's own configuration in the
- * workspace (`.custom-agent/`) and the repository's `.git/` (hooks and config run code
- * later) for anything but reads, and the user's config and data directories for any access.
+ * workspace (`.custom-agent/`), Claude Code's project settings (their hooks run, once trusted,
+ * and an edit would switch a trusted guard hook off) and the repository's `.git/` (hooks and
+ * config run code later) for anything but reads, and the user's config and data directories
+ * for any access.
  * Returns the first protected path a call touches, as the person will see it.
  */
 export const protectedPathOf = (
@@ -16,7 +18,7 @@ export const protectedPathOf = (
   privateDirectories: ReadonlyArray<string>
 ): string | undefined => {
   const guarded = [
-    ...(risk === "read" ? [] : [join(workspaceRoot, ".custom-agent"), join(workspaceRoot, ".git")]),
+    ...(risk === "read" ? [] : [join(workspaceRoot, ".custom-agent"), join(workspaceRoot, ".claude", "settings.json"), join(workspaceRoot, ".git")]),
     ...privateDirectories.flatMap((dir) => [dir, realLocation(dir)])
   ]
   for (const p of [...paths.lexical, ...paths.real]) {

@@ -26,9 +26,11 @@ const lstatOrUndefined = (path: string): Effect.Effect<Stats | undefined, Sandbo
   )
 
 /**
- * What sandboxed commands must not change: the project's `.custom-agent/`, git's hooks and
- * config (or a `.git` file, which says where the repository is, or `.git` itself where there
- * is none), and the agent's own configuration and data directories.
+ * What sandboxed commands must not change: the project's `.custom-agent/`, Claude Code's
+ * project settings where they exist (their hooks run once trusted; an edit would switch a
+ * trusted guard hook off), git's hooks and config (or a `.git` file, which says where the
+ * repository is, or `.git` itself where there is none), and the agent's own configuration and
+ * data directories.
  */
 export const protectedPaths = (workspaceRoot: string, configDir: string, dataDir: string): Effect.Effect<ReadonlyArray<ProtectedPath>, SandboxError> =>
   Effect.gen(function* () {
@@ -44,8 +46,15 @@ export const protectedPaths = (workspaceRoot: string, configDir: string, dataDir
               { path: join(git, "hooks"), kind: "directory" },
               { path: join(git, "config"), kind: "file" }
             ]
+    // Only a real file in a real folder: a missing one is created by nobody here (a command that
+    // creates it makes the project untrusted), and a linked `.claude` is the user's own setup.
+    const claudeDir = yield* lstatOrUndefined(join(workspaceRoot, ".claude"))
+    const claudeSettings = claudeDir?.isDirectory() === true ? yield* lstatOrUndefined(join(workspaceRoot, ".claude", "settings.json")) : undefined
+    const claudePaths: ReadonlyArray<ProtectedPath> =
+      claudeSettings?.isFile() === true ? [{ path: join(workspaceRoot, ".claude", "settings.json"), kind: "file" }] : []
     return [
       { path: join(workspaceRoot, ".custom-agent"), kind: "directory" },
+      ...claudePaths,
       ...gitPaths,
       { path: configDir, kind: "directory", mode: 0o700 },
       { path: dataDir, kind: "directory", mode: 0o700 }

@@ -21,6 +21,12 @@ export interface CommandOptions {
   readonly timeout: Duration.Duration
   /** Called with stdout and stderr chunks, interleaved as they arrive; must not keep them all. */
   readonly onOutput: (chunk: Buffer) => void
+  /** Called with stderr chunks instead of `onOutput`, when the caller keeps the two apart (hooks). */
+  readonly onStderr?: (chunk: Buffer) => void
+  /** Written to the command's stdin, which is then closed; without it stdin is /dev/null. */
+  readonly stdin?: string
+  /** Added to the environment the command inherits. */
+  readonly env?: Readonly<Record<string, string>>
 }
 
 /** After SIGTERM, how long the group gets to exit before SIGKILL. */
@@ -71,7 +77,13 @@ const start = (options: CommandOptions): Effect.Effect<Running, string> =>
     const child = yield* Effect.try({
       // detached: the program leads a new session and process group, so one signal reaches
       // everything it starts (inside a sandbox too), and it has no controlling terminal.
-      try: () => spawn(program, args, { cwd: options.cwd, detached: true, stdio: ["ignore", "pipe", "pipe"] }),
+      try: () =>
+        spawn(program, args, {
+          cwd: options.cwd,
+          detached: true,
+          stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+          ...(options.env === undefined ? {} : { env: { ...process.env, ...options.env } })
+        }),
       catch: (error) => (messageOf(error))
     })
     child.on("exit", (exitCode, signal) => Deferred.unsafeDone(exited, Effect.succeed({ _tag: "exited", exitCode, signal })))
@@ -80,7 +92,12 @@ const start = (options: CommandOptions): Effect.Effect<Running, string> =>
     )
     child.on("close", () => Deferred.unsafeDone(closed, Effect.void))
     child.stdout?.on("data", options.onOutput)
-    child.stderr?.on("data", options.onOutput)
+    child.stderr?.on("data", options.onStderr ?? options.onOutput)
+    if (options.stdin !== undefined && child.stdin !== null) {
+      // A command that exits without reading its input closes the pipe under us (EPIPE): that is its business.
+      child.stdin.on("error", () => undefined)
+      child.stdin.end(options.stdin)
+    }
     return { child, exited, closed }
   })
 
@@ -93,6 +110,7 @@ const terminateGroup = ({ child }: Running): Effect.Effect<void> =>
         if (!(yield* awaitGroupGone(pgid, KILL_WAIT))) yield* Effect.logWarning(`process group ${pgid} survived SIGKILL`)
       }
     }
+    child.stdin?.destroy()
     child.stdout?.destroy()
     child.stderr?.destroy()
   })

@@ -32,6 +32,25 @@ describe("what the sandbox holds read-only inside the workspace", () => {
       expect((yield* plan(worktree, "/c", "/d")).mounts.readOnly).toEqual([join(worktree, ".custom-agent"), join(worktree, ".git")])
     }))
 
+  it.scoped("Claude Code's project settings, where they exist as a file in a real .claude folder: read-only, .claude pinned", () =>
+    Effect.gen(function* () {
+      const ws = yield* tempDir("protected-")
+      mkdirSync(join(ws, ".claude"))
+      // A .claude folder without settings holds nothing to protect: nothing is created for it.
+      expect((yield* plan(ws, "/c", "/d")).mounts).toEqual({ pinned: [], readOnly: [join(ws, ".custom-agent"), join(ws, ".git")] })
+      writeFileSync(join(ws, ".claude/settings.json"), "{}")
+      expect((yield* plan(ws, "/c", "/d")).mounts).toEqual({
+        pinned: [join(ws, ".claude")],
+        readOnly: [join(ws, ".custom-agent"), join(ws, ".git"), join(ws, ".claude/settings.json")]
+      })
+      // A linked .claude is the user's own setup: not held (the permission layer still asks for writes into it).
+      const linked = yield* tempDir("protected-")
+      const elsewhere = yield* tempDir("protected-claude-")
+      writeFileSync(join(elsewhere, "settings.json"), "{}")
+      symlinkSync(elsewhere, join(linked, ".claude"))
+      expect((yield* plan(linked, "/c", "/d")).mounts.readOnly).toEqual([join(linked, ".custom-agent"), join(linked, ".git")])
+    }))
+
   it.scoped("config and data directories inside the workspace: read-only, and every directory above them pinned", () =>
     Effect.gen(function* () {
       const ws = yield* tempDir("protected-")

@@ -75,7 +75,7 @@ const NoteView = ({ note, review }: { readonly note: NoteBlock; readonly review:
       {note.compaction === undefined ? (
         note.detail === undefined ? null : (
           <details>
-            <summary>Summary</summary>
+            <summary>{note.topic === "hook" ? "Output" : "Summary"}</summary>
             <pre>{note.detail}</pre>
           </details>
         )
