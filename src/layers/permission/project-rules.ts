@@ -4,12 +4,13 @@ import { createHash } from "node:crypto"
 import { readFileSync, statSync } from "node:fs"
 import { join } from "node:path"
 import * as Either from "effect/Either"
-import { describeHook, hooksOfSettings } from "../../domain/hooks.js"
+import { type ConfiguredHook, describeHook, hooksOfSettings } from "../../domain/hooks.js"
 import type { PermissionRule } from "../../domain/permissions.js"
 import { messageOf } from "../../domain/cause-message.js"
 import { parseJson } from "../optional-json-file.js"
 import { networkSettingOf, projectSettingsFile } from "../sandbox/settings.js"
 import { errnoCode } from "../tools/fs-errors.js"
+import { hookScriptPaths, hookScriptsDigest, hookScriptsStamp } from "./hook-scripts.js"
 import { decodeRules, PermissionsFileError } from "./rules-file.js"
 
 export const projectRulesFile = (workspaceRoot: string) => join(workspaceRoot, ".custom-agent", "permissions.json")
@@ -26,11 +27,15 @@ export interface ProjectRules {
   readonly opensNetwork: boolean
   /** The project's hook commands, one line each (they run only once trusted). */
   readonly hooks: ReadonlyArray<string>
+  /** Files in the workspace those commands name; their content is part of `sha256`. */
+  readonly hookScripts: ReadonlyArray<string>
 }
 
 interface Cached {
   readonly stamp: string
   readonly loaded: ProjectRules | PermissionsFileError
+  /** The hook scripts' stamp when they were read. */
+  readonly scripts: string
 }
 
 /** -1 for a missing file, asked for without an exception: the file is checked on every tool call and usually absent. */
@@ -71,14 +76,12 @@ const opensNetwork = (text: string | undefined): Effect.Effect<boolean> =>
         Effect.orElseSucceed(() => false)
       )
 
-/** The hook commands a settings file holds, described; a malformed one holds none here (the hooks report it). */
-const hooksIn = (text: string | undefined, file: string): Effect.Effect<ReadonlyArray<string>> =>
+/** The hooks a settings file holds; a malformed one holds none here (the hooks report it). */
+const hooksIn = (text: string | undefined, file: string): Effect.Effect<ReadonlyArray<ConfiguredHook>> =>
   text === undefined
     ? Effect.succeed([])
     : parseJson(text).pipe(
-        Effect.map((json) =>
-          Either.match(hooksOfSettings(json, "project", file), { onLeft: () => [], onRight: ({ hooks }) => hooks.map(describeHook) })
-        ),
+        Effect.map((json) => Either.match(hooksOfSettings(json, "project", file), { onLeft: () => [], onRight: ({ hooks }) => hooks })),
         Effect.orElseSucceed(() => [])
       )
 
@@ -93,15 +96,19 @@ const read = (workspaceRoot: string): Effect.Effect<ProjectRules, PermissionsFil
         ? []
         : yield* decodeRules(file, yield* parseJson(text).pipe(Effect.mapError(({ problem }) => new PermissionsFileError({ file, problem }))))
     const claudeHooks = yield* hooksIn(claude, claudeSettingsFile(workspaceRoot))
-    const hooks = [...(yield* hooksIn(settings, projectSettingsFile(workspaceRoot))), ...claudeHooks]
+    const configured = [...(yield* hooksIn(settings, projectSettingsFile(workspaceRoot))), ...claudeHooks]
+    const hooks = configured.map(describeHook)
+    const hookScripts = hookScriptPaths(workspaceRoot, configured.map((hook) => hook.command))
     // Claude Code's file counts only for its hooks: a project whose .claude/settings.json runs none
     // keeps the hash (and the trust) it had before hooks were read.
     const claudePart = claudeHooks.length === 0 ? undefined : claude
-    if (text === undefined && settings === undefined && claudePart === undefined) return { file, rules, opensNetwork: false, hooks }
-    // One hash over the files: trusting the rules trusts what the settings open and the hooks they
-    // run, and an edit to any needs trust again.
-    const hash = sha256(`permissions.json\0${text ?? ""}\0settings.json\0${settings ?? ""}${claudePart === undefined ? "" : `\0claude/settings.json\0${claudePart}`}`)
-    return { file, sha256: hash, rules, opensNetwork: yield* opensNetwork(settings), hooks }
+    if (text === undefined && settings === undefined && claudePart === undefined) return { file, rules, opensNetwork: false, hooks, hookScripts }
+    // One hash over the files and the scripts the hooks name: trusting the rules trusts what the
+    // settings open and the hooks they run, and an edit to any needs trust again.
+    const hash = sha256(
+      `permissions.json\0${text ?? ""}\0settings.json\0${settings ?? ""}${claudePart === undefined ? "" : `\0claude/settings.json\0${claudePart}`}${hookScriptsDigest(workspaceRoot, hookScripts)}`
+    )
+    return { file, sha256: hash, rules, opensNetwork: yield* opensNetwork(settings), hooks, hookScripts }
   })
 
 /**
@@ -119,10 +126,11 @@ export const makeProjectRules = () => {
         })
         .join("|")
       const cached = cache.get(workspaceRoot)
-      if (cached !== undefined && cached.stamp === stamp) return Effect.succeed(cached.loaded)
+      const scriptsOf = (loaded: ProjectRules | PermissionsFileError) => hookScriptsStamp(loaded instanceof PermissionsFileError ? [] : loaded.hookScripts)
+      if (cached !== undefined && cached.stamp === stamp && cached.scripts === scriptsOf(cached.loaded)) return Effect.succeed(cached.loaded)
       return read(workspaceRoot).pipe(
         Effect.merge,
-        Effect.tap((loaded) => Effect.sync(() => cache.set(workspaceRoot, { stamp, loaded })))
+        Effect.tap((loaded) => Effect.sync(() => cache.set(workspaceRoot, { stamp, loaded, scripts: scriptsOf(loaded) })))
       )
     })
 }
