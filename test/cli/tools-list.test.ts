@@ -5,7 +5,7 @@ import { makeTemp } from "../support/temp-dirs.js"
 const temps = makeTemp()
 afterAll(temps.cleanup)
 
-const BUILT_IN = ["read_file", "write_file", "edit_file", "list_files", "grep", "shell", "remember", "load_skill"]
+const BUILT_IN = ["read_file", "write_file", "edit_file", "list_files", "grep", "shell", "remember", "todo_write", "load_skill"]
 
 const env = () => ({ CUSTOM_AGENT_HOME: temps.dir("tools-home-"), CUSTOM_AGENT_CONFIG_HOME: temps.dir("tools-config-") })
 
