@@ -107,6 +107,7 @@ export const makeTranslator = (options: TranslatorOptions): Translator => {
         endMessage()
         return [{ sessionUpdate: "agent_message_chunk", messageId: event.id, content: { type: "text", text: sessionNote(event) } }]
       case "model.completed":
+      case "output.structured":
       case "turn.started":
         endMessage()
         return []

@@ -5,6 +5,9 @@ import { noEventBus } from "../layers/event-bus/none.js"
 import { IdsLive } from "../layers/ids.js"
 import * as Permissions from "../layers/permission/engine.js"
 import { LocalFilesLive } from "../layers/tools/local-file-access.js"
+import { pricedLayer } from "../layers/model/priced.js"
+import * as AjvOutput from "../layers/output/ajv.js"
+import { userSettingsFile } from "../layers/sandbox/settings.js"
 import * as ContextSources from "../layers/context/builder.js"
 import * as MemoryFile from "../layers/memory/file-store.js"
 import type { Approvals } from "../services/Approvals.js"
@@ -71,7 +74,7 @@ export const coreLayer = (config: AgentConfig) => {
   })
   return Layer.mergeAll(
     config.eventStore ?? storeLayer(config.store, config.dataDir),
-    modelLayer(config.model),
+    pricedLayer(modelLayer(config.model), userSettingsFile(config.configDir)),
     IdsLive,
     Layer.merge(routerLayer, ContextSources.layer({ configDir: config.configDir })).pipe(
       Layer.provideMerge(
@@ -84,7 +87,8 @@ export const coreLayer = (config: AgentConfig) => {
       Layer.provide(sandboxLayer(config.sandbox, config.configDir, config.dataDir).pipe(Layer.provide(permissions)))
     ),
     permissions,
-    config.files ?? LocalFilesLive
+    config.files ?? LocalFilesLive,
+    AjvOutput.layer
   )
 }
 

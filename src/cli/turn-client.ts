@@ -1,3 +1,4 @@
+import type { TurnTerms } from "../domain/turn-terms.js"
 import type * as Effect from "effect/Effect"
 import type * as Stream from "effect/Stream"
 import type { HostFrame, PermissionAnswer, PromptReceipt, SessionView } from "../domain/host.js"
@@ -24,6 +25,7 @@ export interface TurnClient<E> {
     readonly permissionMode?: PermissionMode
     readonly attachments?: ReadonlyArray<string>
     readonly maxSteps?: number
+    readonly terms?: TurnTerms
     readonly requestId?: string
   }) => Effect.Effect<PromptReceipt, E>
   /** False when the question was no longer pending (another client answered first). */

@@ -1,3 +1,4 @@
+import { TurnTerms } from "../domain/turn-terms.js"
 import * as ClusterSchema from "@effect/cluster/ClusterSchema"
 import * as Entity from "@effect/cluster/Entity"
 import { Rpc } from "@effect/rpc"
@@ -33,7 +34,8 @@ export class PromptPayload extends Schema.Class<PromptPayload>("PromptPayload")(
   permissionMode: Schema.optional(PermissionMode),
   client: Schema.String,
   attachments: Schema.optional(Schema.Array(Schema.String)),
-  maxSteps: Schema.optional(Schema.Int)
+  maxSteps: Schema.optional(Schema.Int),
+  terms: Schema.optional(TurnTerms)
 }) {
   [PrimaryKey.symbol]() {
     return this.requestId

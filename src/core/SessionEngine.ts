@@ -1,3 +1,6 @@
+import { outputCheck } from "./output-check.js"
+import { OutputValidator } from "../services/OutputValidator.js"
+import type { TurnTerms } from "../domain/turn-terms.js"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
@@ -66,6 +69,8 @@ export interface RunTurnInput {
   readonly client?: string
   /** Overrides the engine's step limit for this turn (not kept for a queued message). */
   readonly maxSteps?: number
+  /** Spending limits and an output schema for this turn (not kept for a queued message). */
+  readonly terms?: TurnTerms
   /**
    * The client's id for this prompt. A prompt delivered again with the same id (a cluster
    * delivers at least once) gets the first one's receipt and starts nothing; for a queued
@@ -196,6 +201,8 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
     const bus = yield* EventBus
     // Optional: an embedder without a checkpoint store records none, and cannot restore files.
     const checkpoints = yield* Effect.serviceOption(Checkpoints)
+    // Needed only by turns with an output schema; an engine without one fails those turns.
+    const outputValidator = yield* Effect.serviceOption(OutputValidator)
     // An actor whose append was refused as out of sequence leaves the map: the next call loads the log again.
     const services = { store, ids, bus, fenced: (sessionId: string) => RcMap.invalidate(actors, sessionId) }
     const conversationOptions = { toolResultChars: options.toolResultChars }
@@ -332,7 +339,12 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
         const started = yield* emit({
           type: "turn.started",
           turnId,
-          payload: { promptPreview: preview(input.content), permissionMode: state.mode, ...(options.runner === undefined ? {} : { runner: options.runner }) }
+          payload: {
+            promptPreview: preview(input.content),
+            permissionMode: state.mode,
+            ...(options.runner === undefined ? {} : { runner: options.runner }),
+            ...(input.terms === undefined ? {} : { terms: input.terms })
+          }
         })
         const message = yield* emit({
           type: "user.message",
@@ -351,6 +363,8 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
           compactionThreshold: options.compactionThreshold,
           mcp,
           maxSteps: input.maxSteps ?? options.maxSteps,
+          ...(input.terms === undefined ? {} : { terms: input.terms }),
+          output: outputCheck({ terms: input.terms, validator: outputValidator, turnId, emit }),
           takeSteering: takeSteering(actor),
           tools: {
             sessionId: input.sessionId,
@@ -449,6 +463,7 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
                 const first = {
                   content: input.content,
                   ...(input.maxSteps === undefined ? {} : { maxSteps: input.maxSteps }),
+                  ...(input.terms === undefined ? {} : { terms: input.terms }),
                   ...(input.requestId === undefined ? {} : { requestId: input.requestId })
                 }
                 yield* FiberSet.run(drives, withActor(input.sessionId, (held) => drive(driveServices, held, first, admitted)))

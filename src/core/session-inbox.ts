@@ -1,3 +1,4 @@
+import type { TurnTerms } from "../domain/turn-terms.js"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -70,6 +71,7 @@ export const editQueue = (actor: SessionActor, messageId: string, action: QueueA
 export interface TurnMessage {
   readonly content: string
   readonly maxSteps?: number
+  readonly terms?: TurnTerms
   readonly requestId?: string
 }
 

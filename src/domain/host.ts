@@ -1,3 +1,4 @@
+import { TurnTerms } from "./turn-terms.js"
 import * as Schema from "effect/Schema"
 import { AgentEvent, MessageMode, QueuedMessage } from "./events.js"
 import { SessionId } from "./ids.js"
@@ -111,6 +112,8 @@ export const PromptInput = Schema.Struct({
   attachments: Schema.optional(Schema.Array(Schema.String)),
   /** Model steps the turn this message starts may take (the server's limit when left out). */
   maxSteps: Schema.optional(Schema.Int.pipe(Schema.positive())),
+  /** Spending limits and an output schema for the turn this message starts. */
+  terms: Schema.optional(TurnTerms),
   /** The client's id for this prompt: sent again (a retry after a dropped connection), it starts nothing new and gets the first receipt. */
   requestId: Schema.optional(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(200)))
 })

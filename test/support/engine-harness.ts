@@ -13,6 +13,7 @@ import * as Permissions from "../../src/layers/permission/engine.js"
 import { LocalFilesLive } from "../../src/layers/tools/local-file-access.js"
 import * as Router from "../../src/layers/tools/router.js"
 import type { Checkpoints } from "../../src/services/Checkpoints.js"
+import type { OutputValidator } from "../../src/services/OutputValidator.js"
 import { EventStore } from "../../src/services/EventStore.js"
 import { checkingCanonical } from "./canonical-store.js"
 import type { ContextBuilder } from "../../src/services/ContextBuilder.js"
@@ -38,6 +39,8 @@ export interface HarnessOptions {
   readonly memoryFile?: string
   /** The checkpoint store (default: none, so no checkpoints are recorded). */
   readonly checkpoints?: Layer.Layer<Checkpoints>
+  /** The JSON Schema validator for output schemas (default: none, so such turns fail). */
+  readonly outputValidator?: Layer.Layer<OutputValidator>
 }
 
 /** An engine on the given store with a scripted model; the store stays reachable for assertions. */
@@ -54,7 +57,8 @@ export const engineLayer = (store: StoreLayer, script?: Scripted.Script, options
         LocalFilesLive,
         options.context ?? StaticContext.layer(),
         MemoryFile.layer(options.memoryFile ?? join(tmpdir(), `memory-${randomUUID()}.json`)),
-        options.checkpoints ?? Layer.empty
+        options.checkpoints ?? Layer.empty,
+        options.outputValidator ?? Layer.empty
       )
     ),
     // No subscribers and no MCP servers: tests read the turn's stream and the store.

@@ -6,6 +6,7 @@ import { resolveDataDir } from "../../app/locations.js"
 import { storeLayer } from "../../app/store.js"
 import type { AgentEvent } from "../../domain/events.js"
 import { type Rewind, rewoundSpans } from "../../domain/rewound.js"
+import { addSpend, formatCost, noSpend } from "../../domain/spend.js"
 import { AgentHost, type ImportedSession } from "../../host/AgentHost.js"
 import { EventStore } from "../../services/EventStore.js"
 import { DEFAULT_MAX_LINE_MIB, readSessionFile } from "../import-file.js"
@@ -104,10 +105,11 @@ const show = Command.make("show", { sessionId, ...where }, (args) =>
   withReader(args, (source) =>
     Effect.gen(function* () {
       // A first read finds the rewinds, so the parts they left out are marked as they are printed.
-      const { rewinds, last } = yield* source.events(args.sessionId).pipe(
-        Stream.runFold({ rewinds: new Array<Rewind>(), last: 0 }, (found, event) => {
+      const { rewinds, last, spend } = yield* source.events(args.sessionId).pipe(
+        Stream.runFold({ rewinds: new Array<Rewind>(), last: 0, spend: noSpend }, (found, event) => {
           if (event.type === "conversation.rewound") found.rewinds.push({ sequence: event.sequence, toSequence: event.payload.toSequence })
           found.last = event.sequence
+          found.spend = addSpend(found.spend, event)
           return found
         })
       )
@@ -115,6 +117,9 @@ const show = Command.make("show", { sessionId, ...where }, (args) =>
       const renderer = makeRenderer({ color, live: false })
       const mark = markRewound(rewoundSpans(rewinds, last), color)
       yield* source.events(args.sessionId).pipe(Stream.runForEach((event) => writeSegments(mark(event, renderer.render(event)))))
+      if (spend.requests > 0) {
+        yield* stdout(`session: ${spend.requests} model request(s), ${spend.tokens} tokens, cost ${formatCost(spend)}\n`)
+      }
     })
   )
 ).pipe(Command.withDescription("Print a session as a readable timeline (parts a rewind left out are marked)"))

@@ -1,3 +1,4 @@
+import { formatTurnCost, sessionCost } from "../turn-stats.js"
 import { Option } from "effect"
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks"
 import type { SessionListItem } from "../../../src/domain/host.js"
@@ -123,6 +124,7 @@ export const SessionPane = ({ api, sessionId, listed, events, onNavigate, review
   const marked = useMemo(() => (events === undefined ? new Set<number>() : blocksInRange(state, events)), [state, events])
   const memoryNote = lastMemoryNote(state)
   const statsByTurn = useMemo(() => new Map(state.turns.map((turn) => [turn.turnId, turn])), [state.turns])
+  const cost = useMemo(() => formatTurnCost(sessionCost(state.turns)), [state.turns])
   const marks = useMemo(() => slotMarks(state), [state])
   // One change at a time, and none while a turn runs (the server would refuse it).
   const turnActionsOff = state.running || rewind.busy || fork.forking
@@ -148,6 +150,7 @@ export const SessionPane = ({ api, sessionId, listed, events, onNavigate, review
             {header?.cwd ?? ""}
             {header?.model === undefined ? "" : ` · ${header.model}`}
             {state.mode === undefined ? "" : ` · mode: ${state.mode}`}
+            {cost === undefined ? "" : ` · cost ${cost}`}
           </p>
           {header?.forkedFrom === undefined ? null : <ForkNote forkedFrom={header.forkedFrom} onNavigate={onNavigate} />}
         </div>
