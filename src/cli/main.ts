@@ -18,6 +18,7 @@ import { clusterCommand } from "./commands/cluster.js"
 import { mcpCommand } from "./commands/mcp.js"
 import { memoryCommand } from "./commands/memory.js"
 import { runCommand } from "./commands/run.js"
+import { schemaCommand } from "./commands/schema.js"
 import { serveCommand } from "./commands/serve.js"
 import { sessionsCommand } from "./commands/sessions.js"
 import { skillsCommand } from "./commands/skills.js"
@@ -40,6 +41,7 @@ const commands = [
   skillsCommand,
   memoryCommand,
   trustCommand,
+  schemaCommand,
   clusterCommand
 ] as const
 
