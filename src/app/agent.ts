@@ -7,6 +7,7 @@ import * as Permissions from "../layers/permission/engine.js"
 import { LocalFilesLive } from "../layers/tools/local-file-access.js"
 import { pricedLayer } from "../layers/model/priced.js"
 import * as AjvOutput from "../layers/output/ajv.js"
+import { withTracing } from "../layers/telemetry/live.js"
 import { userSettingsFile } from "../layers/sandbox/settings.js"
 import * as ContextSources from "../layers/context/builder.js"
 import * as MemoryFile from "../layers/memory/file-store.js"
@@ -105,7 +106,7 @@ export const agentLayer = (config: AgentConfig) =>
   SessionEngine.layer(engineOptions(config)).pipe(
     Layer.provideMerge(coreLayer(config)),
     // Nobody subscribes here: the turn's stream is the only reader.
-    Layer.provide(noEventBus),
+    Layer.provide(withTracing(noEventBus, config.version ?? "0.0.0")),
     Layer.provide(checkpointsOf(config)),
     Layer.provide(config.approvals ?? PolicyApprovals.layer("deny"))
   )

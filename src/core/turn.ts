@@ -210,7 +210,12 @@ const modelStep = (ctx: TurnContext, sources: Effect.Effect<ReadonlyArray<Contex
           return {
             type: "model.completed",
             turnId: ctx.turnId,
-            payload: { stopReason: event.stopReason, usage: event.usage, ...(event.costUsd === undefined ? {} : { costUsd: event.costUsd }) }
+            payload: {
+              stopReason: event.stopReason,
+              usage: event.usage,
+              model: ctx.gateway.info.id,
+              ...(event.costUsd === undefined ? {} : { costUsd: event.costUsd })
+            }
           }
       }
     }

@@ -124,6 +124,8 @@ export const ModelToolCallRequested = defineEvent("model.tool_call_requested", {
 export const ModelCompletedEvent = defineEvent("model.completed", {
   stopReason: ModelStopReason,
   usage: Usage,
+  /** The model that answered (the id `--model` selected), for cost and traces. */
+  model: Schema.optional(Schema.String),
   /** What the request cost in USD: reported by the provider, or from the price table; absent when the model has no known price. */
   costUsd: Schema.optional(Schema.Finite.pipe(Schema.nonNegative()))
 })

@@ -1,0 +1,58 @@
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import * as Chunk from "effect/Chunk"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Queue from "effect/Queue"
+import { EventBus } from "../../services/EventBus.js"
+import { type OtlpConfigError, otlpConfig } from "./otlp-config.js"
+import { makeSpanExporter } from "./otlp-exporter.js"
+import { makeSpanProjector, type ProjectedSpan } from "./spans.js"
+
+/** Spans waiting to be sent; past this, new ones are dropped (a collector that is down must not hold memory). */
+const queueCapacity = 4_096
+const batchSize = 512
+/** How long closing waits for the last spans to go out. */
+const flushTimeout = Duration.seconds(3)
+
+/**
+ * The EventBus with live tracing: each event the engine published (after the store committed
+ * it) is fed to the span projector, and the spans it ends are sent in the background over
+ * OTLP/HTTP. With no OTEL endpoint configured this is the inner bus itself: nothing is added
+ * to the path of an event. A collector that fails costs a warning in the log, never a turn.
+ */
+export const withTracing = <E, R>(inner: Layer.Layer<EventBus, E, R>, serviceVersion: string): Layer.Layer<EventBus, E | OtlpConfigError, R> =>
+  Layer.scoped(
+    EventBus,
+    Effect.gen(function* () {
+      const bus = yield* EventBus
+      const config = yield* otlpConfig
+      if (Option.isNone(config)) return bus
+      const exporter = yield* makeSpanExporter(config.value, serviceVersion).pipe(Effect.provide(FetchHttpClient.layer))
+      const projector = makeSpanProjector({ captureContent: config.value.captureContent })
+      const queue = yield* Queue.dropping<ProjectedSpan>(queueCapacity)
+      const sendBatch = (spans: ReadonlyArray<ProjectedSpan>) =>
+        exporter.send(spans).pipe(Effect.catchAll((error) => Effect.logWarning(`${error.message}; ${spans.length} span(s) dropped`)))
+      yield* Effect.forkScoped(Effect.forever(Effect.flatMap(Queue.takeBetween(queue, 1, batchSize), (chunk) => sendBatch(Chunk.toReadonlyArray(chunk)))))
+      // Runs before the sender is interrupted (finalizers run in reverse): what is still queued goes out.
+      yield* Effect.addFinalizer(() =>
+        Queue.takeAll(queue).pipe(
+          Effect.flatMap((chunk) => sendBatch(Chunk.toReadonlyArray(chunk))),
+          Effect.timeout(flushTimeout),
+          Effect.catchAll(() => Effect.logWarning("OpenTelemetry: the last spans could not be sent in time"))
+        )
+      )
+      return EventBus.of({
+        publish: (event) =>
+          Effect.zipRight(
+            bus.publish(event),
+            Effect.suspend(() => {
+              const spans = projector.push(event)
+              return spans.length === 0 ? Effect.void : Effect.asVoid(Queue.offerAll(queue, spans))
+            })
+          ),
+        status: bus.status
+      })
+    })
+  ).pipe(Layer.provide(inner))
