@@ -1,5 +1,6 @@
 import { outputCheck } from "./output-check.js"
 import { OutputValidator } from "../services/OutputValidator.js"
+import { TraceContext } from "../services/TraceContext.js"
 import type { TurnTerms } from "../domain/turn-terms.js"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
@@ -203,6 +204,8 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
     const checkpoints = yield* Effect.serviceOption(Checkpoints)
     // Needed only by turns with an output schema; an engine without one fails those turns.
     const outputValidator = yield* Effect.serviceOption(OutputValidator)
+    // Given by live tracing: tool processes learn their span (TRACEPARENT).
+    const traceContext = yield* Effect.serviceOption(TraceContext)
     // An actor whose append was refused as out of sequence leaves the map: the next call loads the log again.
     const services = { store, ids, bus, fenced: (sessionId: string) => RcMap.invalidate(actors, sessionId) }
     const conversationOptions = { toolResultChars: options.toolResultChars }
@@ -384,7 +387,8 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
             newId: ids.make,
             turnStart: started.sequence,
             emit,
-            checkpoint: checkpointRecorder(checkpoints, { state, workspaceRoot, turnId, emit })
+            checkpoint: checkpointRecorder(checkpoints, { state, workspaceRoot, turnId, emit }),
+            ...(Option.isSome(traceContext) ? { traceparent: (toolCallId: string) => traceContext.value.traceparent(input.sessionId, turnId, toolCallId) } : {})
           },
           emit,
           emitAll

@@ -30,6 +30,8 @@ export interface ToolStepContext {
   readonly emit: (draft: Draft) => Effect.Effect<AgentEvent, EventStoreError>
   /** Snapshots the workspace around a step's calls that may change it (not reads). */
   readonly checkpoint: RecordCheckpoint
+  /** The `traceparent` of a call's span, when tracing is on. */
+  readonly traceparent?: (toolCallId: string) => string | undefined
 }
 
 interface Allowed {
@@ -75,6 +77,11 @@ const recordConsequences = (ctx: ToolStepContext, toolCallId: string, result: To
       .pipe(Effect.catchAll((error) => Effect.logWarning(`memory candidate ${candidateId} is in the log but not in the review queue`, error.message)))
   })
 
+const traceparentOf = (ctx: ToolStepContext, toolCallId: string): { readonly traceparent?: string } => {
+  const traceparent = ctx.traceparent?.(toolCallId)
+  return traceparent === undefined ? {} : { traceparent }
+}
+
 /**
  * ToolRouter -> PermissionEngine (-> Approvals when it asks). Every call gets a
  * `permission.resolved` before it may start; a refused or invalid call is answered with an
@@ -86,7 +93,8 @@ const authorize = (ctx: ToolStepContext, call: ToolCall): Effect.Effect<Option.O
       sessionId: ctx.sessionId,
       toolCallId: call.toolCallId,
       workspaceRoot: ctx.workspaceRoot,
-      files: ctx.files
+      files: ctx.files,
+      ...traceparentOf(ctx, call.toolCallId)
     }
     const prepared = yield* Effect.either(ctx.router.prepare(call, toolContext))
     if (prepared._tag === "Left") {

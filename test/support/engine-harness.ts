@@ -13,6 +13,7 @@ import * as Permissions from "../../src/layers/permission/engine.js"
 import { LocalFilesLive } from "../../src/layers/tools/local-file-access.js"
 import * as Router from "../../src/layers/tools/router.js"
 import type { Checkpoints } from "../../src/services/Checkpoints.js"
+import type { EventBus } from "../../src/services/EventBus.js"
 import type { OutputValidator } from "../../src/services/OutputValidator.js"
 import { EventStore } from "../../src/services/EventStore.js"
 import { checkingCanonical } from "./canonical-store.js"
@@ -41,6 +42,8 @@ export interface HarnessOptions {
   readonly checkpoints?: Layer.Layer<Checkpoints>
   /** The JSON Schema validator for output schemas (default: none, so such turns fail). */
   readonly outputValidator?: Layer.Layer<OutputValidator>
+  /** Where committed events are announced (default: nowhere). */
+  readonly eventBus?: Layer.Layer<EventBus, unknown>
 }
 
 /** An engine on the given store with a scripted model; the store stays reachable for assertions. */
@@ -62,7 +65,7 @@ export const engineLayer = (store: StoreLayer, script?: Scripted.Script, options
       )
     ),
     // No subscribers and no MCP servers: tests read the turn's stream and the store.
-    Layer.provideMerge(Layer.merge(noEventBus, noMcp))
+    Layer.provideMerge(Layer.merge(options.eventBus ?? noEventBus, noMcp))
   )
 
 export const replayAll = (sessionId: string) =>

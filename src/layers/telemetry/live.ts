@@ -1,14 +1,19 @@
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import * as Chunk from "effect/Chunk"
+import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import { EventBus } from "../../services/EventBus.js"
+import { TraceContext } from "../../services/TraceContext.js"
 import { type OtlpConfigError, otlpConfig } from "./otlp-config.js"
 import { makeSpanExporter } from "./otlp-exporter.js"
+import { toolTraceparent } from "./span-ids.js"
 import { makeSpanProjector, type ProjectedSpan } from "./spans.js"
+
+const untraced = TraceContext.of({ traceparent: () => undefined })
 
 /** Spans waiting to be sent; past this, new ones are dropped (a collector that is down must not hold memory). */
 const queueCapacity = 4_096
@@ -19,16 +24,18 @@ const flushTimeout = Duration.seconds(3)
 /**
  * The EventBus with live tracing: each event the engine published (after the store committed
  * it) is fed to the span projector, and the spans it ends are sent in the background over
- * OTLP/HTTP. With no OTEL endpoint configured this is the inner bus itself: nothing is added
- * to the path of an event. A collector that fails costs a warning in the log, never a turn.
+ * OTLP/HTTP; tool processes get their span's TRACEPARENT. With no OTEL endpoint configured
+ * this is the inner bus itself: nothing is added to the path of an event. A collector that fails costs a warning in the log, never a turn.
  */
-export const withTracing = <E, R>(inner: Layer.Layer<EventBus, E, R>, serviceVersion: string): Layer.Layer<EventBus, E | OtlpConfigError, R> =>
-  Layer.scoped(
-    EventBus,
+export const withTracing = <E, R>(
+  inner: Layer.Layer<EventBus, E, R>,
+  serviceVersion: string
+): Layer.Layer<EventBus | TraceContext, E | OtlpConfigError, R> =>
+  Layer.scopedContext(
     Effect.gen(function* () {
       const bus = yield* EventBus
       const config = yield* otlpConfig
-      if (Option.isNone(config)) return bus
+      if (Option.isNone(config)) return Context.make(EventBus, bus).pipe(Context.add(TraceContext, untraced))
       const exporter = yield* makeSpanExporter(config.value, serviceVersion).pipe(Effect.provide(FetchHttpClient.layer))
       const projector = makeSpanProjector({ captureContent: config.value.captureContent })
       const queue = yield* Queue.dropping<ProjectedSpan>(queueCapacity)
@@ -43,7 +50,7 @@ export const withTracing = <E, R>(inner: Layer.Layer<EventBus, E, R>, serviceVer
           Effect.catchAll(() => Effect.logWarning("OpenTelemetry: the last spans could not be sent in time"))
         )
       )
-      return EventBus.of({
+      const traced = EventBus.of({
         publish: (event) =>
           Effect.zipRight(
             bus.publish(event),
@@ -54,5 +61,6 @@ export const withTracing = <E, R>(inner: Layer.Layer<EventBus, E, R>, serviceVer
           ),
         status: bus.status
       })
+      return Context.make(EventBus, traced).pipe(Context.add(TraceContext, TraceContext.of({ traceparent: toolTraceparent })))
     })
   ).pipe(Layer.provide(inner))

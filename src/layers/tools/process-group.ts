@@ -21,6 +21,8 @@ export interface CommandOptions {
   readonly timeout: Duration.Duration
   /** Called with stdout and stderr chunks, interleaved as they arrive; must not keep them all. */
   readonly onOutput: (chunk: Buffer) => void
+  /** Variables added to the inherited environment (TRACEPARENT). */
+  readonly env?: Readonly<Record<string, string>>
 }
 
 /** After SIGTERM, how long the group gets to exit before SIGKILL. */
@@ -71,7 +73,13 @@ const start = (options: CommandOptions): Effect.Effect<Running, string> =>
     const child = yield* Effect.try({
       // detached: the program leads a new session and process group, so one signal reaches
       // everything it starts (inside a sandbox too), and it has no controlling terminal.
-      try: () => spawn(program, args, { cwd: options.cwd, detached: true, stdio: ["ignore", "pipe", "pipe"] }),
+      try: () =>
+        spawn(program, args, {
+          cwd: options.cwd,
+          detached: true,
+          stdio: ["ignore", "pipe", "pipe"],
+          ...(options.env === undefined ? {} : { env: { ...process.env, ...options.env } })
+        }),
       catch: (error) => (messageOf(error))
     })
     child.on("exit", (exitCode, signal) => Deferred.unsafeDone(exited, Effect.succeed({ _tag: "exited", exitCode, signal })))
