@@ -34,12 +34,13 @@ const exitCodeOf = (event: AgentEvent): number | undefined => {
 // The engine titles untitled sessions by the same rule.
 export { titleOf } from "../domain/session-title.js"
 
-/** The closing line's cost part: the turn's, and the session's when it had earlier turns. */
+/** The line before the session's: what the turn cost, and the session when it had earlier turns; empty when nothing was asked. */
 export const costLine = (turn: Spend, before: Spend): string => {
-  if (turn.requests === 0 && before.requests === 0) return ""
+  // A model with no price has no cost to show (the tokens are in sessions show).
+  if (turn.unpriced === turn.requests) return ""
   const session = { requests: turn.requests + before.requests, tokens: turn.tokens + before.tokens, costUsd: turn.costUsd + before.costUsd, unpriced: turn.unpriced + before.unpriced }
   const turnPart = `cost ${formatCost(turn)} (${turn.tokens} tokens)`
-  return before.requests === 0 ? ` · ${turnPart}` : ` · ${turnPart} · session ${formatCost(session)} (${session.tokens} tokens)`
+  return before.requests === 0 ? `${turnPart}\n` : `${turnPart} · session ${formatCost(session)} (${session.tokens} tokens)\n`
 }
 
 /** How the turn's events reach the terminal: rendered, or NDJSON exactly as stored. */
@@ -65,7 +66,7 @@ export const makePrinter = (json: boolean) => {
     Effect.zipRight(
       Effect.suspend(() => {
         if (json) return Effect.void
-        const text = `session ${sessionId}${costLine(spent, before)}`
+        const text = `${costLine(spent, before)}session ${sessionId}`
         return stderr(useColor(process.stderr) ? `\x1b[2m${text}\x1b[0m\n` : `${text}\n`)
       }),
       Effect.sync(() => {

@@ -35,9 +35,7 @@ export const packagedPrices: PriceTable = {
   "openai/gpt-4.1": { inputPerMTok: 2, outputPerMTok: 8, cacheReadPerMTok: 0.5, asOf: "2025-04-14" },
   "openai/gpt-4.1-mini": { inputPerMTok: 0.4, outputPerMTok: 1.6, cacheReadPerMTok: 0.1, asOf: "2025-04-14" },
   "openai/gpt-4o": { inputPerMTok: 2.5, outputPerMTok: 10, cacheReadPerMTok: 1.25, asOf: "2025-04-14" },
-  "openai/gpt-4o-mini": { inputPerMTok: 0.15, outputPerMTok: 0.6, cacheReadPerMTok: 0.075, asOf: "2025-04-14" },
-  // The scripted model runs locally and costs nothing.
-  scripted: { inputPerMTok: 0, outputPerMTok: 0 }
+  "openai/gpt-4o-mini": { inputPerMTok: 0.15, outputPerMTok: 0.6, cacheReadPerMTok: 0.075, asOf: "2025-04-14" }
 }
 
 /**

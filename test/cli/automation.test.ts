@@ -108,7 +108,7 @@ describe("cost and budgets on the command line", () => {
     const result = await runCli(["run", "look around", "--script", scriptFile, "--max-cost-usd", "0.5", "--approve", "allow-reads"], { env, cwd: dir })
     expect(result.code).toBe(0)
     expect(result.stdout + result.stderr).toContain("budget: the turn cost $0.6000, its limit is $0.5000")
-    expect(result.stderr).toMatch(/session ses_\S+ · cost \$0\.6000 \(330000 tokens\)/)
+    expect(result.stderr).toMatch(/cost \$0\.6000 \(330000 tokens\)\nsession ses_\S+\n/)
     const sessionId = /session (ses_\S+)/.exec(result.stderr)?.[1] ?? ""
     const shown = await runCli(["sessions", "show", sessionId], { env })
     expect(shown.stdout).toContain("· $0.2000")

@@ -120,7 +120,7 @@ const show = Command.make("show", { sessionId, ...where }, (args) =>
       const renderer = makeRenderer({ color, live: false })
       const mark = markRewound(rewoundSpans(rewinds, last), color)
       yield* source.events(args.sessionId).pipe(Stream.runForEach((event) => writeSegments(mark(event, renderer.render(event)))))
-      if (spend.requests > 0) {
+      if (spend.unpriced < spend.requests) {
         yield* stdout(`session: ${spend.requests} model request(s), ${spend.tokens} tokens, cost ${formatCost(spend)}\n`)
       }
     })

@@ -1,8 +1,10 @@
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import * as Chunk from "effect/Chunk"
 import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
@@ -41,10 +43,24 @@ export const withTracing = <E, R>(
       const queue = yield* Queue.dropping<ProjectedSpan>(queueCapacity)
       const sendBatch = (spans: ReadonlyArray<ProjectedSpan>) =>
         exporter.send(spans).pipe(Effect.catchAll((error) => Effect.logWarning(`${error.message}; ${spans.length} span(s) dropped`)))
-      yield* Effect.forkScoped(Effect.forever(Effect.flatMap(Queue.takeBetween(queue, 1, batchSize), (chunk) => sendBatch(Chunk.toReadonlyArray(chunk)))))
-      // Runs before the sender is interrupted (finalizers run in reverse): what is still queued goes out.
+      // The sender stops between batches once closing is signalled, so a batch in flight is never cut off.
+      const closing = yield* Deferred.make<void>()
+      const nextBatch = Effect.raceFirst(
+        Effect.map(Queue.takeBetween(queue, 1, batchSize), (chunk) => Option.some(Chunk.toReadonlyArray(chunk))),
+        Effect.as(Deferred.await(closing), Option.none<ReadonlyArray<ProjectedSpan>>())
+      )
+      const sender = yield* Effect.forkScoped(
+        Effect.iterate(true, {
+          while: (more) => more,
+          body: () => Effect.flatMap(nextBatch, Option.match({ onNone: () => Effect.succeed(false), onSome: (spans) => Effect.as(sendBatch(spans), true) }))
+        })
+      )
+      // Runs before the sender is interrupted (finalizers run in reverse): the batch in flight
+      // finishes, then what is still queued goes out, within a bound.
       yield* Effect.addFinalizer(() =>
-        Queue.takeAll(queue).pipe(
+        Deferred.succeed(closing, undefined).pipe(
+          Effect.zipRight(Fiber.join(sender)),
+          Effect.zipRight(Queue.takeAll(queue)),
           Effect.flatMap((chunk) => sendBatch(Chunk.toReadonlyArray(chunk))),
           Effect.timeout(flushTimeout),
           Effect.catchAll(() => Effect.logWarning("OpenTelemetry: the last spans could not be sent in time"))
