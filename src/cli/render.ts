@@ -1,5 +1,5 @@
-import { addSpend, formatCost, formatUsd, noSpend } from "../domain/spend.js"
 import type { AgentEvent } from "../domain/events.js"
+import { addSpend, formatCost, formatUsd, noSpend } from "../domain/spend.js"
 
 export type Channel = "out" | "err"
 

@@ -1,8 +1,8 @@
-import type { TurnTerms } from "../domain/turn-terms.js"
 import type * as Effect from "effect/Effect"
 import type * as Stream from "effect/Stream"
 import type { HostFrame, PermissionAnswer, PromptReceipt, SessionView } from "../domain/host.js"
 import type { PermissionMode } from "../domain/permissions.js"
+import type { TurnTerms } from "../domain/turn-terms.js"
 
 /**
  * What `run` needs of the agent, the same whether the host runs in this process or on a

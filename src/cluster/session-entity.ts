@@ -1,4 +1,3 @@
-import { TurnTerms } from "../domain/turn-terms.js"
 import * as ClusterSchema from "@effect/cluster/ClusterSchema"
 import * as Entity from "@effect/cluster/Entity"
 import { Rpc } from "@effect/rpc"
@@ -9,6 +8,7 @@ import { AgentEvent, MessageMode } from "../domain/events.js"
 import { PermissionAnswer, PermissionNotPending, PromptReceipt, QueueAction, QueuedMessageNotFound, SessionView } from "../domain/host.js"
 import { EngineFailure } from "../rpc/group.js"
 import { McpError } from "../services/McpHub.js"
+import { TurnTerms } from "../domain/turn-terms.js"
 
 /**
  * Messages that change a session carry the client's request id: stored before delivery and

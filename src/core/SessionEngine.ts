@@ -1,7 +1,3 @@
-import { outputCheck } from "./output-check.js"
-import { OutputValidator } from "../services/OutputValidator.js"
-import { TraceContext } from "../services/TraceContext.js"
-import type { TurnTerms } from "../domain/turn-terms.js"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
@@ -43,6 +39,10 @@ import { changeMode, claimTurn, type Draft, loadActor, makeActor, type RunningTu
 import { type DriveServices, drive, editQueue, queueMessage, startDriving, takeNext, takeSteering } from "./session-inbox.js"
 import { emptySessionState, type SessionHeader, type SessionState } from "./session-state.js"
 import { runTurnBody, type TurnOutcome } from "./turn.js"
+import { outputCheck } from "./output-check.js"
+import { OutputValidator } from "../services/OutputValidator.js"
+import { TraceContext } from "../services/TraceContext.js"
+import type { TurnTerms } from "../domain/turn-terms.js"
 
 export type { Draft } from "./session-actor.js"
 export type { RedoRequest, RewindRequest } from "./rewind.js"

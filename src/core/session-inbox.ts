@@ -1,4 +1,3 @@
-import type { TurnTerms } from "../domain/turn-terms.js"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -6,6 +5,7 @@ import type { EngineError, EventStoreError } from "../domain/errors.js"
 import type { AgentEvent, MessageMode, QueuedMessage } from "../domain/events.js"
 import { type PromptReceipt, type QueueAction, QueuedMessageNotFound } from "../domain/host.js"
 import type { SessionActor } from "./session-actor.js"
+import type { TurnTerms } from "../domain/turn-terms.js"
 
 type Inbox = SessionActor["state"]["inbox"]
 

@@ -1,9 +1,9 @@
-import { TurnTerms } from "./turn-terms.js"
 import * as Schema from "effect/Schema"
 import { AgentEvent, MessageMode, QueuedMessage } from "./events.js"
 import { SessionId } from "./ids.js"
 import { PermissionMode, PermissionScope } from "./permissions.js"
 import { RiskClass } from "./tools.js"
+import { TurnTerms } from "./turn-terms.js"
 
 /** A permission question a running turn is waiting on; any client may answer it. */
 export const PendingPermission = Schema.Struct({

@@ -1,4 +1,3 @@
-import type { TurnTerms } from "../domain/turn-terms.js"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -40,6 +39,7 @@ import { subscriptionPull } from "./subscription.js"
 import { PendingAsks } from "./pending-asks.js"
 import { listSessionItems } from "./session-list.js"
 import { makeSessionWatch, SessionWatchTiming } from "./session-watch.js"
+import type { TurnTerms } from "../domain/turn-terms.js"
 
 export interface PromptRequest {
   readonly sessionId: string

@@ -1,4 +1,3 @@
-import { formatTurnCost, sessionCost } from "../turn-stats.js"
 import { Option } from "effect"
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks"
 import type { SessionListItem } from "../../../src/domain/host.js"
@@ -18,6 +17,7 @@ import { Composer } from "./Composer.js"
 import { QueueView } from "./Queue.js"
 import { RewindCard, useRewind } from "./Rewind.js"
 import { ForkButton, RewindMenu } from "./TurnActions.js"
+import { formatTurnCost, sessionCost } from "../turn-stats.js"
 
 interface Props {
   readonly api: Api
