@@ -184,7 +184,9 @@ export const makeSpanProjector = (options: ProjectionOptions) => {
     }
     const failed = outcome.stopReason === "error"
     if (failed) attributes["error.type"] = outcome.errorCode ?? "error"
-    out.push(ended(turn, turn.agent, at, failed ? (outcome.message ?? outcome.errorCode ?? "the turn failed") : undefined))
+    // A failure's message may quote what failed (a provider's error, an answer's problems): content.
+    const why = options.captureContent ? (outcome.message ?? outcome.errorCode) : outcome.errorCode
+    out.push(ended(turn, turn.agent, at, failed ? (why ?? "the turn failed") : undefined))
     turns.delete(key(turn.sessionId, turn.turnId))
     return out
   }
@@ -241,7 +243,7 @@ export const makeSpanProjector = (options: ProjectionOptions) => {
         const span = turn.chat ?? openChat(turn, at)
         span.attributes["error.type"] = event.payload.code
         turn.chat = undefined
-        return [ended(turn, span, at, event.payload.reason)]
+        return [ended(turn, span, at, options.captureContent ? event.payload.reason : event.payload.code)]
       }
       case "model.tool_call_requested": {
         const span = toolSpan(turn, event.payload.toolCallId, at, event.payload.name)
