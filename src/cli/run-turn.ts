@@ -41,7 +41,7 @@ export const continueHint = (sessionId: string, args: RunArgs) =>
  */
 export const runTurn = <E>(client: TurnClient<E>, args: RunArgs) =>
   Effect.gen(function* () {
-    const printer = makePrinter(args.json)
+    const printer = makePrinter(args.json, { requireOutput: Option.isSome(args.outputSchema) })
     const terms = termsOf(args)
     const view = Option.isSome(args.session)
       ? yield* client.getSession(args.session.value)

@@ -43,10 +43,16 @@ export const costLine = (turn: Spend, before: Spend): string => {
   return before.requests === 0 ? `${turnPart}\n` : `${turnPart} · session ${formatCost(session)} (${session.tokens} tokens)\n`
 }
 
-/** How the turn's events reach the terminal: rendered, or NDJSON exactly as stored. */
-export const makePrinter = (json: boolean) => {
+/**
+ * How the turn's events reach the terminal: rendered, or NDJSON exactly as stored. With
+ * `requireOutput` (`--output-schema`), a turn that ends without `output.structured` (its step
+ * limit or budget came first) exits as one whose answers never validated.
+ */
+export const makePrinter = (json: boolean, options: { readonly requireOutput?: boolean } = {}) => {
   const renderer = makeRenderer({ color: useColor(process.stdout), live: true })
   let exitCode = 0
+  let structured = false
+  let stoppedBy: string | undefined
   let spent = noSpend
   let before = noSpend
   const show = (event: AgentEvent) =>
@@ -54,6 +60,8 @@ export const makePrinter = (json: boolean) => {
       Effect.sync(() => {
         exitCode = exitCodeOf(event) ?? exitCode
         spent = addSpend(spent, event)
+        if (event.type === "output.structured") structured = true
+        if (event.type === "turn.completed") stoppedBy = event.payload.stopReason
       }),
       json ? stdout(`${JSON.stringify(event)}\n`) : writeSegments(renderer.render(event))
     )
@@ -63,15 +71,23 @@ export const makePrinter = (json: boolean) => {
       before = addSpend(before, event)
     })
   const finish = (sessionId: string) =>
-    Effect.zipRight(
-      Effect.suspend(() => {
-        if (json) return Effect.void
-        const text = `${costLine(spent, before)}session ${sessionId}`
-        return stderr(useColor(process.stderr) ? `\x1b[2m${text}\x1b[0m\n` : `${text}\n`)
-      }),
-      Effect.sync(() => {
-        process.exitCode = exitCode
-      })
+    Effect.suspend(() => {
+      if (options.requireOutput !== true || structured || exitCode !== 0 || stoppedBy === undefined) return Effect.void
+      exitCode = OUTPUT_INVALID_EXIT_CODE
+      return stderr(`custom-agent: the turn stopped (${stoppedBy}) before an answer validated against --output-schema\n`)
+    }).pipe(
+      Effect.zipRight(
+        Effect.suspend(() => {
+          if (json) return Effect.void
+          const text = `${costLine(spent, before)}session ${sessionId}`
+          return stderr(useColor(process.stderr) ? `\x1b[2m${text}\x1b[0m\n` : `${text}\n`)
+        })
+      ),
+      Effect.zipRight(
+        Effect.sync(() => {
+          process.exitCode = exitCode
+        })
+      )
     )
   return { show, earlier, finish }
 }

@@ -79,6 +79,13 @@ describe("run --output-schema", () => {
     expect(text.stdout + text.stderr).toMatch(/output_invalid.*no answer validated against the output schema after 2 attempt/s)
   })
 
+  it("a turn stopped by its step limit before an answer validated exits 3 as well", async () => {
+    const { scriptFile, env } = setup({ responses: ['{"status": 1}', '{"status": 2}'] })
+    const result = await runCli(["run", "check it", "--script", scriptFile, "--output-schema", schemaFile(), "--max-steps", "1"], { env })
+    expect(result.code).toBe(3)
+    expect(result.stderr).toContain("the turn stopped (max_steps) before an answer validated against --output-schema")
+  })
+
   it("a schema file that is missing, not JSON or not a schema is a usage error before anything runs", async () => {
     const { scriptFile, env } = setup({ responses: ["{}"] })
     const bad = join(temp(), "bad.json")
