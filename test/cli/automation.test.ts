@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { createServer } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { runCli, repoRoot } from "../support/cli.js"
+import { repoRoot, runCli, startServer, stop } from "../support/cli.js"
 import { goldenTranscripts } from "../support/golden.js"
 
 const dirs: Array<string> = []
@@ -100,6 +100,33 @@ describe("run --output-schema", () => {
       const result = await runCli(["run", "x", "--script", scriptFile, "--output-schema", file], { env })
       expect(result.code).toBe(2)
       expect(result.stderr).toContain(message)
+    }
+  })
+})
+
+describe("the terms over a server", () => {
+  it("run --server carries --output-schema and --max-turn-tokens to the server's turn", { timeout: 60_000 }, async () => {
+    const { scriptFile, env, dir } = setup({
+      responses: ['{"status": "unknown"}', '{"status": "broken"}', { chunks: [{ toolCall: { name: "list_files", input: {} } }], usage: { inputTokens: 900, outputTokens: 200 } }, "never asked"]
+    })
+    const server = await startServer(["--script", scriptFile], { env })
+    try {
+      const remote = { ...env, CUSTOM_AGENT_TOKEN: server.token }
+      const structured = await runCli(["run", "check", "--server", server.url, "--json", "--output-schema", schemaFile()], { env: remote, cwd: dir })
+      expect(structured.code).toBe(0)
+      expect(lines(structured.stdout).find((e) => e.type === "output.structured")?.payload).toEqual({ value: { status: "broken" }, attempts: 2 })
+      // The same session: the scripted model's answers go on where the first turn left them.
+      const sessionId = lines(structured.stdout)[0]?.sessionId ?? ""
+      const budget = await runCli(["run", "look", "--server", server.url, "--session", sessionId, "--json", "--max-turn-tokens", "1000", "--approve", "allow-reads"], {
+        env: remote,
+        cwd: dir
+      })
+      expect(budget.code).toBe(0)
+      const events = lines(budget.stdout)
+      expect(events.find((e) => e.type === "turn.started")?.payload["terms"]).toEqual({ maxTurnTokens: 1000 })
+      expect(events.at(-1)).toMatchObject({ type: "turn.completed", payload: { stopReason: "budget", message: "the turn used 1100 tokens, its limit is 1000" } })
+    } finally {
+      await stop(server.child)
     }
   })
 })
