@@ -124,7 +124,8 @@ export const runTurn = <E>(client: TurnClient<E>, args: RunArgs) =>
           )
         })
       )
-    const watcher = yield* Effect.fork(follow(0))
+    // Without --json the closing line gives the session's cost, so its earlier events are read too.
+    const watcher = yield* Effect.fork(follow(args.json ? after : 0))
     // Wait for the subscription to be live (its baseline), or for it to fail trying.
     yield* Effect.raceFirst(Deferred.await(live), Effect.zipRight(Fiber.join(watcher), Deferred.await(live)))
     const receipt = yield* client.prompt({
