@@ -10,7 +10,6 @@ import type { AgentEvent } from "../../domain/events.js"
 import { type Rewind, rewoundSpans } from "../../domain/rewound.js"
 import { addSpend, formatCost, noSpend } from "../../domain/spend.js"
 import { AgentHost, type ImportedSession } from "../../host/AgentHost.js"
-import { exportSessionTrace } from "../../layers/telemetry/export.js"
 import { EventStore } from "../../services/EventStore.js"
 import { DEFAULT_MAX_LINE_MIB, readSessionFile } from "../import-file.js"
 import { stderr, stdout, useColor, writeSegments } from "../io.js"
@@ -138,6 +137,8 @@ const exportCommand = Command.make("export", { sessionId, otlp, ...where }, (arg
     args.otlp
       ? Effect.gen(function* () {
           const events = Chunk.toReadonlyArray(yield* Stream.runCollect(source.export(args.sessionId)))
+          // Loaded only here: the exporter costs every other command's start-up time.
+          const { exportSessionTrace } = yield* Effect.promise(() => import("../../layers/telemetry/export.js"))
           const sent = yield* exportSessionTrace(events, packageVersion())
           yield* stderr(`sent ${sent.spans} span(s) of ${sent.traces} turn(s) to ${sent.url}\n`)
         })

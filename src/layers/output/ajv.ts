@@ -1,23 +1,25 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { Ajv, type ErrorObject, type ValidateFunction } from "ajv"
-import { Ajv2020 } from "ajv/dist/2020.js"
+import type { ErrorObject, ValidateFunction } from "ajv"
 import { messageOf } from "../../domain/cause-message.js"
 import { OutputSchemaInvalid, OutputValidator, type OutputValidatorShape } from "../../services/OutputValidator.js"
 
 // Formats are not checked (that takes ajv-formats); `logger: false` keeps ajv from writing to the console about them.
 const options = { allErrors: true, strict: false, logger: false } as const
 
-/** Draft 2020-12 when the schema says so, draft-07 (ajv's default, and effect's JSONSchema output) otherwise. */
-const compilerFor = (schema: Readonly<Record<string, unknown>>): Ajv | Ajv2020 =>
-  typeof schema["$schema"] === "string" && schema["$schema"].includes("2020-12") ? new Ajv2020(options) : new Ajv(options)
+// Loaded on first use: most runs have no output schema, and ajv costs start-up time.
+const loadAjv = Effect.promise(() => Promise.all([import("ajv"), import("ajv/dist/2020.js")]))
 
-/** Compiles a JSON Schema once; a schema ajv cannot compile is a typed error. */
+/** Compiles a JSON Schema (draft 2020-12 when its `$schema` says so, else draft-07, effect's JSONSchema output); one ajv cannot compile is a typed error. */
 export const compileSchema = (schema: Readonly<Record<string, unknown>>): Effect.Effect<ValidateFunction, OutputSchemaInvalid> =>
-  Effect.try({
-    try: () => compilerFor(schema).compile(schema),
-    catch: (error) => new OutputSchemaInvalid({ problem: messageOf(error) })
-  })
+  // ajv is CommonJS: its `module.exports` (the default export here, bundled or not) carries the classes.
+  Effect.flatMap(loadAjv, ([{ default: { Ajv } }, { default: { Ajv2020 } }]) =>
+    Effect.try({
+      try: () =>
+        (typeof schema["$schema"] === "string" && schema["$schema"].includes("2020-12") ? new Ajv2020(options) : new Ajv(options)).compile(schema),
+      catch: (error) => new OutputSchemaInvalid({ problem: messageOf(error) })
+    })
+  )
 
 /** One line per problem: where in the value (`/` for the whole) and what is wrong. */
 export const describeErrors = (errors: ReadonlyArray<ErrorObject> | null | undefined): ReadonlyArray<string> =>

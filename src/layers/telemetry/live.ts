@@ -1,4 +1,3 @@
-import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import * as Chunk from "effect/Chunk"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
@@ -11,7 +10,6 @@ import * as Queue from "effect/Queue"
 import { EventBus } from "../../services/EventBus.js"
 import { TraceContext } from "../../services/TraceContext.js"
 import { type OtlpConfigError, otlpConfig } from "./otlp-config.js"
-import { makeSpanExporter } from "./otlp-exporter.js"
 import { toolTraceparent } from "./span-ids.js"
 import { makeSpanProjector, type ProjectedSpan } from "./spans.js"
 
@@ -38,7 +36,10 @@ export const withTracing = <E, R>(
       const bus = yield* EventBus
       const config = yield* otlpConfig
       if (Option.isNone(config)) return Context.make(EventBus, bus).pipe(Context.add(TraceContext, untraced))
-      const exporter = yield* makeSpanExporter(config.value, serviceVersion).pipe(Effect.provide(FetchHttpClient.layer))
+      // Loaded only when tracing is on: the exporter and the HTTP client cost start-up time.
+      const { makeSpanExporter } = yield* Effect.promise(() => import("./otlp-exporter.js"))
+      const { layer: httpClient } = yield* Effect.promise(() => import("@effect/platform/FetchHttpClient"))
+      const exporter = yield* makeSpanExporter(config.value, serviceVersion).pipe(Effect.provide(httpClient))
       const projector = makeSpanProjector({ captureContent: config.value.captureContent })
       const queue = yield* Queue.dropping<ProjectedSpan>(queueCapacity)
       const sendBatch = (spans: ReadonlyArray<ProjectedSpan>) =>
