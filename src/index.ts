@@ -18,6 +18,10 @@ export * from "./domain/rewind.js"
 export * from "./domain/sandbox.js"
 export * from "./domain/session-log.js"
 export * from "./domain/tools.js"
+export * from "./domain/prices.js"
+export * from "./domain/spend.js"
+export * from "./domain/turn-terms.js"
+export { eventsJsonSchema } from "./domain/event-json-schema.js"
 
 // Ports: one service per boundary.
 export * from "./services/Approvals.js"
@@ -34,6 +38,8 @@ export * from "./services/PermissionEngine.js"
 export * from "./services/Sandbox.js"
 export * from "./services/Skills.js"
 export * from "./services/ToolRouter.js"
+export * from "./services/OutputValidator.js"
+export * from "./services/TraceContext.js"
 
 // The engine and the host.
 export {
@@ -72,6 +78,11 @@ export * as PolicyApprovals from "./layers/approvals/policy.js"
 export * as ScriptedApprovals from "./layers/approvals/scripted.js"
 export * as InteractiveApprovals from "./layers/approvals/interactive.js"
 export * as SkillFolders from "./layers/skills/folders.js"
+export * as PricedModel from "./layers/model/priced.js"
+export * as AjvOutputValidator from "./layers/output/ajv.js"
+// Traces projected from the log; live tracing wraps an EventBus (off when no OTEL endpoint is set).
+export { withTracing } from "./layers/telemetry/live.js"
+export { makeSpanProjector, projectLog, type ProjectedSpan } from "./layers/telemetry/spans.js"
 // The engine requires every port; these stand in for the ones a wiring has nothing for.
 export { noEventBus } from "./layers/event-bus/none.js"
 export { noMcp } from "./layers/tools/mcp-none.js"

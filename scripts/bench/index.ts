@@ -8,6 +8,7 @@ import * as Floors from "./floors.js"
 import * as Profile from "./profile.js"
 import * as Sandbox from "./sandbox.js"
 import * as Sessions from "./sessions.js"
+import * as Telemetry from "./telemetry.js"
 
 /**
  * Every benchmark, run one after another in this process; add new ones here. Name some to
@@ -22,6 +23,7 @@ const benches: ReadonlyArray<{ readonly id: string; readonly name: string; reado
   { id: "sessions", name: "sessions: what 10,000 one-turn sessions leave behind in one host (issue 16)", run: Sessions.run },
   { id: "cluster", name: "cluster: prompts per second through 1, 2 and 3 runners, failover time (issue 17)", run: Cluster.run },
   { id: "checkpoints", name: "checkpoints: a snapshot of a 10,000-file workspace, unchanged and with one file changed (issue 19)", run: Checkpoints.run },
+  { id: "telemetry", name: "telemetry: what tracing costs per step, off and on (issue 23)", run: Telemetry.run },
   { id: "profile", name: "profile of a 100-step chain", run: Profile.run, onlyWhenNamed: true },
   { id: "floors", name: "floors: the engine alone, one HTTP round trip", run: Floors.run, onlyWhenNamed: true },
   { id: "effect-ops", name: "effect operations per chain step", run: EffectOps.run, onlyWhenNamed: true }

@@ -26,7 +26,9 @@ const stopReasons: Readonly<Record<Exclude<TurnStopReason, "error">, StopReason>
   cancelled: "cancelled",
   max_steps: "max_turn_requests",
   max_tokens: "max_tokens",
-  refusal: "refusal"
+  refusal: "refusal",
+  // ACP has no stop reason for a spending limit; the closest is the turn's request limit.
+  budget: "max_turn_requests"
 }
 
 type Outcome = EventOf<"turn.completed">["payload"]

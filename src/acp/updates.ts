@@ -110,6 +110,7 @@ export const makeTranslator = (options: TranslatorOptions): Translator => {
         // ACP's plan is the same shape: the whole list each time, which the editor shows as it changes.
         return [{ sessionUpdate: "plan", entries: event.payload.todos.map((todo) => ({ content: todo.content, status: todo.status, priority: "medium" })) }]
       case "model.completed":
+      case "output.structured":
       case "turn.started":
         endMessage()
         return []

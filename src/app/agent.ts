@@ -6,6 +6,10 @@ import { IdsLive } from "../layers/ids.js"
 import * as HooksLayer from "../layers/hooks/layer.js"
 import * as Permissions from "../layers/permission/engine.js"
 import { LocalFilesLive } from "../layers/tools/local-file-access.js"
+import { pricedLayer } from "../layers/model/priced.js"
+import * as AjvOutput from "../layers/output/ajv.js"
+import { withTracing } from "../layers/telemetry/live.js"
+import { userSettingsFile } from "../layers/sandbox/settings.js"
 import * as ContextSources from "../layers/context/builder.js"
 import * as MemoryFile from "../layers/memory/file-store.js"
 import type { Approvals } from "../services/Approvals.js"
@@ -76,7 +80,7 @@ export const coreLayer = (config: AgentConfig) => {
   const sandbox = sandboxLayer(config.sandbox, config.configDir, config.dataDir).pipe(Layer.provide(permissions))
   return Layer.mergeAll(
     config.eventStore ?? storeLayer(config.store, config.dataDir),
-    modelLayer(config.model),
+    pricedLayer(modelLayer(config.model), userSettingsFile(config.configDir)),
     IdsLive,
     Layer.merge(routerLayer, ContextSources.layer({ configDir: config.configDir })).pipe(
       Layer.provideMerge(
@@ -90,7 +94,8 @@ export const coreLayer = (config: AgentConfig) => {
     ),
     HooksLayer.layer({ configDir: config.configDir }).pipe(Layer.provide(Layer.merge(sandbox, permissions))),
     permissions,
-    config.files ?? LocalFilesLive
+    config.files ?? LocalFilesLive,
+    AjvOutput.layer
   )
 }
 
@@ -107,7 +112,7 @@ export const agentLayer = (config: AgentConfig) =>
   SessionEngine.layer(engineOptions(config)).pipe(
     Layer.provideMerge(coreLayer(config)),
     // Nobody subscribes here: the turn's stream is the only reader.
-    Layer.provide(noEventBus),
+    Layer.provide(withTracing(noEventBus, config.version ?? "0.0.0")),
     Layer.provide(checkpointsOf(config)),
     Layer.provide(config.approvals ?? PolicyApprovals.layer("deny"))
   )

@@ -3,6 +3,7 @@ import * as SessionEngine from "../core/SessionEngine.js"
 import * as AgentHost from "../host/AgentHost.js"
 import * as Fanout from "../host/fanout.js"
 import * as PendingAsks from "../host/pending-asks.js"
+import { withTracing } from "../layers/telemetry/live.js"
 import { type AgentConfig, checkpointsOf, coreLayer, engineOptions } from "./agent.js"
 
 export interface HostConfig extends AgentConfig {
@@ -17,6 +18,6 @@ export interface HostConfig extends AgentConfig {
 export const hostLayer = (config: HostConfig) =>
   AgentHost.layer.pipe(
     Layer.provideMerge(SessionEngine.layer(engineOptions(config))),
-    Layer.provideMerge(Layer.mergeAll(coreLayer(config), PendingAsks.layer, Fanout.eventBusLayer, checkpointsOf(config))),
+    Layer.provideMerge(Layer.mergeAll(coreLayer(config), PendingAsks.layer, withTracing(Fanout.eventBusLayer, config.version ?? "0.0.0"), checkpointsOf(config))),
     Layer.provideMerge(Fanout.layer({ bufferSize: config.subscriberBuffer ?? 4096 }))
   )

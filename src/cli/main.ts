@@ -19,6 +19,7 @@ import { clusterCommand } from "./commands/cluster.js"
 import { mcpCommand } from "./commands/mcp.js"
 import { memoryCommand } from "./commands/memory.js"
 import { runCommand } from "./commands/run.js"
+import { schemaCommand } from "./commands/schema.js"
 import { serveCommand } from "./commands/serve.js"
 import { sessionsCommand } from "./commands/sessions.js"
 import { hooksCommand } from "./commands/hooks.js"
@@ -44,6 +45,7 @@ const commands = [
   hooksCommand,
   memoryCommand,
   trustCommand,
+  schemaCommand,
   clusterCommand
 ] as const
 

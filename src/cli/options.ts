@@ -21,6 +21,18 @@ export const positiveWhole = (name: string) =>
     })
   )
 
+/** A positive amount of US dollars (`0.5`, `2`), shown as USD. */
+export const positiveUsd = (name: string) =>
+  Options.text(name).pipe(
+    Options.withPseudoName("USD"),
+    Options.mapEffect((text) => {
+      const value = Number(text.trim())
+      return /^\+?(\d+(\.\d*)?|\.\d+)$/.test(text.trim()) && Number.isFinite(value) && value > 0
+        ? Effect.succeed(value)
+        : Effect.fail(usageError(`--${name} must be an amount of US dollars > 0, such as 0.50, got ${text}`))
+    })
+  )
+
 /** `path` if it is there and of this type; else a usage error naming the option. */
 const existing = (name: string, type: "File" | "Directory") => (path: string) =>
   Effect.flatMap(FileSystem.FileSystem, (fs) => fs.stat(path)).pipe(

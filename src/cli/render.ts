@@ -2,6 +2,7 @@ import type { AgentEvent } from "../domain/events.js"
 import { taskCounts, taskListLines } from "../domain/tasks.js"
 import { hookSummary } from "../domain/hook-summary.js"
 import { projectWidening } from "../domain/project-widening.js"
+import { addSpend, formatCost, formatUsd, noSpend } from "../domain/spend.js"
 
 export type Channel = "out" | "err"
 
@@ -50,6 +51,8 @@ export const makeRenderer = (options: RenderOptions) => {
   const side: Channel = options.live ? "err" : "out"
   const atLineStart: Record<Channel, boolean> = { out: true, err: true }
   let turnNumber = 0
+  /** What the current turn's model requests spent, for its closing line. */
+  let turnSpend = noSpend
   let inThinking = false
   const toolNames = new Map<string, string>()
 
@@ -102,6 +105,7 @@ export const makeRenderer = (options: RenderOptions) => {
         return line(side, dim(`  mode: ${event.payload.mode} (set by ${event.payload.by})`))
       case "turn.started":
         turnNumber++
+        turnSpend = noSpend
         return options.live ? [] : line("out", cyan(`── turn ${turnNumber} · ${clock(event.timestamp)} ──`))
       case "user.message":
         if (options.live) return []
@@ -157,8 +161,10 @@ export const makeRenderer = (options: RenderOptions) => {
         return line(side, `  ${mark} ${name}${took}${event.payload.isError ? ` ${red(oneLine(event.payload.output))}` : dim(` ${oneLine(event.payload.output, 100)}`)}`)
       }
       case "model.completed": {
-        const usage = event.payload.usage
-        return options.live ? [] : line("out", dim(`  · ${event.payload.stopReason} · ${usage.inputTokens} in / ${usage.outputTokens} out tokens`))
+        turnSpend = addSpend(turnSpend, event)
+        const { usage, costUsd } = event.payload
+        const cost = costUsd === undefined ? "" : ` · ${formatUsd(costUsd)}`
+        return options.live ? [] : line("out", dim(`  · ${event.payload.stopReason} · ${usage.inputTokens} in / ${usage.outputTokens} out tokens${cost}`))
       }
       case "model.failed":
         return options.live ? [] : line("out", red(`model error (${event.payload.code}): ${event.payload.reason}`))
@@ -219,16 +225,23 @@ export const makeRenderer = (options: RenderOptions) => {
       }
       case "conversation.rewound":
         return line(side, cyan(`↺ ${event.payload.redo ? "redo: " : ""}conversation rewound to #${event.payload.toSequence} by ${event.payload.by}`))
+      case "output.structured":
+        return options.live ? [] : line("out", green(`{} structured output validated`) + dim(` (${event.payload.attempts} attempt${event.payload.attempts === 1 ? "" : "s"}): ${oneLine(JSON.stringify(event.payload.value), 160)}`))
       case "turn.completed": {
         const { stopReason, errorCode, message } = event.payload
+        // Only when some request was priced: a model with no price has nothing to add.
+        const spent = options.live || turnSpend.unpriced === turnSpend.requests ? "" : ` · cost ${formatCost(turnSpend)}`
         if (stopReason === "final") {
-          if (!options.live) return line("out", dim("── done"))
+          if (!options.live) return line("out", dim(`── done${spent}`))
           return atLineStart.out ? [] : [write("out", "\n")]
         }
         // Live, model.failed printed nothing: the closing line carries the message.
         const said = options.live && message !== undefined ? `: ${message}` : ""
-        const detail = stopReason === "error" ? `error${errorCode === undefined ? "" : ` (${errorCode})`}${said}` : stopReason.replace("_", " ")
-        return line(side, (stopReason === "error" ? red : yellow)(`── ${detail}`))
+        const detail =
+          stopReason === "error"
+            ? `error${errorCode === undefined ? "" : ` (${errorCode})`}${said}`
+            : `${stopReason.replace("_", " ")}${stopReason === "budget" && message !== undefined ? `: ${message}` : ""}`
+        return line(side, (stopReason === "error" ? red : yellow)(`── ${detail}`) + dim(spent))
       }
     }
   }

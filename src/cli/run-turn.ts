@@ -11,6 +11,7 @@ import * as InteractiveApprovals from "../layers/approvals/interactive.js"
 import * as PolicyApprovals from "../layers/approvals/policy.js"
 import { stderr, useColor } from "./io.js"
 import type { TurnClient } from "./turn-client.js"
+import { termsOf } from "./output-schema.js"
 import { interactive, makePrinter, type RunArgs, titleOf } from "./turn-output.js"
 
 /** How long Ctrl-C waits for the turn's cancel to be acknowledged before leaving anyway. */
@@ -40,7 +41,8 @@ export const continueHint = (sessionId: string, args: RunArgs) =>
  */
 export const runTurn = <E>(client: TurnClient<E>, args: RunArgs) =>
   Effect.gen(function* () {
-    const printer = makePrinter(args.json)
+    const printer = makePrinter(args.json, { requireOutput: Option.isSome(args.outputSchema) })
+    const terms = termsOf(args)
     const view = Option.isSome(args.session)
       ? yield* client.getSession(args.session.value)
       : yield* client.createSession({ cwd: process.cwd(), title: titleOf(args.prompt), client: "cli", attachments: args.attach })
@@ -96,6 +98,11 @@ export const runTurn = <E>(client: TurnClient<E>, args: RunArgs) =>
         if (frame._tag !== "Event") return false
         const event = frame.event
         seen = event.sequence
+        // The session's earlier events are read only for its cost so far.
+        if (event.sequence <= after) {
+          yield* printer.earlier(event)
+          return false
+        }
         // A turn's events may come before the prompt's receipt names ours.
         if (event.turnId !== undefined) turnId ??= yield* Deferred.await(ourTurn)
         const ours = event.turnId !== undefined && event.turnId === turnId
@@ -117,7 +124,8 @@ export const runTurn = <E>(client: TurnClient<E>, args: RunArgs) =>
           )
         })
       )
-    const watcher = yield* Effect.fork(follow(after))
+    // Without --json the closing line gives the session's cost, so its earlier events are read too.
+    const watcher = yield* Effect.fork(follow(args.json ? after : 0))
     // Wait for the subscription to be live (its baseline), or for it to fail trying.
     yield* Effect.raceFirst(Deferred.await(live), Effect.zipRight(Fiber.join(watcher), Deferred.await(live)))
     const receipt = yield* client.prompt({
@@ -127,6 +135,7 @@ export const runTurn = <E>(client: TurnClient<E>, args: RunArgs) =>
       ...(Option.isSome(args.mode) ? { permissionMode: args.mode.value } : {}),
       ...(args.attach.length === 0 ? {} : { attachments: args.attach }),
       ...(Option.isSome(args.maxSteps) ? { maxSteps: args.maxSteps.value } : {}),
+      ...(terms === undefined ? {} : { terms }),
       // A prompt retried after a dropped connection starts one turn, not two.
       requestId: randomUUID()
     })

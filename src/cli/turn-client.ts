@@ -2,6 +2,7 @@ import type * as Effect from "effect/Effect"
 import type * as Stream from "effect/Stream"
 import type { HostFrame, PermissionAnswer, PromptReceipt, SessionView } from "../domain/host.js"
 import type { PermissionMode } from "../domain/permissions.js"
+import type { TurnTerms } from "../domain/turn-terms.js"
 
 /**
  * What `run` needs of the agent, the same whether the host runs in this process or on a
@@ -24,6 +25,7 @@ export interface TurnClient<E> {
     readonly permissionMode?: PermissionMode
     readonly attachments?: ReadonlyArray<string>
     readonly maxSteps?: number
+    readonly terms?: TurnTerms
     readonly requestId?: string
   }) => Effect.Effect<PromptReceipt, E>
   /** False when the question was no longer pending (another client answered first). */

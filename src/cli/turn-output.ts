@@ -1,14 +1,17 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import { outputInvalidCode } from "../core/output-check.js"
 import type { AgentEvent } from "../domain/events.js"
+import { addSpend, formatCost, noSpend, type Spend } from "../domain/spend.js"
 import type { PermissionMode } from "../domain/permissions.js"
 import type { ApprovalPolicy } from "../layers/approvals/policy.js"
 import { CliError } from "./errors.js"
 import { stderr, stdout, useColor, writeSegments } from "./io.js"
+import { OUTPUT_INVALID_EXIT_CODE, type TermsArgs } from "./output-schema.js"
 import { makeRenderer } from "./render.js"
 
 /** What `run` was asked, whichever way it runs (embedded or against a server). */
-export interface RunArgs {
+export interface RunArgs extends TermsArgs {
   readonly prompt: string
   readonly attach: ReadonlyArray<string>
   readonly session: Option.Option<string>
@@ -23,7 +26,7 @@ export interface RunArgs {
 
 const exitCodeOf = (event: AgentEvent): number | undefined => {
   if (event.type !== "turn.completed") return undefined
-  if (event.payload.stopReason === "error") return 1
+  if (event.payload.stopReason === "error") return event.payload.errorCode === outputInvalidCode ? OUTPUT_INVALID_EXIT_CODE : 1
   if (event.payload.stopReason === "cancelled") return 130
   return 0
 }
@@ -31,25 +34,62 @@ const exitCodeOf = (event: AgentEvent): number | undefined => {
 // The engine titles untitled sessions by the same rule.
 export { titleOf } from "../domain/session-title.js"
 
-/** How the turn's events reach the terminal: rendered, or NDJSON exactly as stored. */
-export const makePrinter = (json: boolean) => {
+/** The line before the session's: what the turn cost, and the session when it had earlier turns; empty when nothing was asked. */
+export const costLine = (turn: Spend, before: Spend): string => {
+  // A model with no price has no cost to show (the tokens are in sessions show).
+  if (turn.unpriced === turn.requests) return ""
+  const session = { requests: turn.requests + before.requests, tokens: turn.tokens + before.tokens, costUsd: turn.costUsd + before.costUsd, unpriced: turn.unpriced + before.unpriced }
+  const turnPart = `cost ${formatCost(turn)} (${turn.tokens} tokens)`
+  return before.requests === 0 ? `${turnPart}\n` : `${turnPart} · session ${formatCost(session)} (${session.tokens} tokens)\n`
+}
+
+/**
+ * How the turn's events reach the terminal: rendered, or NDJSON exactly as stored. With
+ * `requireOutput` (`--output-schema`), a turn that ends without `output.structured` (its step
+ * limit or budget came first) exits as one whose answers never validated.
+ */
+export const makePrinter = (json: boolean, options: { readonly requireOutput?: boolean } = {}) => {
   const renderer = makeRenderer({ color: useColor(process.stdout), live: true })
   let exitCode = 0
+  let structured = false
+  let stoppedBy: string | undefined
+  let spent = noSpend
+  let before = noSpend
   const show = (event: AgentEvent) =>
     Effect.zipRight(
       Effect.sync(() => {
         exitCode = exitCodeOf(event) ?? exitCode
+        spent = addSpend(spent, event)
+        if (event.type === "output.structured") structured = true
+        if (event.type === "turn.completed") stoppedBy = event.payload.stopReason
       }),
       json ? stdout(`${JSON.stringify(event)}\n`) : writeSegments(renderer.render(event))
     )
+  /** An event of the session from before this run: counted in the session's cost, not shown. */
+  const earlier = (event: AgentEvent) =>
+    Effect.sync(() => {
+      before = addSpend(before, event)
+    })
   const finish = (sessionId: string) =>
-    Effect.zipRight(
-      json ? Effect.void : stderr(useColor(process.stderr) ? `\x1b[2msession ${sessionId}\x1b[0m\n` : `session ${sessionId}\n`),
-      Effect.sync(() => {
-        process.exitCode = exitCode
-      })
+    Effect.suspend(() => {
+      if (options.requireOutput !== true || structured || exitCode !== 0 || stoppedBy === undefined) return Effect.void
+      exitCode = OUTPUT_INVALID_EXIT_CODE
+      return stderr(`custom-agent: the turn stopped (${stoppedBy}) before an answer validated against --output-schema\n`)
+    }).pipe(
+      Effect.zipRight(
+        Effect.suspend(() => {
+          if (json) return Effect.void
+          const text = `${costLine(spent, before)}session ${sessionId}`
+          return stderr(useColor(process.stderr) ? `\x1b[2m${text}\x1b[0m\n` : `${text}\n`)
+        })
+      ),
+      Effect.zipRight(
+        Effect.sync(() => {
+          process.exitCode = exitCode
+        })
+      )
     )
-  return { show, finish }
+  return { show, earlier, finish }
 }
 
 export const interactive = () => process.stdin.isTTY === true

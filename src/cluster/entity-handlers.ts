@@ -64,7 +64,8 @@ export const sessionEntityLayer = (options: { readonly maxIdleTime: Duration.Dur
             requestId: payload.requestId,
             ...(payload.permissionMode === undefined ? {} : { permissionMode: payload.permissionMode }),
             ...(payload.attachments === undefined ? {} : { attachments: payload.attachments }),
-            ...(payload.maxSteps === undefined ? {} : { maxSteps: payload.maxSteps })
+            ...(payload.maxSteps === undefined ? {} : { maxSteps: payload.maxSteps }),
+            ...(payload.terms === undefined ? {} : { terms: payload.terms })
           }),
         EditQueue: ({ payload }) => host.editQueue(sessionId, payload.messageId, payload.action),
         Compact: () => host.compact(sessionId),

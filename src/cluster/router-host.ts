@@ -115,7 +115,8 @@ export const routerHostLayer: Layer.Layer<AgentHost, never, AgentHost | Sharding
             client: request.client ?? "rpc",
             ...(request.permissionMode === undefined ? {} : { permissionMode: request.permissionMode }),
             ...(request.attachments === undefined ? {} : { attachments: request.attachments }),
-            ...(request.maxSteps === undefined ? {} : { maxSteps: request.maxSteps })
+            ...(request.maxSteps === undefined ? {} : { maxSteps: request.maxSteps }),
+            ...(request.terms === undefined ? {} : { terms: request.terms })
           })
           return yield* delivered(entity(request.sessionId).Prompt(payload))
         }),

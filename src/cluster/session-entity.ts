@@ -8,6 +8,7 @@ import { AgentEvent, MessageMode } from "../domain/events.js"
 import { PermissionAnswer, PermissionNotPending, PromptReceipt, QueueAction, QueuedMessageNotFound, SessionView } from "../domain/host.js"
 import { EngineFailure } from "../rpc/group.js"
 import { McpError } from "../services/McpHub.js"
+import { TurnTerms } from "../domain/turn-terms.js"
 
 /**
  * Messages that change a session carry the client's request id: stored before delivery and
@@ -33,7 +34,8 @@ export class PromptPayload extends Schema.Class<PromptPayload>("PromptPayload")(
   permissionMode: Schema.optional(PermissionMode),
   client: Schema.String,
   attachments: Schema.optional(Schema.Array(Schema.String)),
-  maxSteps: Schema.optional(Schema.Int)
+  maxSteps: Schema.optional(Schema.Int),
+  terms: Schema.optional(TurnTerms)
 }) {
   [PrimaryKey.symbol]() {
     return this.requestId

@@ -41,6 +41,10 @@ import { changeMode, claimTurn, type Draft, loadActor, makeActor, type RunningTu
 import { type DriveServices, drive, editQueue, queueMessage, startDriving, takeNext, takeSteering } from "./session-inbox.js"
 import { emptySessionState, type SessionHeader, type SessionState } from "./session-state.js"
 import { runTurnBody, type TurnOutcome } from "./turn.js"
+import { outputCheck } from "./output-check.js"
+import { OutputValidator } from "../services/OutputValidator.js"
+import { TraceContext } from "../services/TraceContext.js"
+import type { TurnTerms } from "../domain/turn-terms.js"
 
 export type { Draft } from "./session-actor.js"
 export type { RedoRequest, RewindRequest } from "./rewind.js"
@@ -68,6 +72,8 @@ export interface RunTurnInput {
   readonly client?: string
   /** Overrides the engine's step limit for this turn (not kept for a queued message). */
   readonly maxSteps?: number
+  /** Spending limits and an output schema for this turn (not kept for a queued message). */
+  readonly terms?: TurnTerms
   /**
    * The client's id for this prompt. A prompt delivered again with the same id (a cluster
    * delivers at least once) gets the first one's receipt and starts nothing; for a queued
@@ -199,6 +205,10 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
     const hooks = yield* Hooks
     // Optional: an embedder without a checkpoint store records none, and cannot restore files.
     const checkpoints = yield* Effect.serviceOption(Checkpoints)
+    // Needed only by turns with an output schema; an engine without one fails those turns.
+    const outputValidator = yield* Effect.serviceOption(OutputValidator)
+    // Given by live tracing: tool processes learn their span (TRACEPARENT).
+    const traceContext = yield* Effect.serviceOption(TraceContext)
     // An actor whose append was refused as out of sequence leaves the map: the next call loads the log again.
     const services = { store, ids, bus, fenced: (sessionId: string) => RcMap.invalidate(actors, sessionId) }
     const conversationOptions = { toolResultChars: options.toolResultChars }
@@ -359,7 +369,12 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
         const started = yield* emit({
           type: "turn.started",
           turnId,
-          payload: { promptPreview: preview(input.content), permissionMode: state.mode, ...(options.runner === undefined ? {} : { runner: options.runner }) }
+          payload: {
+            promptPreview: preview(input.content),
+            permissionMode: state.mode,
+            ...(options.runner === undefined ? {} : { runner: options.runner }),
+            ...(input.terms === undefined ? {} : { terms: input.terms })
+          }
         })
         const message = yield* emit({
           type: "user.message",
@@ -370,7 +385,15 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
         yield* emitAll(autoTitle(state, turnId, input.content))
         const workspaceRoot = state.header?.cwd ?? "."
         yield* emitAll(yield* projectRulesDrafts(permissions, state, workspaceRoot, turnId))
-        const hookContext: HookContext = { hooks, sessionId: input.sessionId, workspaceRoot, turnId, mode: () => state.mode, emit }
+        const hookContext: HookContext = {
+          hooks,
+          sessionId: input.sessionId,
+          workspaceRoot,
+          turnId,
+          mode: () => state.mode,
+          emit,
+          ...(Option.isSome(traceContext) ? { traceparent: (toolCallId?: string) => traceContext.value.traceparent(input.sessionId, turnId, toolCallId) } : {})
+        }
         const sessionStart = sessionStarted.has(actor) ? undefined : state.turns.length === 1 ? "startup" : "resume"
         sessionStarted.add(actor)
         const outcome = yield* runTurnBody({
@@ -384,6 +407,8 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
           compactionThreshold: options.compactionThreshold,
           mcp,
           maxSteps: input.maxSteps ?? options.maxSteps,
+          ...(input.terms === undefined ? {} : { terms: input.terms }),
+          output: outputCheck({ terms: input.terms, validator: outputValidator, turnId, emit }),
           takeSteering: takeSteering(actor),
           tools: {
             sessionId: input.sessionId,
@@ -404,7 +429,8 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
             turnStart: started.sequence,
             emit,
             checkpoint: checkpointRecorder(checkpoints, { state, workspaceRoot, turnId, emit }),
-            hooks: hookContext
+            hooks: hookContext,
+            ...(Option.isSome(traceContext) ? { traceparent: (toolCallId: string) => traceContext.value.traceparent(input.sessionId, turnId, toolCallId) } : {})
           },
           emit,
           emitAll
@@ -483,6 +509,7 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
                 const first = {
                   content: input.content,
                   ...(input.maxSteps === undefined ? {} : { maxSteps: input.maxSteps }),
+                  ...(input.terms === undefined ? {} : { terms: input.terms }),
                   ...(input.requestId === undefined ? {} : { requestId: input.requestId })
                 }
                 yield* FiberSet.run(drives, withActor(input.sessionId, (held) => drive(driveServices, held, first, admitted)))

@@ -15,6 +15,8 @@ export interface HookContext {
   /** The session's mode now, Claude Code's `permission_mode`. */
   readonly mode: () => PermissionMode
   readonly emit: (draft: Draft) => Effect.Effect<AgentEvent, EventStoreError>
+  /** The `traceparent` of a call's span (or the turn's, without a call), when tracing is on: hooks get it as TRACEPARENT. */
+  readonly traceparent?: (toolCallId?: string) => string | undefined
 }
 
 /** What a run means for the session, besides its facts: the model's text, a decision not followed. */
@@ -51,14 +53,19 @@ export const runHooks = (
   ctx: HookContext,
   event: HookEventName,
   fields: Readonly<Record<string, unknown>>,
-  target?: string
+  target?: string,
+  toolCallId?: string
 ): Effect.Effect<ReadonlyArray<HookRun>> =>
-  ctx.hooks.run({
-    event,
-    sessionId: ctx.sessionId,
-    workspaceRoot: ctx.workspaceRoot,
-    ...(target === undefined ? {} : { target }),
-    fields: { permission_mode: ctx.mode(), ...fields }
+  Effect.suspend(() => {
+    const traceparent = ctx.traceparent?.(toolCallId)
+    return ctx.hooks.run({
+      event,
+      sessionId: ctx.sessionId,
+      workspaceRoot: ctx.workspaceRoot,
+      ...(target === undefined ? {} : { target }),
+      ...(traceparent === undefined ? {} : { traceparent }),
+      fields: { permission_mode: ctx.mode(), ...fields }
+    })
   })
 
 /** Records each run, in order, with what `noteOf` says it means. */

@@ -3,7 +3,9 @@ import * as Either from "effect/Either"
 import type { AgentEvent } from "../domain/events.js"
 import type { ConversationMessage } from "../domain/model.js"
 import type { ContextSourceText } from "../services/ContextBuilder.js"
+import type { TurnTerms } from "../domain/turn-terms.js"
 import { assembleSystem, taskSection, withTasks } from "./context.js"
+import { withOutputContract } from "./output-check.js"
 import { type ConversationOptions, defaultConversationOptions, makeConversation } from "./conversation.js"
 
 /** The log refers to a context source whose text it does not hold (a truncated or edited log). */
@@ -38,7 +40,9 @@ export const rebuildRequests = (
   const conversation = makeConversation(options)
   const texts = new Map<string, ContextSourceText>()
   const requests: Array<RebuiltRequest> = []
+  let terms: TurnTerms | undefined
   for (const event of events) {
+    if (event.type === "turn.started") terms = event.payload.terms
     if (event.type === "context.source") {
       texts.set(event.payload.hash, { kind: event.payload.kind, id: event.payload.id, text: event.payload.text })
     }
@@ -51,7 +55,7 @@ export const rebuildRequests = (
         }
         sources.push(recorded)
       }
-      const system = withTasks(assembleSystem(sources), taskSection(conversation.tasks()?.todos))
+      const system = withTasks(withOutputContract(assembleSystem(sources), terms), taskSection(conversation.tasks()?.todos))
       requests.push({ sequence: event.sequence, system, messages: conversation.snapshot(), tools: event.payload.tools })
     }
     conversation.apply(event)

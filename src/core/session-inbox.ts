@@ -5,6 +5,7 @@ import type { EngineError, EventStoreError } from "../domain/errors.js"
 import type { AgentEvent, MessageMode, QueuedMessage } from "../domain/events.js"
 import { type PromptReceipt, type QueueAction, QueuedMessageNotFound } from "../domain/host.js"
 import type { SessionActor } from "./session-actor.js"
+import type { TurnTerms } from "../domain/turn-terms.js"
 
 type Inbox = SessionActor["state"]["inbox"]
 
@@ -70,6 +71,7 @@ export const editQueue = (actor: SessionActor, messageId: string, action: QueueA
 export interface TurnMessage {
   readonly content: string
   readonly maxSteps?: number
+  readonly terms?: TurnTerms
   readonly requestId?: string
 }
 

@@ -45,7 +45,7 @@ const overruledAllow = (verdict: HookedVerdict): string =>
  */
 export const preToolUse = (ctx: HookContext, call: ToolCall, prepared: PreparedCall, verdict: Verdict): Effect.Effect<HookedVerdict, EventStoreError> =>
   Effect.gen(function* () {
-    const runs = yield* runHooks(ctx, "PreToolUse", toolFields(call, prepared), call.name)
+    const runs = yield* runHooks(ctx, "PreToolUse", toolFields(call, prepared), call.name, call.toolCallId)
     if (runs.length === 0) return verdict
     const deny = runs.find((run) => run.outcome.decision === "deny")
     const ask = runs.find((run) => run.outcome.decision === "ask")
@@ -79,7 +79,7 @@ export const permissionRequest = (
   verdict: Extract<HookedVerdict, { readonly decision: "ask" }>
 ): Effect.Effect<Option.Option<{ readonly decision: "allow" | "deny"; readonly reason: string; readonly hook: string }>, EventStoreError> =>
   Effect.gen(function* () {
-    const runs = yield* runHooks(ctx, "PermissionRequest", toolFields(call, prepared), call.name)
+    const runs = yield* runHooks(ctx, "PermissionRequest", toolFields(call, prepared), call.name, call.toolCallId)
     if (runs.length === 0) return Option.none()
     const deny = runs.find((run) => run.outcome.decision === "deny")
     const allow = runs.find((run) => run.outcome.decision === "allow")
@@ -100,6 +100,12 @@ export const postToolUse = (ctx: HookContext, call: ToolCall, prepared: Prepared
   result.isError
     ? Effect.void
     : Effect.flatMap(
-        runHooks(ctx, "PostToolUse", { ...toolFields(call, prepared), tool_response: { output: result.output, is_error: result.isError } }, call.name),
+        runHooks(
+          ctx,
+          "PostToolUse",
+          { ...toolFields(call, prepared), tool_response: { output: result.output, is_error: result.isError } },
+          call.name,
+          call.toolCallId
+        ),
         (runs) => recordWithContext(ctx, runs, call.toolCallId)
       )

@@ -34,6 +34,8 @@ export interface ToolStepContext {
   readonly checkpoint: RecordCheckpoint
   /** PreToolUse, PermissionRequest and PostToolUse hooks run and are recorded through this. */
   readonly hooks: HookContext
+  /** The `traceparent` of a call's span, when tracing is on. */
+  readonly traceparent?: (toolCallId: string) => string | undefined
 }
 
 interface Allowed {
@@ -84,6 +86,11 @@ const recordConsequences = (ctx: ToolStepContext, toolCallId: string, result: To
       .pipe(Effect.catchAll((error) => Effect.logWarning(`memory candidate ${candidateId} is in the log but not in the review queue`, error.message)))
   })
 
+const traceparentOf = (ctx: ToolStepContext, toolCallId: string): { readonly traceparent?: string } => {
+  const traceparent = ctx.traceparent?.(toolCallId)
+  return traceparent === undefined ? {} : { traceparent }
+}
+
 /**
  * ToolRouter -> PermissionEngine (-> Approvals when it asks). Every call gets a
  * `permission.resolved` before it may start; a refused or invalid call is answered with an
@@ -95,7 +102,8 @@ const authorize = (ctx: ToolStepContext, call: ToolCall): Effect.Effect<Option.O
       sessionId: ctx.sessionId,
       toolCallId: call.toolCallId,
       workspaceRoot: ctx.workspaceRoot,
-      files: ctx.files
+      files: ctx.files,
+      ...traceparentOf(ctx, call.toolCallId)
     }
     const prepared = yield* Effect.either(ctx.router.prepare(call, toolContext))
     if (prepared._tag === "Left") {

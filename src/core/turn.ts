@@ -3,17 +3,20 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type { EventStoreError, ModelError } from "../domain/errors.js"
 import type { AgentEvent, TurnStopReason } from "../domain/events.js"
-import type { ModelRequest, ModelStopReason, ModelStreamEvent } from "../domain/model.js"
+import type { ModelRequest, ModelStopReason, ModelStreamEvent, Usage } from "../domain/model.js"
 import { textTokens } from "../domain/tokens.js"
 import type { ToolCall } from "../domain/tools.js"
 import type { ContextBuilderShape, ContextSourceText } from "../services/ContextBuilder.js"
 import type { McpHubShape } from "../services/McpHub.js"
 import type { ModelGatewayShape } from "../services/ModelGateway.js"
+import type { TurnTerms } from "../domain/turn-terms.js"
+import { turnBudget } from "./budget.js"
 import { compactHistory } from "./compaction.js"
 import { forEachChunkPulled } from "./for-each-pulled.js"
 import { assembleSystem, budgetOf, hashSource, measure, taskSection, withTasks } from "./context.js"
 import type { Draft } from "./session-actor.js"
 import { type SessionState, sourceKey } from "./session-state.js"
+import { type OutputCheck, withOutputContract } from "./output-check.js"
 import { runToolCalls, type ToolStepContext } from "./tools-step.js"
 import { contextNote, type HookContext, hookText, recordRuns, recordWithContext, runHooks } from "./hook-runs.js"
 import type { HookRun } from "../services/Hooks.js"
@@ -35,6 +38,10 @@ export interface TurnContext {
   readonly compactionThreshold: number
   readonly mcp: McpHubShape
   readonly maxSteps: number
+  /** Spending limits and an output schema the prompt asked for. */
+  readonly terms?: TurnTerms
+  /** Judges the final answer against the output schema, if the turn has one. */
+  readonly output: OutputCheck
   readonly tools: ToolStepContext
   /** Messages sent while the turn runs, read at each step boundary. */
   readonly takeSteering: Effect.Effect<ReadonlyArray<string>>
@@ -48,7 +55,15 @@ export interface TurnContext {
 
 type StepResult =
   | { readonly _tag: "Failed"; readonly outcome: TurnOutcome }
-  | { readonly _tag: "Completed"; readonly stopReason: ModelStopReason; readonly toolCalls: ReadonlyArray<ToolCall> }
+  | {
+      readonly _tag: "Completed"
+      readonly stopReason: ModelStopReason
+      readonly toolCalls: ReadonlyArray<ToolCall>
+      /** The step's answer text, for the output check. */
+      readonly text: string
+      readonly usage: Usage
+      readonly costUsd: number | undefined
+    }
 
 /**
  * The turn after admission: model step, tool calls through the permission boundary, results
@@ -69,11 +84,18 @@ export const runTurnBody = (ctx: TurnContext): Effect.Effect<TurnOutcome, EventS
     }
     // A Stop hook may send the agent back to work once per turn: the bound that keeps two hooks from looping.
     let continued = false
+    const budget = turnBudget(ctx.terms, ctx.gateway.info.id)
     for (let step = 1; step <= ctx.maxSteps; step++) {
-      if (step > 1) yield* admitSteering(ctx)
+      if (step > 1) {
+        // Step boundary: the step that crossed a limit has finished (its tools ran); no new request.
+        const over = budget.exceeded()
+        if (Option.isSome(over)) return over.value
+        yield* admitSteering(ctx)
+      }
       yield* recordMcpNotices(ctx)
       const result = yield* modelStep(ctx, sources)
       if (result._tag === "Failed") return result.outcome
+      budget.record(result.usage, result.costUsd)
       if (result.toolCalls.length > 0) {
         yield* runToolCalls(ctx.tools, result.toolCalls)
         continue
@@ -88,12 +110,16 @@ export const runTurnBody = (ctx: TurnContext): Effect.Effect<TurnOutcome, EventS
           return { stopReason: "refusal" }
         case "final":
         case "stop_sequence":
-        case "tool_calls":
+        case "tool_calls": {
           if (yield* stopHooksContinue(ctx, continued)) {
             continued = true
             continue
           }
-          return { stopReason: "final" }
+          // The answer that would end the turn meets the output contract, if the turn has one.
+          const judged = yield* ctx.output.onFinal(result.text)
+          if (Option.isSome(judged)) return judged.value
+          continue
+        }
       }
     }
     return { stopReason: "max_steps", message: `the turn reached its limit of ${ctx.maxSteps} model steps` }
@@ -228,17 +254,25 @@ const buildRequest = (ctx: TurnContext, gather: Effect.Effect<ReadonlyArray<Cont
         ...(tasks === undefined || tasksText === "" ? {} : { tasks: { sequence: tasks.sequence, tokens: tasksTokens } })
       }
     })
-    return { sessionId: ctx.state.sessionId, purpose: "turn", system: withTasks(assembleSystem(sources), tasksText), messages, tools }
+    return {
+      sessionId: ctx.state.sessionId,
+      purpose: "turn",
+      system: withTasks(withOutputContract(assembleSystem(sources), ctx.terms), tasksText),
+      messages,
+      tools
+    }
   })
 
 const modelStep = (ctx: TurnContext, sources: Effect.Effect<ReadonlyArray<ContextSourceText>>): Effect.Effect<StepResult, EventStoreError> =>
   Effect.gen(function* () {
     const request = yield* buildRequest(ctx, sources)
-    let completed: ModelStopReason | undefined
+    let completed: { readonly stopReason: ModelStopReason; readonly usage: Usage; readonly costUsd: number | undefined } | undefined
+    let text = ""
     const toolCalls: Array<ToolCall> = []
     const draftOf = (event: ModelStreamEvent): Draft => {
       switch (event._tag) {
         case "TextDelta":
+          text += event.text
           return { type: "model.delta", turnId: ctx.turnId, payload: { text: event.text } }
         case "ThinkingDelta":
           return {
@@ -258,8 +292,17 @@ const modelStep = (ctx: TurnContext, sources: Effect.Effect<ReadonlyArray<Contex
             payload: { toolCallId: event.toolCallId, name: event.name, input: event.input }
           }
         case "Completed":
-          completed = event.stopReason
-          return { type: "model.completed", turnId: ctx.turnId, payload: { stopReason: event.stopReason, usage: event.usage } }
+          completed = { stopReason: event.stopReason, usage: event.usage, costUsd: event.costUsd }
+          return {
+            type: "model.completed",
+            turnId: ctx.turnId,
+            payload: {
+              stopReason: event.stopReason,
+              usage: event.usage,
+              model: ctx.gateway.info.id,
+              ...(event.costUsd === undefined ? {} : { costUsd: event.costUsd })
+            }
+          }
       }
     }
     // What arrived together is committed together: one append per chunk of the answer.
@@ -271,7 +314,7 @@ const modelStep = (ctx: TurnContext, sources: Effect.Effect<ReadonlyArray<Contex
     if (completed === undefined) {
       return yield* failStep(ctx, "invalid_response", "the model stream ended without a completion")
     }
-    return { _tag: "Completed", stopReason: completed, toolCalls }
+    return { _tag: "Completed", ...completed, toolCalls, text }
   })
 
 const failStep = (ctx: TurnContext, code: ModelError["code"], message: string) =>

@@ -44,6 +44,7 @@ const memberDecoders: { readonly [T in EventType]: MemberDecoder } = {
   "checkpoint.recorded": Schema.decodeUnknownEither(eventSchemas["checkpoint.recorded"]),
   "checkpoint.restored": Schema.decodeUnknownEither(eventSchemas["checkpoint.restored"]),
   "conversation.rewound": Schema.decodeUnknownEither(eventSchemas["conversation.rewound"]),
+  "output.structured": Schema.decodeUnknownEither(eventSchemas["output.structured"]),
   "turn.completed": Schema.decodeUnknownEither(eventSchemas["turn.completed"])
 }
 

@@ -6,6 +6,7 @@ import { DecidedBy, PermissionDecision, PermissionMode, PermissionScope, RuleRef
 import { SandboxProfile } from "./sandbox.js"
 import { TodoItem } from "./tasks.js"
 import { RiskClass, ToolResultData } from "./tools.js"
+import { TurnTerms } from "./turn-terms.js"
 
 /**
  * The event log's envelope. Every field is plain JSON (no transformations), so an event's
@@ -32,7 +33,9 @@ export const TurnStopReason = Schema.Literal(
   "error",
   "max_steps",
   "max_tokens",
-  "refusal"
+  "refusal",
+  // a spending limit of the turn (cost or tokens) was reached at a step boundary
+  "budget"
 )
 export type TurnStopReason = typeof TurnStopReason.Type
 
@@ -94,7 +97,9 @@ export const TurnStarted = defineEvent("turn.started", {
   /** The permission mode the turn ran under, for the audit trail. */
   permissionMode: Schema.optional(PermissionMode),
   /** The cluster runner that ran the turn (`host:port`); absent on a single process. */
-  runner: Schema.optional(Schema.String)
+  runner: Schema.optional(Schema.String),
+  /** The spending limits and output schema the prompt set for the turn. */
+  terms: Schema.optional(TurnTerms)
 })
 
 export const UserMessageEvent = defineEvent("user.message", {
@@ -120,7 +125,11 @@ export const ModelToolCallRequested = defineEvent("model.tool_call_requested", {
 
 export const ModelCompletedEvent = defineEvent("model.completed", {
   stopReason: ModelStopReason,
-  usage: Usage
+  usage: Usage,
+  /** The model that answered (the id `--model` selected), for cost and traces. */
+  model: Schema.optional(Schema.String),
+  /** What the request cost in USD: reported by the provider, or from the price table; absent when the model has no known price. */
+  costUsd: Schema.optional(Schema.Finite.pipe(Schema.nonNegative()))
 })
 
 export const ModelFailed = defineEvent("model.failed", {
@@ -412,6 +421,16 @@ export const ConversationRewound = defineEvent("conversation.rewound", {
   redo: Schema.Boolean
 })
 
+/**
+ * The turn's final answer validated against the output schema the prompt asked for
+ * (`run --output-schema`): the parsed JSON value, and how many answers it took (1 when the
+ * first one validated). Committed just before the turn's `turn.completed`.
+ */
+export const OutputStructured = defineEvent("output.structured", {
+  value: Schema.Unknown,
+  attempts: Schema.Int.pipe(Schema.positive())
+})
+
 export const TurnCompleted = defineEvent("turn.completed", {
   stopReason: TurnStopReason,
   /** Set when stopReason is `error`: a model error code, `interrupted`, `store_failure`, ... */
@@ -453,6 +472,7 @@ export const eventSchemas = {
   "checkpoint.recorded": CheckpointRecorded,
   "checkpoint.restored": CheckpointRestored,
   "conversation.rewound": ConversationRewound,
+  "output.structured": OutputStructured,
   "turn.completed": TurnCompleted
 } as const
 
@@ -489,6 +509,7 @@ export const AgentEvent = Schema.Union(
   CheckpointRecorded,
   CheckpointRestored,
   ConversationRewound,
+  OutputStructured,
   TurnCompleted
 )
 export type AgentEvent = typeof AgentEvent.Type

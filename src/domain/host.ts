@@ -3,6 +3,7 @@ import { AgentEvent, MessageMode, QueuedMessage } from "./events.js"
 import { SessionId } from "./ids.js"
 import { PermissionMode, PermissionScope } from "./permissions.js"
 import { RiskClass } from "./tools.js"
+import { TurnTerms } from "./turn-terms.js"
 
 /** A permission question a running turn is waiting on; any client may answer it. */
 export const PendingPermission = Schema.Struct({
@@ -111,6 +112,8 @@ export const PromptInput = Schema.Struct({
   attachments: Schema.optional(Schema.Array(Schema.String)),
   /** Model steps the turn this message starts may take (the server's limit when left out). */
   maxSteps: Schema.optional(Schema.Int.pipe(Schema.positive())),
+  /** Spending limits and an output schema for the turn this message starts. */
+  terms: Schema.optional(TurnTerms),
   /** The client's id for this prompt: sent again (a retry after a dropped connection), it starts nothing new and gets the first receipt. */
   requestId: Schema.optional(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(200)))
 })

@@ -125,7 +125,9 @@ export const ModelToolCall = Schema.TaggedStruct("ToolCall", {
 })
 export const ModelCompleted = Schema.TaggedStruct("Completed", {
   stopReason: ModelStopReason,
-  usage: Usage
+  usage: Usage,
+  /** The request's cost in USD when the provider reports it (or a priced gateway computed it). */
+  costUsd: Schema.optional(Schema.Finite)
 })
 export const ModelStreamEvent = Schema.Union(ModelTextDelta, ModelThinkingDelta, ModelToolCall, ModelCompleted)
 export type ModelStreamEvent = typeof ModelStreamEvent.Type

@@ -39,6 +39,7 @@ import { subscriptionPull } from "./subscription.js"
 import { PendingAsks } from "./pending-asks.js"
 import { listSessionItems } from "./session-list.js"
 import { makeSessionWatch, SessionWatchTiming } from "./session-watch.js"
+import type { TurnTerms } from "../domain/turn-terms.js"
 
 export interface PromptRequest {
   readonly sessionId: string
@@ -52,6 +53,8 @@ export interface PromptRequest {
   readonly client?: string
   /** Model steps the turn this message starts may take (not kept for a queued message). */
   readonly maxSteps?: number
+  /** Spending limits and an output schema for the turn this message starts (not kept for a queued message). */
+  readonly terms?: TurnTerms
   /** The client's id for this prompt: delivered twice, it gets the first one's receipt. */
   readonly requestId?: string
 }
@@ -213,6 +216,7 @@ export const make = Effect.gen(function* () {
         ...(request.permissionMode === undefined ? {} : { permissionMode: request.permissionMode }),
         ...(request.client === undefined ? {} : { client: request.client }),
         ...(request.maxSteps === undefined ? {} : { maxSteps: request.maxSteps }),
+        ...(request.terms === undefined ? {} : { terms: request.terms }),
         ...(request.requestId === undefined ? {} : { requestId: request.requestId })
       })
     })

@@ -33,7 +33,7 @@ export const handlersLayer = (options: HandlerOptions = {}) => AgentRpcs.toLayer
       RenameSession: ({ sessionId, title, by }) => host.renameSession(sessionId, title, by ?? "rpc"),
       ArchiveSession: ({ sessionId, archived, by }) => host.archiveSession(sessionId, archived, by ?? "rpc"),
       GetSession: ({ sessionId }) => host.getSession(sessionId),
-      Prompt: ({ sessionId, content, mode, permissionMode, client, attachments, maxSteps, requestId }) =>
+      Prompt: ({ sessionId, content, mode, permissionMode, client, attachments, maxSteps, terms, requestId }) =>
         host.prompt({
           sessionId,
           content,
@@ -42,6 +42,7 @@ export const handlersLayer = (options: HandlerOptions = {}) => AgentRpcs.toLayer
           ...(permissionMode === undefined ? {} : { permissionMode }),
           ...(attachments === undefined ? {} : { attachments }),
           ...(maxSteps === undefined ? {} : { maxSteps }),
+          ...(terms === undefined ? {} : { terms }),
           ...(requestId === undefined ? {} : { requestId })
         }),
       Subscribe: ({ sessionId, afterSequence }) =>

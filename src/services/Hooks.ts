@@ -15,6 +15,8 @@ export interface HookInvocation {
    * (`tool_name`, `tool_input`, `prompt`, ...); `session_id`, `hook_event_name`, `cwd` are added.
    */
   readonly fields: Readonly<Record<string, unknown>>
+  /** The W3C trace context of the call (or turn) the hook runs for, when tracing is on: the hook's TRACEPARENT. */
+  readonly traceparent?: string
 }
 
 /** What one hook run asked for, read from its exit code and output. */

@@ -35,6 +35,8 @@ export interface ToolContext {
   /** Absolute, symlinks resolved. Every path a tool touches is judged against it. */
   readonly workspaceRoot: string
   readonly files: FileAccess
+  /** The W3C `traceparent` of the call's span when tracing is on: processes the call starts get it as TRACEPARENT. */
+  readonly traceparent?: string
 }
 
 /**

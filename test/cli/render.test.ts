@@ -41,3 +41,43 @@ describe("how a decision reads at the terminal", () => {
     expect(shown(resolved({ toolCallId: "c", decision: "allow", scope: "session", by: "user" }))).toBe("  allowed by user for the session\n")
   })
 })
+
+describe("cost, budgets and structured output in a timeline", () => {
+  let sequence = 0
+  const event = (type: AgentEvent["type"], payload: unknown): AgentEvent =>
+    ({ type, schemaVersion: 1, id: `evt_${++sequence}`, sessionId: "ses_1", turnId: "turn_1", sequence, timestamp: "2026-12-01T10:00:00.000Z", payload }) as AgentEvent
+  const timeline = (events: ReadonlyArray<AgentEvent>, live: boolean) => {
+    const renderer = makeRenderer({ color: false, live })
+    return events.flatMap((e) => renderer.render(e)).map((s) => s.text).join("")
+  }
+  const usage = { inputTokens: 100, outputTokens: 10 }
+
+  it("sessions show gives each request's cost and the turn's; a budget stop says what was spent", () => {
+    const text = timeline(
+      [
+        event("turn.started", { promptPreview: "go" }),
+        event("model.completed", { stopReason: "tool_calls", usage, costUsd: 0.25 }),
+        event("model.completed", { stopReason: "tool_calls", usage }),
+        event("turn.completed", { stopReason: "budget", message: "the turn cost $0.2500, its limit is $0.2000" })
+      ],
+      false
+    )
+    expect(text).toContain("· tool_calls · 100 in / 10 out tokens · $0.2500\n")
+    expect(text).toContain("· tool_calls · 100 in / 10 out tokens\n")
+    expect(text).toContain("── budget: the turn cost $0.2500, its limit is $0.2000 · cost ≥ $0.2500\n")
+  })
+
+  it("a turn of an unpriced model shows no cost; a validated output shows its value when read back, nothing live", () => {
+    const events = [
+      event("turn.started", { promptPreview: "go" }),
+      event("model.completed", { stopReason: "final", usage }),
+      event("output.structured", { value: { status: "ok" }, attempts: 1 }),
+      event("turn.completed", { stopReason: "final" })
+    ]
+    const read = timeline(events, false)
+    expect(read).toContain('{} structured output validated (1 attempt): {"status":"ok"}\n')
+    expect(read).toContain("── done\n")
+    expect(read).not.toContain("cost")
+    expect(timeline(events, true)).not.toContain("structured output")
+  })
+})

@@ -16,6 +16,8 @@ import type { Hooks } from "../../src/services/Hooks.js"
 import type { PermissionEngine } from "../../src/services/PermissionEngine.js"
 import * as Router from "../../src/layers/tools/router.js"
 import type { Checkpoints } from "../../src/services/Checkpoints.js"
+import type { EventBus } from "../../src/services/EventBus.js"
+import type { OutputValidator } from "../../src/services/OutputValidator.js"
 import { EventStore } from "../../src/services/EventStore.js"
 import { checkingCanonical } from "./canonical-store.js"
 import type { ContextBuilder } from "../../src/services/ContextBuilder.js"
@@ -45,6 +47,10 @@ export interface HarnessOptions {
   readonly userRulesFile?: string
   /** The hooks (default: none), given the harness's PermissionEngine, whose trust they follow. */
   readonly hooks?: Layer.Layer<Hooks, unknown, PermissionEngine>
+  /** The JSON Schema validator for output schemas (default: none, so such turns fail). */
+  readonly outputValidator?: Layer.Layer<OutputValidator>
+  /** Where committed events are announced (default: nowhere). */
+  readonly eventBus?: Layer.Layer<EventBus, unknown>
 }
 
 /** An engine on the given store with a scripted model; the store stays reachable for assertions. */
@@ -67,11 +73,12 @@ export const engineLayer = (store: StoreLayer, script?: Scripted.Script, options
         LocalFilesLive,
         options.context ?? StaticContext.layer(),
         MemoryFile.layer(options.memoryFile ?? join(tmpdir(), `memory-${randomUUID()}.json`)),
-        options.checkpoints ?? Layer.empty
+        options.checkpoints ?? Layer.empty,
+        options.outputValidator ?? Layer.empty
       )
     ),
     // No subscribers and no MCP servers: tests read the turn's stream and the store.
-    Layer.provideMerge(Layer.merge(noEventBus, noMcp))
+    Layer.provideMerge(Layer.merge(options.eventBus ?? noEventBus, noMcp))
   )
 }
 

@@ -1,6 +1,6 @@
 /**
  * A small stdio MCP server for the hub's tests, run with `node --import tsx`. Its tools:
- * `echo` (read-only), `crash` (the process exits while answering), `wait` (answers only when
+ * `echo` (read-only), `trace` (with MCP_TEST_TRACE=1: answers the call's `_meta.traceparent`), `crash` (the process exits while answering), `wait` (answers only when
  * cancelled), `grow` (adds a tool, so the server announces a changed tool list).
  * MCP_TEST_PID_FILE gets its pid; MCP_TEST_EVENTS_FILE gets a line per notable moment.
  */
@@ -26,6 +26,13 @@ server.registerTool(
   { description: "Repeats the text", inputSchema: { text: z.string() }, annotations: { readOnlyHint: true } },
   async ({ text }) => ({ content: [{ type: "text", text }] })
 )
+
+// Only when asked for, so the other tests' tool lists stay as they are.
+if (process.env["MCP_TEST_TRACE"] === "1") {
+  server.registerTool("trace", { description: "Answers the traceparent the call carried in _meta" }, async (extra) => ({
+    content: [{ type: "text", text: `traceparent=${String(extra._meta?.["traceparent"] ?? "none")}` }]
+  }))
+}
 
 server.registerTool("crash", { description: "Exits the process while answering" }, async () => {
   process.stderr.write("about to crash: simulated failure\n")

@@ -133,6 +133,25 @@ describe("the timeline reducer", () => {
     })
   })
 
+  it("shows a validated structured output as a note with the value, and a budget stop with what was spent", () => {
+    const e = recorder()
+    const state = replay([
+      e("turn.started", { promptPreview: "status?" }),
+      e("model.delta", { text: '{"status": "ok"}' }),
+      e("model.completed", { stopReason: "final", usage, costUsd: 0.01 }),
+      e("output.structured", { value: { status: "ok" }, attempts: 2 }),
+      e("turn.completed", { stopReason: "budget", message: "the turn cost $0.0100, its limit is $0.0050" })
+    ])
+    expect(state.blocks.find((b) => b._tag === "note")).toMatchObject({
+      topic: "output",
+      tone: "info",
+      text: "Structured output validated against the output schema after 2 answers",
+      detail: '{\n  "status": "ok"\n}'
+    })
+    expect(state.blocks.at(-1)).toMatchObject({ _tag: "turnEnd", stopReason: "budget", message: "the turn cost $0.0100, its limit is $0.0050" })
+    expect(state.turns[0]?.cost).toEqual({ usd: 0.01, requests: 1, unpriced: 0 })
+  })
+
   it("records model failures, shell results, denials and steering messages", () => {
     const e = recorder()
     const state = replay([
@@ -261,6 +280,7 @@ describe("the timeline reducer", () => {
         startedAt: "2025-01-01T00:00:02.000Z",
         endedAt: "2025-01-01T00:00:17.000Z",
         usage: { input: 20, output: 10, cacheRead: 0, cacheWrite: 0 },
+        cost: { usd: 0, requests: 2, unpriced: 2 },
         files: [{ path: "notes.txt", toolCallIds: ["call_1"] }]
       }
     ])

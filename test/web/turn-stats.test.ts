@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import type { AgentEvent } from "../../src/domain/events.js"
-import { durationOf, formatDuration, formatUsage, statsAfter, type TurnStats } from "../../web/src/turn-stats.js"
+import { durationOf, formatDuration, formatTurnCost, formatUsage, sessionCost, statsAfter, type TurnStats } from "../../web/src/turn-stats.js"
 import { recorder } from "./events.js"
 
 const edit = (toolCallId: string, path: string, isError = false) => ({
@@ -15,6 +15,25 @@ const noTurns: ReadonlyArray<TurnStats> = []
 const statsOf = (events: ReadonlyArray<AgentEvent>) => events.reduce(statsAfter, noTurns)
 
 describe("per-turn facts", () => {
+  it("sums each turn's cost; a turn with some unpriced requests shows a lower bound, one with none priced shows none", () => {
+    const e = recorder()
+    const completed = (costUsd?: number) => ({ stopReason: "final", usage: { inputTokens: 1, outputTokens: 1 }, ...(costUsd === undefined ? {} : { costUsd }) })
+    const turns = statsOf([
+      e("turn.started", { promptPreview: "a" }),
+      e("model.completed", completed(0.25)),
+      e("model.completed", completed(0.0125)),
+      e("turn.started", { promptPreview: "b" }, "turn_2"),
+      e("model.completed", completed(0.5), "turn_2"),
+      e("model.completed", completed(), "turn_2"),
+      e("turn.started", { promptPreview: "c" }, "turn_3"),
+      e("model.completed", completed(), "turn_3")
+    ])
+    expect(turns.map((t) => formatTurnCost(t.cost))).toEqual(["$0.2625", "≥ $0.5000", undefined])
+    expect(sessionCost(turns)).toEqual({ usd: 0.7625, requests: 5, unpriced: 2 })
+    expect(formatTurnCost(sessionCost(turns))).toBe("≥ $0.7625")
+    expect(formatTurnCost(sessionCost([]))).toBeUndefined()
+  })
+
   it("sums a turn's tokens over its model steps, cache included, and lists the files its edits changed", () => {
     const e = recorder()
     const turns = statsOf([
@@ -37,12 +56,19 @@ describe("per-turn facts", () => {
         startedAt: "2025-01-01T00:00:02.000Z",
         endedAt: "2025-01-01T00:00:10.000Z",
         usage: { input: 2200, output: 120, cacheRead: 1800, cacheWrite: 200 },
+        cost: { usd: 0, requests: 2, unpriced: 2 },
         files: [
           { path: "a.ts", toolCallIds: ["call_1", "call_3"] },
           { path: "b.ts", toolCallIds: ["call_2"] }
         ]
       },
-      { turnId: "turn_2", startedAt: "2025-01-01T00:00:11.000Z", usage: { input: 10, output: 1, cacheRead: 0, cacheWrite: 0 }, files: [] }
+      {
+        turnId: "turn_2",
+        startedAt: "2025-01-01T00:00:11.000Z",
+        usage: { input: 10, output: 1, cacheRead: 0, cacheWrite: 0 },
+        cost: { usd: 0, requests: 1, unpriced: 1 },
+        files: []
+      }
     ])
     const [first, second] = turns
     expect(first === undefined ? undefined : durationOf(first)).toBe(8_000)

@@ -105,7 +105,7 @@ export type CompactionNote = typeof CompactionNote.Type
 /** A line about the session rather than the conversation: compaction, memory, skills, MCP servers, rewinds. */
 export const NoteBlock = Schema.TaggedStruct("note", {
   ...position,
-  topic: Schema.Literal("compaction", "memory", "skill", "mcp", "permissions", "mode", "rewind", "hook"),
+  topic: Schema.Literal("compaction", "memory", "skill", "mcp", "permissions", "mode", "rewind", "hook", "output"),
   tone: Schema.Literal("info", "warning"),
   text: Schema.String,
   /** Longer text shown on demand (a compaction's summary). */
@@ -256,6 +256,11 @@ const blocksAfter = (blocks: ReadonlyArray<Block>, event: AgentEvent, settled: S
       return [...seal(blocks), { _tag: "note", ...at, topic: "rewind", ...restoredNote(event.payload) }]
     case "conversation.rewound":
       return [...seal(blocks), { _tag: "note", ...at, topic: "rewind", ...rewoundNote(event.payload) }]
+    case "output.structured": {
+      const { attempts, value } = event.payload
+      const text = `Structured output validated against the output schema${attempts === 1 ? "" : ` after ${attempts} answers`}`
+      return [...seal(blocks), { _tag: "note", ...at, topic: "output", tone: "info", text, detail: JSON.stringify(value, null, 2) }]
+    }
     case "session.mode_changed":
       return [...seal(blocks), { _tag: "note", ...at, topic: "mode", tone: "info", text: `mode: ${event.payload.mode} (set by ${event.payload.by})` }]
     case "context.compacted": {

@@ -22,11 +22,17 @@ export type ChangedFile = typeof ChangedFile.Type
 export const TurnCheckpoint = Schema.Struct({ changed: Schema.Array(Schema.String), notKept: Schema.Array(NotKept) })
 export type TurnCheckpoint = typeof TurnCheckpoint.Type
 
+/** What the turn's model requests cost: the sum of the priced ones, and how many had no price. */
+export const TurnCost = Schema.Struct({ usd: Schema.Finite, requests: Schema.Int, unpriced: Schema.Int })
+export type TurnCost = typeof TurnCost.Type
+
 export const TurnStats = Schema.Struct({
   turnId: Schema.String,
   startedAt: Schema.String,
   endedAt: Schema.optional(Schema.String),
   usage: TurnUsage,
+  /** Absent until the turn's first `model.completed` (and in views saved before costs were kept). */
+  cost: Schema.optional(TurnCost),
   files: Schema.Array(ChangedFile),
   /** Absent until the turn records a checkpoint (a turn whose tools changed nothing may record none). */
   checkpoint: Schema.optional(TurnCheckpoint)
@@ -66,8 +72,14 @@ export const statsAfter = (turns: ReadonlyArray<TurnStats>, event: AgentEvent): 
       return updateTurn(turns, event, (t) => ({ ...t, startedAt: event.timestamp }))
     case "model.completed": {
       const { inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens } = event.payload.usage
+      const { costUsd } = event.payload
       return updateTurn(turns, event, (t) => ({
         ...t,
+        cost: {
+          usd: (t.cost?.usd ?? 0) + (costUsd ?? 0),
+          requests: (t.cost?.requests ?? 0) + 1,
+          unpriced: (t.cost?.unpriced ?? 0) + (costUsd === undefined ? 1 : 0)
+        },
         usage: {
           input: t.usage.input + inputTokens,
           output: t.usage.output + outputTokens,
@@ -109,6 +121,22 @@ export const formatUsage = (usage: TurnUsage): string =>
     ...(usage.cacheRead > 0 ? [`${count(usage.cacheRead)} cache read`] : []),
     ...(usage.cacheWrite > 0 ? [`${count(usage.cacheWrite)} cache write`] : [])
   ].join(" · ")
+
+/** "$0.0123", "≥ $0.0123" when some requests had no price; undefined when none had one. */
+export const formatTurnCost = (cost: TurnCost | undefined): string | undefined => {
+  if (cost === undefined || cost.unpriced === cost.requests) return undefined
+  return `${cost.unpriced === 0 ? "" : "≥ "}$${cost.usd.toFixed(4)}`
+}
+
+/** The session's cost so far: its turns' costs summed. */
+export const sessionCost = (turns: ReadonlyArray<TurnStats>): TurnCost | undefined =>
+  turns.reduce<TurnCost | undefined>(
+    (sum, turn) =>
+      turn.cost === undefined
+        ? sum
+        : { usd: (sum?.usd ?? 0) + turn.cost.usd, requests: (sum?.requests ?? 0) + turn.cost.requests, unpriced: (sum?.unpriced ?? 0) + turn.cost.unpriced },
+    undefined
+  )
 
 /** How long the turn took; undefined while it runs (or when its times cannot be read). */
 export const durationOf = (turn: TurnStats): number | undefined => {

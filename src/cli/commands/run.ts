@@ -12,6 +12,7 @@ import { agentSetup } from "../agent-setup.js"
 import { reportMalformedMcpConfig } from "../mcp-config-check.js"
 import * as shared from "../options.js"
 import { describeTransport, remoteLayer, server, token } from "../remote.js"
+import { maxCostUsd, maxTurnTokens, outputRetries, outputSchema } from "../output-schema.js"
 import { runTurn } from "../run-turn.js"
 import { promptForTrust } from "../trust-prompt.js"
 import type { TurnClient } from "../turn-client.js"
@@ -99,6 +100,10 @@ export const runCommand = Command.make(
     approve,
     attach,
     maxSteps,
+    maxCostUsd,
+    maxTurnTokens,
+    outputSchema,
+    outputRetries,
     dataDir: shared.dataDir,
     store: shared.store,
     sandbox: shared.sandbox,

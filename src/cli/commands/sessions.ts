@@ -1,11 +1,14 @@
 import { Args, Command, Options } from "@effect/cli"
+import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import { resolveDataDir } from "../../app/locations.js"
+import { packageVersion } from "../../app/package-root.js"
 import { storeLayer } from "../../app/store.js"
 import type { AgentEvent } from "../../domain/events.js"
 import { type Rewind, rewoundSpans } from "../../domain/rewound.js"
+import { addSpend, formatCost, noSpend } from "../../domain/spend.js"
 import { AgentHost, type ImportedSession } from "../../host/AgentHost.js"
 import { EventStore } from "../../services/EventStore.js"
 import { DEFAULT_MAX_LINE_MIB, readSessionFile } from "../import-file.js"
@@ -118,29 +121,47 @@ const show = Command.make("show", { sessionId, context: contextFlag, ...where },
         return yield* writeSegments(view.end())
       }
       // A first read finds the rewinds, so the parts they left out are marked as they are printed.
-      const { rewinds, last } = yield* source.events(args.sessionId).pipe(
-        Stream.runFold({ rewinds: new Array<Rewind>(), last: 0 }, (found, event) => {
+      const { rewinds, last, spend } = yield* source.events(args.sessionId).pipe(
+        Stream.runFold({ rewinds: new Array<Rewind>(), last: 0, spend: noSpend }, (found, event) => {
           if (event.type === "conversation.rewound") found.rewinds.push({ sequence: event.sequence, toSequence: event.payload.toSequence })
           found.last = event.sequence
+          found.spend = addSpend(found.spend, event)
           return found
         })
       )
       const mark = markRewound(rewoundSpans(rewinds, last), color)
       yield* source.events(args.sessionId).pipe(Stream.runForEach((event) => writeSegments(mark(event, renderer.render(event)))))
+      if (spend.unpriced < spend.requests) {
+        yield* stdout(`session: ${spend.requests} model request(s), ${spend.tokens} tokens, cost ${formatCost(spend)}\n`)
+      }
     })
   )
 ).pipe(Command.withDescription("Print a session as a readable timeline (parts a rewind left out are marked); --context shows its compactions"))
 
-const exportCommand = Command.make("export", { sessionId, ...where }, (args) =>
-  withSource(args, (source) =>
-    source.export(args.sessionId).pipe(
-      Stream.map((event) => `${JSON.stringify(event)}\n`),
-      // Lines are written in groups: fewer writes, the same bytes.
-      Stream.grouped(256),
-      Stream.runForEach((chunk) => stdout(Array.from(chunk).join("")))
-    )
+const otlp = Options.boolean("otlp").pipe(
+  Options.withDescription(
+    "Instead of JSONL, send the session's trace (built from its log) to the OpenTelemetry endpoint the OTEL_* variables configure"
   )
-).pipe(Command.withDescription("Write a session's events to stdout as JSONL"))
+)
+
+const exportCommand = Command.make("export", { sessionId, otlp, ...where }, (args) =>
+  withSource(args, (source) =>
+    args.otlp
+      ? Effect.gen(function* () {
+          const events = Chunk.toReadonlyArray(yield* Stream.runCollect(source.export(args.sessionId)))
+          // Loaded only here: the exporter costs every other command's start-up time.
+          const { exportSessionTrace } = yield* Effect.promise(() => import("../../layers/telemetry/export.js"))
+          const sent = yield* exportSessionTrace(events, packageVersion())
+          yield* stderr(`sent ${sent.spans} span(s) of ${sent.traces} turn(s) to ${sent.url}\n`)
+        })
+      : source.export(args.sessionId).pipe(
+          Stream.map((event) => `${JSON.stringify(event)}\n`),
+          // Lines are written in groups: fewer writes, the same bytes.
+          Stream.grouped(256),
+          Stream.runForEach((chunk) => stdout(Array.from(chunk).join("")))
+        )
+  )
+).pipe(Command.withDescription("Write a session's events to stdout as JSONL, or send its trace over OTLP (--otlp)"))
 
 const unverified = Options.boolean("unverified").pipe(
   Options.withDescription("Import a log that breaks the engine's invariants (an unclosed turn, a tool started without an allow, ...), marked as unverified in its header")

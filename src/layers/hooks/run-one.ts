@@ -72,7 +72,11 @@ export const runHook = (
       onOutput: (chunk) => stdout.append(chunk),
       onStderr: (chunk) => stderr.append(chunk),
       stdin: stdinOf(invocation),
-      env: { CLAUDE_PROJECT_DIR: root, CUSTOM_AGENT_PROJECT_DIR: root }
+      env: {
+        CLAUDE_PROJECT_DIR: root,
+        CUSTOM_AGENT_PROJECT_DIR: root,
+        ...(invocation.traceparent === undefined ? {} : { TRACEPARENT: invocation.traceparent })
+      }
     })
     const durationMs = yield* elapsed
     const out = stdout.render()

@@ -31,7 +31,9 @@ const Delta = Schema.Struct({
 const ChunkUsage = Schema.Struct({
   prompt_tokens: optionalNullable(Schema.Number),
   completion_tokens: optionalNullable(Schema.Number),
-  prompt_tokens_details: optionalNullable(Schema.Struct({ cached_tokens: optionalNullable(Schema.Number) }))
+  prompt_tokens_details: optionalNullable(Schema.Struct({ cached_tokens: optionalNullable(Schema.Number) })),
+  /** The request's cost in USD, from gateways that report it (OpenRouter). */
+  cost: optionalNullable(Schema.Number)
 })
 
 const StreamError = Schema.Struct({
@@ -78,6 +80,7 @@ export const makeOpenAIAssembler = (newId: () => string) => {
   let finishReason: string | undefined
   let toolCallsEmitted = 0
   let usage: Usage = { inputTokens: 0, outputTokens: 0 }
+  let reportedCost: number | undefined
   let done = false
 
   const toolCallEvents = (): Either.Either<Array<ModelStreamEvent>, AttemptFailure> => {
@@ -123,6 +126,7 @@ export const makeOpenAIAssembler = (newId: () => string) => {
         outputTokens: chunk.usage.completion_tokens ?? 0,
         ...(cached === undefined ? {} : { cacheReadTokens: cached })
       }
+      if (typeof chunk.usage.cost === "number" && Number.isFinite(chunk.usage.cost) && chunk.usage.cost >= 0) reportedCost = chunk.usage.cost
     }
     for (const choice of chunk.choices ?? []) {
       const delta = choice.delta
@@ -163,7 +167,7 @@ export const makeOpenAIAssembler = (newId: () => string) => {
   const completed = (): Effect.Effect<ReadonlyArray<ModelStreamEvent>, AttemptFailure> => {
     done = true
     if (finishReason === undefined) return Effect.fail(invalidResponse(openaiLabel, "the stream ended without a finish_reason"))
-    return Effect.succeed([{ _tag: "Completed", stopReason: stopReason(), usage }])
+    return Effect.succeed([{ _tag: "Completed", stopReason: stopReason(), usage, ...(reportedCost === undefined ? {} : { costUsd: reportedCost }) }])
   }
 
   const onEvent = (event: SseEvent): Effect.Effect<ReadonlyArray<ModelStreamEvent>, AttemptFailure> => {

@@ -192,14 +192,20 @@ export const connect = (server: ConfiguredServer, options: ConnectionOptions): E
       return `MCP server "${name}" failed the call to ${tool}: ${messageOf(error)}`
     }
 
-    const callTool: CallServerTool = (tool, args) =>
+    const callTool: CallServerTool = (tool, args, traceparent) =>
       Effect.suspend(() => {
         const client = ready
         if (client === undefined) {
           return Effect.succeed(errorResult(`MCP server "${name}" is not running (${state}${message === undefined ? "" : `: ${message}`})`))
         }
         return Effect.tryPromise({
-          try: (signal) => client.callTool({ name: tool, arguments: { ...args } }, undefined, { signal, timeout: toolTimeoutMs }),
+          try: (signal) =>
+            client.callTool(
+              // W3C trace context in `_meta`, as MCP clients that trace pass it: the server's own spans join the call's.
+              { name: tool, arguments: { ...args }, ...(traceparent === undefined ? {} : { _meta: { traceparent } }) },
+              undefined,
+              { signal, timeout: toolTimeoutMs }
+            ),
           catch: (error) => error
         }).pipe(
           Effect.map(toToolResult),

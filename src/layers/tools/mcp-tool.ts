@@ -5,7 +5,8 @@ import type { ToolResult } from "../../domain/tools.js"
 import { type Tool, ToolInputError } from "../../services/ToolRouter.js"
 
 /** Runs a tools/call on the server: never fails, interruption cancels the call on the server. */
-export type CallServerTool = (tool: string, args: Readonly<Record<string, unknown>>) => Effect.Effect<ToolResult>
+/** Calls a server's tool; `traceparent` (the call's span, when tracing is on) goes in the request's `_meta`. */
+export type CallServerTool = (tool: string, args: Readonly<Record<string, unknown>>, traceparent?: string) => Effect.Effect<ToolResult>
 
 const SUMMARY_ARGS_CHARS = 120
 const DETAIL_CHARS = 4_000
@@ -33,7 +34,7 @@ export const makeServerTool = (
   const description = tool.description ?? tool.title ?? tool.annotations?.title ?? tool.name
   return {
     definition: { name: modelName, description: `[MCP server ${server}] ${description}`, inputSchema: tool.inputSchema },
-    prepare: (input) => {
+    prepare: (input, ctx) => {
       // A model that sends nothing for a tool without parameters means "no arguments".
       const args = input === undefined || input === null ? {} : input
       if (!isRecord(args)) return Effect.fail(new ToolInputError({ message: "input: must be a JSON object" }))
@@ -51,7 +52,7 @@ export const makeServerTool = (
         paths: [],
         outsideWorkspace: false,
         ...(sandbox === undefined ? {} : { sandbox }),
-        execute: call(tool.name, args)
+        execute: call(tool.name, args, ctx.traceparent)
       })
     }
   }

@@ -61,7 +61,7 @@ export const makeShellTool = (sandbox: SandboxShape): Tool => makeTool({
         command: input.command,
         shell,
         sandbox: profile,
-        execute: runShell(sandbox, profile, input.command, ctx.workspaceRoot, input.timeout_ms ?? SHELL_DEFAULT_TIMEOUT_MS)
+        execute: runShell(sandbox, profile, input.command, ctx.workspaceRoot, input.timeout_ms ?? SHELL_DEFAULT_TIMEOUT_MS, ctx.traceparent)
       }
     })
 })
@@ -75,7 +75,14 @@ const firstLine = (command: string): string => {
 
 const shellPath = (): string => (existsSync("/bin/bash") ? "/bin/bash" : "/bin/sh")
 
-const runShell = (sandbox: SandboxShape, profile: SandboxProfile, command: string, cwd: string, timeoutMs: number): Effect.Effect<ToolResult> =>
+const runShell = (
+  sandbox: SandboxShape,
+  profile: SandboxProfile,
+  command: string,
+  cwd: string,
+  timeoutMs: number,
+  traceparent: string | undefined
+): Effect.Effect<ToolResult> =>
   Effect.gen(function* () {
     const wrapped = yield* Effect.either(sandbox.wrap({ argv: [shellPath(), "-c", command], cwd, workspaceRoot: cwd, profile, detached: true }))
     if (wrapped._tag === "Left") {
@@ -83,7 +90,14 @@ const runShell = (sandbox: SandboxShape, profile: SandboxProfile, command: strin
       return errorResult(message, shellData(command, { _tag: "spawnFailed", message }, false))
     }
     const output = new HeadTailBuffer(SHELL_HEAD_BYTES, SHELL_TAIL_BYTES)
-    const outcome = yield* runCommand({ argv: wrapped.right, cwd, timeout: Duration.millis(timeoutMs), onOutput: (chunk) => output.append(chunk) })
+    const outcome = yield* runCommand({
+      argv: wrapped.right,
+      cwd,
+      timeout: Duration.millis(timeoutMs),
+      onOutput: (chunk) => output.append(chunk),
+      // The command's own tracing (if it has any) joins the call's span; bubblewrap passes the environment on.
+      ...(traceparent === undefined ? {} : { env: { TRACEPARENT: traceparent } })
+    })
     const text = output.total === 0 ? "(no output)" : output.render()
     const data = shellData(command, outcome, output.dropped > 0)
     const notes = sandboxNotes(text, profile).map((note) => `\n${note}`).join("")

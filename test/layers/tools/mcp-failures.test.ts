@@ -32,6 +32,22 @@ const awaitLine = (file: string, line: string) =>
     return yield* Effect.dieMessage(`the server never wrote "${line}"`)
   })
 
+describe("MCP: trace context", () => {
+  it.live("a call made while tracing carries its span's traceparent in _meta; one made without carries none", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const dir = yield* tempDir("mcp-trace-")
+        const hub = yield* makeHub()
+        yield* hub.configureSession("s1", dir, [testServer("t", { MCP_TEST_TRACE: "1" })])
+        const traceparent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
+        const tool = yield* toolNamed(hub, "mcp__t__trace")
+        const traced = yield* Effect.flatMap(tool.prepare({}, { ...ctx(dir), traceparent }), (call) => call.execute)
+        expect(traced).toMatchObject({ output: `traceparent=${traceparent}`, isError: false })
+        expect(yield* callTool(hub, dir, "mcp__t__trace")).toMatchObject({ output: "traceparent=none", isError: false })
+      })
+    ))
+})
+
 describe("MCP: failures, interruption and tool list changes", () => {
   it.live("a server that crashes mid-call gives an error result, is marked exited with a notice, and loses its tools", () =>
     Effect.scoped(

@@ -15,7 +15,8 @@ const stopLabels: Record<string, string> = {
   error: "Turn failed",
   max_steps: "Turn stopped: step limit reached",
   max_tokens: "Turn stopped: output token limit reached",
-  refusal: "Turn ended: the model refused"
+  refusal: "Turn ended: the model refused",
+  budget: "Turn stopped: budget reached"
 }
 
 interface Props {

@@ -18,6 +18,7 @@ import { QueueView } from "./Queue.js"
 import { RewindCard, useRewind } from "./Rewind.js"
 import { TaskList } from "./TaskList.js"
 import { ForkButton, RewindMenu } from "./TurnActions.js"
+import { formatTurnCost, sessionCost } from "../turn-stats.js"
 
 interface Props {
   readonly api: Api
@@ -124,6 +125,7 @@ export const SessionPane = ({ api, sessionId, listed, events, onNavigate, review
   const marked = useMemo(() => (events === undefined ? new Set<number>() : blocksInRange(state, events)), [state, events])
   const memoryNote = lastMemoryNote(state)
   const statsByTurn = useMemo(() => new Map(state.turns.map((turn) => [turn.turnId, turn])), [state.turns])
+  const cost = useMemo(() => formatTurnCost(sessionCost(state.turns)), [state.turns])
   const marks = useMemo(() => slotMarks(state), [state])
   const tasks = useMemo(() => currentTasks(state), [state.tasks, state.rewinds])
   // One change at a time, and none while a turn runs (the server would refuse it).
@@ -150,6 +152,7 @@ export const SessionPane = ({ api, sessionId, listed, events, onNavigate, review
             {header?.cwd ?? ""}
             {header?.model === undefined ? "" : ` · ${header.model}`}
             {state.mode === undefined ? "" : ` · mode: ${state.mode}`}
+            {cost === undefined ? "" : ` · cost ${cost}`}
           </p>
           {header?.forkedFrom === undefined ? null : <ForkNote forkedFrom={header.forkedFrom} onNavigate={onNavigate} />}
         </div>

@@ -1,4 +1,4 @@
-import { durationOf, formatDuration, formatNotKept, formatUsage, toolAnchor, type TurnCheckpoint, type TurnStats } from "../turn-stats.js"
+import { durationOf, formatDuration, formatNotKept, formatTurnCost, formatUsage, toolAnchor, type TurnCheckpoint, type TurnStats } from "../turn-stats.js"
 
 /** Links to the diffs of a file's changes: the file's name goes to the first, "2", "3", ... to the later ones. */
 const FileLinks = ({ path, toolCallIds }: { readonly path: string; readonly toolCallIds: ReadonlyArray<string> }) => (
@@ -24,6 +24,7 @@ const CheckpointFacts = ({ checkpoint }: { readonly checkpoint: TurnCheckpoint }
 /** A turn's facts at its end: when it started, how long it took, its tokens, the files it changed and its checkpoints. */
 export const TurnSummary = ({ stats }: { readonly stats: TurnStats }) => {
   const duration = durationOf(stats)
+  const cost = formatTurnCost(stats.cost)
   return (
     <span class="turn-stats">
       <time dateTime={stats.startedAt} title={stats.startedAt}>
@@ -31,6 +32,7 @@ export const TurnSummary = ({ stats }: { readonly stats: TurnStats }) => {
       </time>
       {duration === undefined ? null : <span class="duration">{formatDuration(duration)}</span>}
       <span class="tokens">{formatUsage(stats.usage)}</span>
+      {cost === undefined ? null : <span class="cost" title="What the turn's model requests cost (USD)">{cost}</span>}
       {stats.files.length === 0 ? null : (
         <span class="changed">
           changed{" "}
