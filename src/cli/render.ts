@@ -219,6 +219,13 @@ export const makeRenderer = (options: RenderOptions) => {
       }
       case "conversation.rewound":
         return line(side, cyan(`↺ ${event.payload.redo ? "redo: " : ""}conversation rewound to #${event.payload.toSequence} by ${event.payload.by}`))
+      case "subagent.started":
+        return line(side, cyan(`↳ subagent ${event.payload.agent} (session ${event.payload.childSessionId}): ${oneLine(event.payload.prompt, 100)}`))
+      case "subagent.completed": {
+        const { agent, stopReason, usage, answer } = event.payload
+        const how = stopReason === "final" ? green("answered") : yellow(stopReason.replace("_", " "))
+        return line(side, dim("  ") + `${how}${dim(` · subagent ${agent} · ${usage.inputTokens} in / ${usage.outputTokens} out tokens · ${oneLine(answer, 100)}`)}`)
+      }
       case "turn.completed": {
         const { stopReason, errorCode, message } = event.payload
         if (stopReason === "final") {

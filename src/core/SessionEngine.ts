@@ -30,6 +30,8 @@ import { ModelGateway } from "../services/ModelGateway.js"
 import { PermissionEngine } from "../services/PermissionEngine.js"
 import { Files, ToolRouter } from "../services/ToolRouter.js"
 import { Hooks } from "../services/Hooks.js"
+import { Agents } from "../services/Agents.js"
+import { childContext, childTally, defaultSubagentLimits, type Delegation, delegatingRouter, type RunChild, type SubagentLimits } from "./subagents.js"
 import { type HookContext, recordRuns, runHooks } from "./hook-runs.js"
 import { checkpointRecorder } from "./checkpoint-record.js"
 import { compactHistory } from "./compaction.js"
@@ -104,6 +106,8 @@ export interface SessionEngineOptions {
    * stop); the next use loads it again from the log. Default: five minutes.
    */
   readonly sessionIdleMs?: number
+  /** How deep subagents may delegate and how many run at once per turn (default 2 and 3). */
+  readonly subagents?: SubagentLimits
 }
 
 export const defaultEngineOptions: SessionEngineOptions = {
@@ -199,6 +203,9 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
     const hooks = yield* Hooks
     // Optional: an embedder without a checkpoint store records none, and cannot restore files.
     const checkpoints = yield* Effect.serviceOption(Checkpoints)
+    // Optional: without agent definitions there is no `task` tool.
+    const agents = yield* Effect.serviceOption(Agents)
+    const subagentLimits = options.subagents ?? defaultSubagentLimits
     // An actor whose append was refused as out of sequence leaves the map: the next call loads the log again.
     const services = { store, ids, bus, fenced: (sessionId: string) => RcMap.invalidate(actors, sessionId) }
     const conversationOptions = { toolResultChars: options.toolResultChars }
@@ -329,8 +336,11 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
         Effect.zipRight(Deferred.succeed(running.done, undefined))
       )
 
-    /** Runs a claimed turn to its end, telling `sink` of each event; the claim is released after. */
-    const runClaimed = (actor: SessionActor, running: RunningTurn, input: RunTurnInput, sink: TurnSink): Effect.Effect<void, EngineError> => {
+    /**
+     * Runs a claimed turn to its end, telling `sink` of each event; the claim is released after.
+     * `delegation` is set for a subagent's turn: its definition, depth and parent's mode.
+     */
+    const runClaimed = (actor: SessionActor, running: RunningTurn, input: RunTurnInput, sink: TurnSink, delegation?: Delegation): Effect.Effect<void, EngineError> => {
       const emit = (draft: Draft) => actor.commit(draft).pipe(Effect.tap(sink.offer))
       // Nothing to commit (no steering, no MCP notices, an empty answer chunk: the usual case) costs nothing.
       const noEvents = Effect.succeed<ReadonlyArray<AgentEvent>>([])
@@ -373,14 +383,20 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
         const hookContext: HookContext = { hooks, sessionId: input.sessionId, workspaceRoot, turnId, mode: () => state.mode, emit }
         const sessionStart = sessionStarted.has(actor) ? undefined : state.turns.length === 1 ? "startup" : "resume"
         sessionStarted.add(actor)
+        const agent = delegation?.agent
+        const self: Delegation = delegation ?? { depth: 0, rootSessionId: input.sessionId, mode: () => state.mode }
+        const taskTool = Option.isNone(agents)
+          ? undefined
+          : { agents: agents.value, limits: subagentLimits, delegation: self, sessionId: input.sessionId, turnId, runChild, record: (draft: Draft) => emit({ ...draft, turnId }) }
         const outcome = yield* runTurnBody({
           turnId,
+          ...(agent === undefined ? {} : { agent: agent.name }),
           prompt: { content: input.content, sequence: message.sequence },
           hooks: hookContext,
           ...(sessionStart === undefined ? {} : { sessionStart }),
           state,
           gateway,
-          context,
+          context: agent === undefined ? context : childContext(context, agent),
           compactionThreshold: options.compactionThreshold,
           mcp,
           maxSteps: input.maxSteps ?? options.maxSteps,
@@ -392,9 +408,10 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
             // Read at each permission check: a mode set while the turn runs (an editor
             // switching to plan) holds from the next tool call on.
             get mode() {
-              return state.mode
+              return delegation?.mode() ?? state.mode
             },
-            router,
+            router: delegatingRouter(router, taskTool, agent?.tools === undefined ? undefined : new Set(agent.tools)),
+            ...(delegation === undefined || agent === undefined ? {} : { asker: { sessionId: delegation.rootSessionId, label: agent.name } }),
             permissions,
             approvals,
             // A client that serves files per session (an editor over ACP) gets this session's view.
@@ -416,6 +433,51 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
         Effect.ensuring(releaseClaim(actor, running))
       )
     }
+
+    /**
+     * A subagent: a session of its own (its `session.created` names the parent's session, turn
+     * and call), one turn on the delegation prompt under the parent's mode, run on this fiber so
+     * that interrupting the parent's call cancels it (its turn is then closed `cancelled`).
+     */
+    const runChild: RunChild = (request, started) =>
+      Effect.gen(function* () {
+        const childId = yield* ids.make("ses")
+        const { parent, agent, delegation } = request
+        const fresh = yield* makeActor(services, emptySessionState(childId, conversationOptions))
+        yield* fresh.commit({
+          type: "session.created",
+          payload: {
+            cwd: parent.workspaceRoot,
+            client: "subagent",
+            title: `${agent.name}: ${preview(request.prompt)}`,
+            model: gateway.info.id,
+            parent: { sessionId: parent.sessionId, turnId: parent.turnId, toolCallId: parent.toolCallId, agent: agent.name, depth: delegation.depth }
+          }
+        })
+        created.set(childId, fresh)
+        const tally = childTally()
+        const sink: TurnSink = {
+          offer: (event) => Effect.sync(() => tally.offer(event)),
+          offerAll: (events) => Effect.sync(() => events.forEach(tally.offer)),
+          admitted: () => Effect.void
+        }
+        const input: RunTurnInput = {
+          sessionId: childId,
+          content: request.prompt,
+          client: "subagent",
+          permissionMode: delegation.mode(),
+          ...(agent.maxSteps === undefined ? {} : { maxSteps: agent.maxSteps })
+        }
+        return yield* Effect.scoped(
+          Effect.gen(function* () {
+            const actor = yield* hold(childId)
+            yield* started(childId)
+            const claimed = yield* claim(actor)
+            yield* runClaimed(actor, claimed, input, sink, delegation)
+            return tally.result(childId)
+          })
+        ).pipe(Effect.ensuring(Effect.sync(() => created.delete(childId))))
+      })
 
     /**
      * Claims the turn here, then the session's lease in the store (a process sharing the store

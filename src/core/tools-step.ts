@@ -34,6 +34,11 @@ export interface ToolStepContext {
   readonly checkpoint: RecordCheckpoint
   /** PreToolUse, PermissionRequest and PostToolUse hooks run and are recorded through this. */
   readonly hooks: HookContext
+  /**
+   * Set for a subagent: whose permissions these are (its top-level session: the same
+   * remembered answers, the same clients asked) and the name its questions are labelled with.
+   */
+  readonly asker?: { readonly sessionId: string; readonly label: string }
 }
 
 interface Allowed {
@@ -103,7 +108,7 @@ const authorize = (ctx: ToolStepContext, call: ToolCall): Effect.Effect<Option.O
       return Option.none()
     }
     const check: PermissionCheck = {
-      sessionId: ctx.sessionId,
+      sessionId: ctx.asker?.sessionId ?? ctx.sessionId,
       workspaceRoot: ctx.workspaceRoot,
       tool: call.name,
       mode: ctx.mode,
@@ -141,12 +146,13 @@ const authorize = (ctx: ToolStepContext, call: ToolCall): Effect.Effect<Option.O
       })
       const answer = yield* ctx.approvals
         .ask({
-          sessionId: ctx.sessionId,
+          sessionId: ctx.asker?.sessionId ?? ctx.sessionId,
           turnId: ctx.turnId,
-          toolCallId: call.toolCallId,
+          // A child's call ids are its own: prefixed by its session, two children's questions never meet.
+          toolCallId: ctx.asker === undefined ? call.toolCallId : `${ctx.sessionId}/${call.toolCallId}`,
           tool: call.name,
           risk,
-          summary,
+          summary: ctx.asker === undefined ? summary : `[subagent ${ctx.asker.label}] ${summary}`,
           input: call.input,
           ...(detail === undefined ? {} : { detail })
         })

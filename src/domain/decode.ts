@@ -44,6 +44,8 @@ const memberDecoders: { readonly [T in EventType]: MemberDecoder } = {
   "checkpoint.recorded": Schema.decodeUnknownEither(eventSchemas["checkpoint.recorded"]),
   "checkpoint.restored": Schema.decodeUnknownEither(eventSchemas["checkpoint.restored"]),
   "conversation.rewound": Schema.decodeUnknownEither(eventSchemas["conversation.rewound"]),
+  "subagent.started": Schema.decodeUnknownEither(eventSchemas["subagent.started"]),
+  "subagent.completed": Schema.decodeUnknownEither(eventSchemas["subagent.completed"]),
   "turn.completed": Schema.decodeUnknownEither(eventSchemas["turn.completed"])
 }
 
