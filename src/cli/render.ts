@@ -80,14 +80,16 @@ export const makeRenderer = (options: RenderOptions) => {
       if (!atLineStart[side]) return [write(side, "\n"), ...render(event)]
     }
     switch (event.type) {
-      case "session.created":
-        return options.live
-          ? []
-          : line(
-              "out",
-              bold(`session ${event.sessionId}`) +
-                dim(` · ${event.payload.client} · ${event.payload.cwd}${event.payload.model === undefined ? "" : ` · ${event.payload.model}`} · ${event.timestamp}`)
-            )
+      case "session.created": {
+        if (options.live) return []
+        const parent = event.payload.parent
+        return line(
+          "out",
+          bold(`session ${event.sessionId}`) +
+            dim(` · ${event.payload.client} · ${event.payload.cwd}${event.payload.model === undefined ? "" : ` · ${event.payload.model}`} · ${event.timestamp}`) +
+            (parent === undefined ? "" : dim(`\n  subagent ${parent.agent} (level ${parent.depth}) of session ${parent.sessionId}, started by its call ${parent.toolCallId}`))
+        )
+      }
       case "session.renamed":
         // The first prompt names a session on its own; live, that is no news.
         return options.live ? [] : line("out", dim(`  title: ${event.payload.title} (set by ${event.payload.by})`))
