@@ -3,6 +3,7 @@ import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
 import * as FiberSet from "effect/FiberSet"
 import * as Layer from "effect/Layer"
 import * as Mailbox from "effect/Mailbox"
@@ -425,7 +426,7 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
           },
           emit,
           emitAll
-        }).pipe(Effect.raceFirst(Deferred.await(running.cancel).pipe(Effect.as(cancelledOutcome))))
+        }).pipe(untilCancelled(running))
         yield* emit({ type: "turn.completed", turnId, payload: outcome })
       }).pipe(
         Effect.onInterrupt(() => closeOpenTurn(cancelledOutcome)),
@@ -648,6 +649,22 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
 export const layer = (options: SessionEngineOptions = defaultEngineOptions) => Layer.scoped(SessionEngine, make(options))
 
 const cancelledOutcome: TurnOutcome = { stopReason: "cancelled" }
+
+/**
+ * The turn's body until it ends or the turn is cancelled. Either way (and when the turn itself
+ * is interrupted, as a subagent's is with its parent's call) the body's interruption is waited
+ * for: its tools and its own subagents record their ends before the turn is closed. A plain
+ * race would wait only when the cancel wins; an interrupted race interrupts its sides without
+ * waiting, and the turn would close while its children still write.
+ */
+const untilCancelled =
+  (running: RunningTurn) =>
+  <E>(body: Effect.Effect<TurnOutcome, E>): Effect.Effect<TurnOutcome, E> =>
+    Effect.flatMap(Effect.fork(body), (fiber) =>
+      Effect.raceFirst(Fiber.join(fiber), Effect.as(Deferred.await(running.cancel), cancelledOutcome)).pipe(
+        Effect.ensuring(Fiber.interrupt(fiber))
+      )
+    )
 
 /**
  * An untitled session's first prompt gives it a title (`by: auto`, in the turn that prompt
