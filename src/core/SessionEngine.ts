@@ -32,7 +32,7 @@ import { PermissionEngine } from "../services/PermissionEngine.js"
 import { Files, ToolRouter } from "../services/ToolRouter.js"
 import { Hooks } from "../services/Hooks.js"
 import { Agents } from "../services/Agents.js"
-import { childContext, childTally, defaultSubagentLimits, type Delegation, delegatingRouter, type RunChild, type SubagentLimits } from "./subagents.js"
+import { childContext, childTally, relayedApprovals, defaultSubagentLimits, type Delegation, delegatingRouter, type RunChild, type SubagentLimits } from "./subagents.js"
 import { type HookContext, recordRuns, runHooks } from "./hook-runs.js"
 import { checkpointRecorder } from "./checkpoint-record.js"
 import { compactHistory } from "./compaction.js"
@@ -385,7 +385,12 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
         const sessionStart = sessionStarted.has(actor) ? undefined : state.turns.length === 1 ? "startup" : "resume"
         sessionStarted.add(actor)
         const agent = delegation?.agent
-        const self: Delegation = delegation ?? { depth: 0, rootSessionId: input.sessionId, mode: () => state.mode }
+        const self: Delegation = delegation ?? {
+          depth: 0,
+          rootSessionId: input.sessionId,
+          recordInRoot: (draft) => emit({ ...draft, turnId }),
+          mode: () => state.mode
+        }
         const taskTool = Option.isNone(agents)
           ? undefined
           : { agents: agents.value, limits: subagentLimits, delegation: self, sessionId: input.sessionId, turnId, runChild, record: (draft: Draft) => emit({ ...draft, turnId }) }
@@ -412,9 +417,9 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
               return delegation?.mode() ?? state.mode
             },
             router: delegatingRouter(router, taskTool, agent?.tools === undefined ? undefined : new Set(agent.tools)),
-            ...(delegation === undefined || agent === undefined ? {} : { asker: { sessionId: delegation.rootSessionId, label: agent.name } }),
+            ...(delegation === undefined ? {} : { permissionSessionId: delegation.rootSessionId }),
             permissions,
-            approvals,
+            approvals: delegation === undefined || agent === undefined ? approvals : relayedApprovals(approvals, delegation, agent.name),
             // A client that serves files per session (an editor over ACP) gets this session's view.
             files: files.forSession?.(input.sessionId) ?? files,
             memory,

@@ -11,6 +11,9 @@ import type { AgentDefinition, AgentsShape } from "../services/Agents.js"
 import type { ContextBuilderShape } from "../services/ContextBuilder.js"
 import { type PreparedCall, ToolCallRejected, type ToolRouterShape, type ToolScope } from "../services/ToolRouter.js"
 import { messageOf } from "../domain/cause-message.js"
+import type { EventStoreError } from "../domain/errors.js"
+import type { ApprovalAnswer, ApprovalRequest, ApprovalsShape } from "../services/Approvals.js"
+import type { Draft } from "./session-actor.js"
 
 export const TASK_TOOL = "task"
 
@@ -27,6 +30,8 @@ export interface Delegation {
   readonly depth: number
   /** The top-level session: a child's permission questions and remembered answers are its. */
   readonly rootSessionId: string
+  /** Commits an event in the top-level session's running turn (where its clients look for questions). */
+  readonly recordInRoot: (draft: Draft) => Effect.Effect<AgentEvent, EventStoreError>
   /** The parent's permission mode, read live: the child's mode is always its parent's. */
   readonly mode: () => PermissionMode
   /** The definition a child runs; absent for a top-level turn. */
@@ -147,7 +152,7 @@ const prepareTask = (ctx: TaskToolContext, running: { count: number }, toolCallI
         parent: { sessionId: ctx.sessionId, turnId: ctx.turnId, toolCallId, workspaceRoot },
         agent,
         prompt,
-        delegation: { depth, rootSessionId: ctx.delegation.rootSessionId, mode: ctx.delegation.mode, agent }
+        delegation: { depth, rootSessionId: ctx.delegation.rootSessionId, recordInRoot: ctx.delegation.recordInRoot, mode: ctx.delegation.mode, agent }
       }
       const started = (id: string) => {
         childSessionId = id
@@ -291,3 +296,38 @@ export const childTally = () => {
     })
   }
 }
+
+/**
+ * A child's permission questions go to its top-level session's clients: asked as that
+ * session's (a CLI prompt, a web card, an ACP request all follow it), labelled with the
+ * child's name, under an id of its own (`<child session>/<call>`, so two children's questions
+ * never meet), and mirrored in that session's log as `permission.requested` / `resolved` in
+ * its running turn, where those clients look. The child's own log records them as usual.
+ */
+export const relayedApprovals = (approvals: ApprovalsShape, delegation: Delegation, label: string): ApprovalsShape => ({
+  ask: (request) => {
+    const toolCallId = `${request.sessionId}/${request.toolCallId}`
+    const summary = `[subagent ${label}] ${request.summary}`
+    const mirror = (draft: Draft) =>
+      delegation.recordInRoot(draft).pipe(
+        Effect.asVoid,
+        Effect.catchAll((error) => Effect.logWarning(`could not mirror a question of ${request.sessionId} in ${delegation.rootSessionId}`, error))
+      )
+    const resolved = (answer: ApprovalAnswer) =>
+      mirror({
+        type: "permission.resolved",
+        payload: { toolCallId, decision: answer.decision, scope: answer.scope, by: answer.by, ...(answer.reason === undefined ? {} : { reason: answer.reason }) }
+      })
+    const asked: ApprovalRequest = { ...request, sessionId: delegation.rootSessionId, toolCallId, summary }
+    return mirror({
+      type: "permission.requested",
+      payload: { toolCallId, tool: request.tool, risk: request.risk, summary, ...(request.detail === undefined ? {} : { detail: request.detail }) }
+    }).pipe(
+      Effect.zipRight(approvals.ask(asked)),
+      Effect.tap(resolved),
+      Effect.onInterrupt(() =>
+        mirror({ type: "permission.resolved", payload: { toolCallId, decision: "cancelled", scope: "once", by: "user", reason: "the turn was cancelled while waiting" } })
+      )
+    )
+  }
+})

@@ -35,10 +35,10 @@ export interface ToolStepContext {
   /** PreToolUse, PermissionRequest and PostToolUse hooks run and are recorded through this. */
   readonly hooks: HookContext
   /**
-   * Set for a subagent: whose permissions these are (its top-level session: the same
-   * remembered answers, the same clients asked) and the name its questions are labelled with.
+   * Set for a subagent: the top-level session whose permissions these are (its remembered
+   * answers hold for the child too, and the child's "for the session" answers are its).
    */
-  readonly asker?: { readonly sessionId: string; readonly label: string }
+  readonly permissionSessionId?: string
 }
 
 interface Allowed {
@@ -108,7 +108,7 @@ const authorize = (ctx: ToolStepContext, call: ToolCall): Effect.Effect<Option.O
       return Option.none()
     }
     const check: PermissionCheck = {
-      sessionId: ctx.asker?.sessionId ?? ctx.sessionId,
+      sessionId: ctx.permissionSessionId ?? ctx.sessionId,
       workspaceRoot: ctx.workspaceRoot,
       tool: call.name,
       mode: ctx.mode,
@@ -146,13 +146,12 @@ const authorize = (ctx: ToolStepContext, call: ToolCall): Effect.Effect<Option.O
       })
       const answer = yield* ctx.approvals
         .ask({
-          sessionId: ctx.asker?.sessionId ?? ctx.sessionId,
+          sessionId: ctx.sessionId,
           turnId: ctx.turnId,
-          // A child's call ids are its own: prefixed by its session, two children's questions never meet.
-          toolCallId: ctx.asker === undefined ? call.toolCallId : `${ctx.sessionId}/${call.toolCallId}`,
+          toolCallId: call.toolCallId,
           tool: call.name,
           risk,
-          summary: ctx.asker === undefined ? summary : `[subagent ${ctx.asker.label}] ${summary}`,
+          summary,
           input: call.input,
           ...(detail === undefined ? {} : { detail })
         })

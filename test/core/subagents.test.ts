@@ -146,6 +146,11 @@ describe("subagents: the task tool", () => {
       // Asked of the top-level session's clients, labelled with the child's name.
       expect(approvals.asked).toHaveLength(1)
       expect(approvals.asked[0]).toMatchObject({ sessionId, toolCallId: `${childId}/call_w`, summary: expect.stringMatching(/^\[subagent helper\] /) })
+      // Mirrored in the parent's running turn, where its clients (CLI, web, ACP) look for questions.
+      const mirrored = eventsOf(parentLog, "permission.requested")[0]
+      expect(mirrored?.payload).toMatchObject({ toolCallId: `${childId}/call_w`, tool: "write_file", summary: expect.stringMatching(/^\[subagent helper\] /) })
+      expect(mirrored?.turnId).toBe(eventsOf(parentLog, "turn.started")[0]?.turnId)
+      expect(eventsOf(parentLog, "permission.resolved").find((e) => e.payload.toolCallId === `${childId}/call_w`)?.payload).toMatchObject({ decision: "allow", scope: "session" })
       // The parent's own write of that file is allowed by the same answer, without a question.
       expect(eventsOf(parentLog, "permission.resolved").find((e) => e.payload.toolCallId === "call_parent_w")?.payload).toMatchObject({ decision: "allow", by: "remembered" })
     }).pipe(Effect.provide(subagentEngine(script, { harness: { approvals: Layer.succeed(Approvals, approvals.service) } })))
