@@ -111,7 +111,9 @@ export const NoteBlock = Schema.TaggedStruct("note", {
   /** Longer text shown on demand (a compaction's summary). */
   detail: Schema.optional(Schema.String),
   candidate: Schema.optional(CandidateNote),
-  compaction: Schema.optional(CompactionNote)
+  compaction: Schema.optional(CompactionNote),
+  /** A subagent's start: its session, shown as a nested timeline on demand. */
+  child: Schema.optional(Schema.Struct({ sessionId: Schema.String, agent: Schema.String }))
 })
 export type NoteBlock = typeof NoteBlock.Type
 
@@ -313,7 +315,10 @@ const blocksAfter = (blocks: ReadonlyArray<Block>, event: AgentEvent, settled: S
     }
     case "subagent.started": {
       const { agent, childSessionId, prompt } = event.payload
-      return [...seal(blocks), { _tag: "note", ...at, topic: "subagent", tone: "info", text: `Subagent ${agent} started (session ${childSessionId})`, detail: prompt }]
+      return [
+        ...seal(blocks),
+        { _tag: "note", ...at, topic: "subagent", tone: "info", text: `Subagent ${agent} started (session ${childSessionId})`, detail: prompt, child: { sessionId: childSessionId, agent } }
+      ]
     }
     case "subagent.completed": {
       const { agent, childSessionId, stopReason, answer, usage, message } = event.payload
