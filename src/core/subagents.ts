@@ -82,7 +82,7 @@ const TaskInput = Schema.Struct({
 })
 const decodeTaskInput = Schema.decodeUnknownEither(TaskInput, { errors: "all" })
 
-const taskDefinition = (agents: ReadonlyArray<AgentDefinition>): ToolDefinition => ({
+export const taskDefinition = (agents: ReadonlyArray<AgentDefinition>): ToolDefinition => ({
   name: TASK_TOOL,
   description: [
     "Delegate a self-contained piece of work to a subagent. It starts with none of this conversation: the prompt must say everything it needs.",
