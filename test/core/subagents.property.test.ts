@@ -82,7 +82,8 @@ for (const store of storeCases.filter((s) => s.name !== "jsonl (fail)")) {
           }
           expect(Exit.isSuccess(yield* Fiber.join(turn))).toBe(true)
 
-          const sessions = (yield* (yield* EventStore).listSessions).map((s) => s.sessionId)
+          const listing = yield* (yield* EventStore).listSessions
+          const sessions = listing.map((s) => s.sessionId)
           const logs = new Map<string, ReadonlyArray<AgentEvent>>()
           for (const id of sessions) logs.set(id, yield* replayAll(id))
           for (const [id, log] of logs) {
@@ -90,6 +91,8 @@ for (const store of storeCases.filter((s) => s.name !== "jsonl (fail)")) {
             expect(invariantProblem(log)?.message, id).toBeUndefined()
             const created = log[0]
             const parent = created?.type === "session.created" ? created.payload.parent : undefined
+            // The listing names each child's parent, and no other session's.
+            expect(listing.find((s) => s.sessionId === id)?.parentSessionId).toBe(parent?.sessionId)
             if (parent === undefined) continue
             expect(parent.depth).toBeLessThanOrEqual(2)
             // The parent's turn closes after every event of the child.
