@@ -64,6 +64,8 @@ export const statsAfter = (turns: ReadonlyArray<TurnStats>, event: AgentEvent): 
   switch (event.type) {
     case "turn.started":
       return updateTurn(turns, event, (t) => ({ ...t, startedAt: event.timestamp }))
+    // A subagent's tokens (its own and its children's) count into the turn that delegated.
+    case "subagent.completed":
     case "model.completed": {
       const { inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens } = event.payload.usage
       return updateTurn(turns, event, (t) => ({
