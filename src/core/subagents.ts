@@ -148,6 +148,7 @@ const prepareTask = (ctx: TaskToolContext, running: { count: number }, toolCallI
       }
       running.count++
       let childSessionId: string | undefined
+      let recorded = false
       const request: ChildRequest = {
         parent: { sessionId: ctx.sessionId, turnId: ctx.turnId, toolCallId, workspaceRoot },
         agent,
@@ -158,9 +159,10 @@ const prepareTask = (ctx: TaskToolContext, running: { count: number }, toolCallI
         childSessionId = id
         return ctx.record({ type: "subagent.started", payload: { toolCallId, agent: name, childSessionId: id, prompt, depth } }).pipe(Effect.asVoid)
       }
-      return ctx.runChild(request, started).pipe(
-        Effect.tap((result) =>
-          ctx.record({
+      const completed = (result: ChildResult) =>
+        Effect.suspend(() => {
+          recorded = true
+          return ctx.record({
             type: "subagent.completed",
             payload: {
               toolCallId,
@@ -172,11 +174,13 @@ const prepareTask = (ctx: TaskToolContext, running: { count: number }, toolCallI
               ...(result.message === undefined ? {} : { message: result.message })
             }
           })
-        ),
+        })
+      return ctx.runChild(request, started).pipe(
+        Effect.tap(completed),
         Effect.map((result) => resultOf(name, result)),
         // The child's turn is closed `cancelled` by its own engine; the parent's side says so too.
         Effect.onInterrupt(() =>
-          childSessionId === undefined
+          childSessionId === undefined || recorded
             ? Effect.void
             : ctx
                 .record({
