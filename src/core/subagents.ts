@@ -2,7 +2,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
-import type { EngineError } from "../domain/errors.js"
+import type { EngineError, EventStoreError } from "../domain/errors.js"
 import type { AgentEvent, TurnStopReason } from "../domain/events.js"
 import { emptyUsage, type ToolDefinition, type Usage } from "../domain/model.js"
 import type { PermissionMode } from "../domain/permissions.js"
@@ -11,8 +11,6 @@ import type { AgentDefinition, AgentsShape } from "../services/Agents.js"
 import type { ContextBuilderShape } from "../services/ContextBuilder.js"
 import { type PreparedCall, ToolCallRejected, type ToolRouterShape, type ToolScope } from "../services/ToolRouter.js"
 import { messageOf } from "../domain/cause-message.js"
-import type { EventStoreError } from "../domain/errors.js"
-import type { ApprovalAnswer, ApprovalRequest, ApprovalsShape } from "../services/Approvals.js"
 import type { Draft } from "./session-actor.js"
 
 export const TASK_TOOL = "task"
@@ -253,85 +251,4 @@ export const childContext = (base: ContextBuilderShape, agent: AgentDefinition):
       { kind: "system" as const, id: `agent:${agent.name}`, text: agent.instructions },
       ...sources.filter((source) => source.kind !== "system")
     ])
-})
-
-/**
- * Follows a child's turn as its events commit: its final answer (the text of its last model
- * step), the tokens it and its own children used, and how it stopped.
- */
-export const childTally = () => {
-  let answer = ""
-  let stopReason: TurnStopReason = "cancelled"
-  let message: string | undefined
-  let inputTokens = 0
-  let outputTokens = 0
-  const add = (usage: Usage) => {
-    inputTokens += usage.inputTokens
-    outputTokens += usage.outputTokens
-  }
-  const offer = (event: AgentEvent) => {
-    switch (event.type) {
-      case "context.built":
-        answer = ""
-        break
-      case "model.delta":
-        answer += event.payload.text
-        break
-      case "model.completed":
-        add(event.payload.usage)
-        break
-      case "subagent.completed":
-        add(event.payload.usage)
-        break
-      case "turn.completed":
-        stopReason = event.payload.stopReason
-        message = event.payload.message
-        break
-    }
-  }
-  return {
-    offer,
-    result: (childSessionId: string): ChildResult => ({
-      childSessionId,
-      stopReason,
-      answer: answer.trim(),
-      usage: { inputTokens, outputTokens },
-      ...(message === undefined ? {} : { message })
-    })
-  }
-}
-
-/**
- * A child's permission questions go to its top-level session's clients: asked as that
- * session's (a CLI prompt, a web card, an ACP request all follow it), labelled with the
- * child's name, under an id of its own (`<child session>/<call>`, so two children's questions
- * never meet), and mirrored in that session's log as `permission.requested` / `resolved` in
- * its running turn, where those clients look. The child's own log records them as usual.
- */
-export const relayedApprovals = (approvals: ApprovalsShape, delegation: Delegation, label: string): ApprovalsShape => ({
-  ask: (request) => {
-    const toolCallId = `${request.sessionId}/${request.toolCallId}`
-    const summary = `[subagent ${label}] ${request.summary}`
-    const mirror = (draft: Draft) =>
-      delegation.recordInRoot(draft).pipe(
-        Effect.asVoid,
-        Effect.catchAll((error) => Effect.logWarning(`could not mirror a question of ${request.sessionId} in ${delegation.rootSessionId}`, error))
-      )
-    const resolved = (answer: ApprovalAnswer) =>
-      mirror({
-        type: "permission.resolved",
-        payload: { toolCallId, decision: answer.decision, scope: answer.scope, by: answer.by, ...(answer.reason === undefined ? {} : { reason: answer.reason }) }
-      })
-    const asked: ApprovalRequest = { ...request, sessionId: delegation.rootSessionId, toolCallId, summary }
-    return mirror({
-      type: "permission.requested",
-      payload: { toolCallId, tool: request.tool, risk: request.risk, summary, ...(request.detail === undefined ? {} : { detail: request.detail }) }
-    }).pipe(
-      Effect.zipRight(approvals.ask(asked)),
-      Effect.tap(resolved),
-      Effect.onInterrupt(() =>
-        mirror({ type: "permission.resolved", payload: { toolCallId, decision: "cancelled", scope: "once", by: "user", reason: "the turn was cancelled while waiting" } })
-      )
-    )
-  }
 })
