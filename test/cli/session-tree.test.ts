@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { underParents } from "../../src/cli/session-tree.js"
+import { underParents } from "../../src/domain/session-tree.js"
 import { runCli } from "../support/cli.js"
 import { makeTemp } from "../support/temp-dirs.js"
 

@@ -40,6 +40,11 @@ describe("the web page on a subagent", () => {
     expect(await nested.locator(".block.user .content").textContent()).toBe("Review notes.txt")
     expect(await nested.locator(".block.answer").last().textContent()).toContain("notes.txt looks right.")
     expect(await nested.getByText("read_file").count()).toBeGreaterThan(0)
+    // The session list shows the child's session right under its parent's, indented.
+    const child = page.locator("li.session-row.subagent")
+    await child.waitFor()
+    expect(await child.locator(".title").textContent()).toContain("reviewer: Review notes.txt")
+    expect(await page.locator("li.session-row").evaluateAll((rows) => rows.map((row) => row.classList.contains("subagent")))).toEqual([false, true])
     expect(pageErrors).toEqual([])
   })
 })

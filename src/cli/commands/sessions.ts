@@ -18,7 +18,7 @@ import { markRewound } from "../rewound-marks.js"
 import { missing, sessionId, where, type Where } from "../session-args.js"
 import { formatTable } from "../table.js"
 import { rewindCommands } from "./rewind.js"
-import { underParents } from "../session-tree.js"
+import { underParents } from "../../domain/session-tree.js"
 
 export interface Row {
   readonly sessionId: string
