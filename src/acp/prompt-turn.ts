@@ -1,5 +1,6 @@
 import type { PromptResponse, SessionUpdate, StopReason } from "@agentclientprotocol/sdk/unstable"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as FiberSet from "effect/FiberSet"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
@@ -14,6 +15,7 @@ import type { OpenSession } from "./open-sessions.js"
 import { type AskDeps, askClient } from "./permission.js"
 import type { UpdateBarrier } from "./update-barrier.js"
 import { makeTranslator } from "./updates.js"
+import { makeSubagentProgress } from "./subagent-progress.js"
 
 export interface TurnDeps extends AskDeps {
   /** The file access the session's tools use, to show an edit's question as a diff. */
@@ -83,6 +85,8 @@ export const runPrompt = (deps: TurnDeps, session: OpenSession, content: string,
         const sessionFiles = { sessionId, cwd: session.cwd, files: deps.files.forSession?.(sessionId) ?? deps.files }
         const translator = makeTranslator({ cwd: session.cwd, replay: false })
         const askers = yield* FiberSet.make()
+        /** The followers of running subagents, by the parent's task call; each ends with the call. */
+        const children = new Map<string, Fiber.RuntimeFiber<void, ProtocolError>>()
 
         const send = (updates: ReadonlyArray<SessionUpdate>) =>
           Effect.forEach(updates, (update) => peer.update({ sessionId, update }), { discard: true }).pipe(
@@ -118,6 +122,15 @@ export const runPrompt = (deps: TurnDeps, session: OpenSession, content: string,
               // The session's own events (a title it got) show too; another turn's do not.
               if (event.turnId === undefined) return send(translator.updates(event)).pipe(Effect.zipRight(out), Effect.as(phase))
               if (phase._tag !== "Running" || event.turnId !== phase.turnId) return Effect.as(out, phase)
+              // A child's progress starts after its task call says whom it went to, and stops before
+              // the call's result is sent, which it must not overwrite.
+              const before = event.type === "subagent.completed" ? stopFollowing(event.payload.toolCallId) : Effect.void
+              const after =
+                event.type === "subagent.started"
+                  ? Effect.flatMap(Effect.forkScoped(followChild(event.payload.toolCallId, event.payload.agent, event.payload.childSessionId)), (fiber) =>
+                      Effect.sync(() => children.set(event.payload.toolCallId, fiber))
+                    )
+                  : Effect.void
               const ask =
                 event.type === "permission.requested"
                   ? FiberSet.run(
@@ -126,10 +139,32 @@ export const runPrompt = (deps: TurnDeps, session: OpenSession, content: string,
                     )
                   : Effect.void
               const next: Phase = event.type === "turn.completed" ? { _tag: "Done", outcome: event.payload } : phase
-              return send(translator.updates(event)).pipe(Effect.zipRight(out), Effect.zipRight(ask), Effect.as(next))
+              return before.pipe(Effect.zipRight(send(translator.updates(event))), Effect.zipRight(after), Effect.zipRight(out), Effect.zipRight(ask), Effect.as(next))
             }
           }
         }
+
+        /** A subagent's events, as the content of its task call, until its turn ends. */
+        const followChild = (toolCallId: string, agent: string, childSessionId: string): Effect.Effect<void, ProtocolError> => {
+          const progress = makeSubagentProgress(toolCallId, agent)
+          return follow(host, childSessionId, 0).pipe(
+            Stream.mapError(fromEngineError),
+            Stream.takeUntil((frame) => frame._tag === "Event" && frame.event.type === "turn.completed"),
+            Stream.runForEach((frame) => {
+              if (frame._tag !== "Event") return Effect.void
+              const update = progress.add(frame.event)
+              return update === undefined ? Effect.void : send([update])
+            }),
+            // Progress is a courtesy: the task call's result still comes with the parent's events.
+            Effect.catchAll((error) => Effect.logWarning(`stopped showing the progress of subagent ${childSessionId}`, error))
+          )
+        }
+        const stopFollowing = (toolCallId: string) =>
+          Effect.suspend(() => {
+            const fiber = children.get(toolCallId)
+            children.delete(toolCallId)
+            return fiber === undefined ? Effect.void : Fiber.interrupt(fiber)
+          })
 
         const waiting: Phase = { _tag: "Waiting" }
         const end = yield* follow(host, sessionId, view.lastSequence).pipe(

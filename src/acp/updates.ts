@@ -146,6 +146,17 @@ export const makeTranslator = (options: TranslatorOptions): Translator => {
       case "checkpoint.recorded":
       case "hook.ran":
         return []
+      case "subagent.started":
+        // The task call's content: whom it went to, then (on completion) the answer as its result.
+        return [
+          {
+            sessionUpdate: "tool_call_update",
+            toolCallId: event.payload.toolCallId,
+            content: [text(`Delegated to ${event.payload.agent} (session ${event.payload.childSessionId}).`)]
+          }
+        ]
+      case "subagent.completed":
+        return []
     }
   }
 

@@ -4,6 +4,8 @@ import * as PolicyApprovals from "../layers/approvals/policy.js"
 import { noEventBus } from "../layers/event-bus/none.js"
 import { IdsLive } from "../layers/ids.js"
 import * as HooksLayer from "../layers/hooks/layer.js"
+import * as AgentFolders from "../layers/agents/folders.js"
+import type { Agents } from "../services/Agents.js"
 import * as Permissions from "../layers/permission/engine.js"
 import { LocalFilesLive } from "../layers/tools/local-file-access.js"
 import { pricedLayer } from "../layers/model/priced.js"
@@ -65,6 +67,7 @@ export type CoreServices =
   | MemoryStore
   | ContextBuilder
   | Hooks
+  | Agents
 
 /** Everything the engine stands on: store, model, ids, context, memory, tools and the permission boundary. */
 export const coreLayer = (config: AgentConfig) => {
@@ -94,6 +97,8 @@ export const coreLayer = (config: AgentConfig) => {
     ),
     HooksLayer.layer({ configDir: config.configDir }).pipe(Layer.provide(Layer.merge(sandbox, permissions))),
     permissions,
+    // The agent definitions the `task` tool starts subagents from.
+    AgentFolders.layer({ configDir: config.configDir }),
     config.files ?? LocalFilesLive,
     AjvOutput.layer
   )

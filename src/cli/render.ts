@@ -83,14 +83,16 @@ export const makeRenderer = (options: RenderOptions) => {
       if (!atLineStart[side]) return [write(side, "\n"), ...render(event)]
     }
     switch (event.type) {
-      case "session.created":
-        return options.live
-          ? []
-          : line(
-              "out",
-              bold(`session ${event.sessionId}`) +
-                dim(` · ${event.payload.client} · ${event.payload.cwd}${event.payload.model === undefined ? "" : ` · ${event.payload.model}`} · ${event.timestamp}`)
-            )
+      case "session.created": {
+        if (options.live) return []
+        const parent = event.payload.parent
+        return line(
+          "out",
+          bold(`session ${event.sessionId}`) +
+            dim(` · ${event.payload.client} · ${event.payload.cwd}${event.payload.model === undefined ? "" : ` · ${event.payload.model}`} · ${event.timestamp}`) +
+            (parent === undefined ? "" : dim(`\n  subagent ${parent.agent} (level ${parent.depth}) of session ${parent.sessionId}, started by its call ${parent.toolCallId}`))
+        )
+      }
       case "session.renamed":
         // The first prompt names a session on its own; live, that is no news.
         return options.live ? [] : line("out", dim(`  title: ${event.payload.title} (set by ${event.payload.by})`))
@@ -227,6 +229,13 @@ export const makeRenderer = (options: RenderOptions) => {
         return line(side, cyan(`↺ ${event.payload.redo ? "redo: " : ""}conversation rewound to #${event.payload.toSequence} by ${event.payload.by}`))
       case "output.structured":
         return options.live ? [] : line("out", green(`{} structured output validated`) + dim(` (${event.payload.attempts} attempt${event.payload.attempts === 1 ? "" : "s"}): ${oneLine(JSON.stringify(event.payload.value), 160)}`))
+      case "subagent.started":
+        return line(side, cyan(`↳ subagent ${event.payload.agent} (session ${event.payload.childSessionId}): ${oneLine(event.payload.prompt, 100)}`))
+      case "subagent.completed": {
+        const { agent, stopReason, usage, answer } = event.payload
+        const how = stopReason === "final" ? green("answered") : yellow(stopReason.replace("_", " "))
+        return line(side, dim("  ") + `${how}${dim(` · subagent ${agent} · ${usage.inputTokens} in / ${usage.outputTokens} out tokens · ${oneLine(answer, 100)}`)}`)
+      }
       case "turn.completed": {
         const { stopReason, errorCode, message } = event.payload
         // Only when some request was priced: a model with no price has nothing to add.

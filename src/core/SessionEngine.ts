@@ -3,6 +3,7 @@ import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
 import * as FiberSet from "effect/FiberSet"
 import * as Layer from "effect/Layer"
 import * as Mailbox from "effect/Mailbox"
@@ -30,6 +31,10 @@ import { ModelGateway } from "../services/ModelGateway.js"
 import { PermissionEngine } from "../services/PermissionEngine.js"
 import { Files, ToolRouter } from "../services/ToolRouter.js"
 import { Hooks } from "../services/Hooks.js"
+import { Agents } from "../services/Agents.js"
+import { childContext, defaultSubagentLimits, type Delegation, delegatingRouter, type RunChild, type SubagentLimits } from "./subagents.js"
+import { childTally } from "./child-tally.js"
+import { relayedApprovals } from "./subagent-approvals.js"
 import { type HookContext, recordRuns, runHooks } from "./hook-runs.js"
 import { checkpointRecorder } from "./checkpoint-record.js"
 import { compactHistory } from "./compaction.js"
@@ -110,6 +115,8 @@ export interface SessionEngineOptions {
    * stop); the next use loads it again from the log. Default: five minutes.
    */
   readonly sessionIdleMs?: number
+  /** How deep subagents may delegate and how many run at once per turn (default 2 and 3). */
+  readonly subagents?: SubagentLimits
 }
 
 export const defaultEngineOptions: SessionEngineOptions = {
@@ -209,6 +216,9 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
     const outputValidator = yield* Effect.serviceOption(OutputValidator)
     // Given by live tracing: tool processes learn their span (TRACEPARENT).
     const traceContext = yield* Effect.serviceOption(TraceContext)
+    // Optional: without agent definitions there is no `task` tool.
+    const agents = yield* Effect.serviceOption(Agents)
+    const subagentLimits = options.subagents ?? defaultSubagentLimits
     // An actor whose append was refused as out of sequence leaves the map: the next call loads the log again.
     const services = { store, ids, bus, fenced: (sessionId: string) => RcMap.invalidate(actors, sessionId) }
     const conversationOptions = { toolResultChars: options.toolResultChars }
@@ -339,8 +349,11 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
         Effect.zipRight(Deferred.succeed(running.done, undefined))
       )
 
-    /** Runs a claimed turn to its end, telling `sink` of each event; the claim is released after. */
-    const runClaimed = (actor: SessionActor, running: RunningTurn, input: RunTurnInput, sink: TurnSink): Effect.Effect<void, EngineError> => {
+    /**
+     * Runs a claimed turn to its end, telling `sink` of each event; the claim is released after.
+     * `delegation` is set for a subagent's turn: its definition, depth and parent's mode.
+     */
+    const runClaimed = (actor: SessionActor, running: RunningTurn, input: RunTurnInput, sink: TurnSink, delegation?: Delegation): Effect.Effect<void, EngineError> => {
       const emit = (draft: Draft) => actor.commit(draft).pipe(Effect.tap(sink.offer))
       // Nothing to commit (no steering, no MCP notices, an empty answer chunk: the usual case) costs nothing.
       const noEvents = Effect.succeed<ReadonlyArray<AgentEvent>>([])
@@ -396,14 +409,25 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
         }
         const sessionStart = sessionStarted.has(actor) ? undefined : state.turns.length === 1 ? "startup" : "resume"
         sessionStarted.add(actor)
+        const agent = delegation?.agent
+        const self: Delegation = delegation ?? {
+          depth: 0,
+          rootSessionId: input.sessionId,
+          recordInRoot: (draft) => emit({ ...draft, turnId }),
+          mode: () => state.mode
+        }
+        const taskTool = Option.isNone(agents)
+          ? undefined
+          : { agents: agents.value, limits: subagentLimits, delegation: self, sessionId: input.sessionId, turnId, runChild, record: (draft: Draft) => emit({ ...draft, turnId }) }
         const outcome = yield* runTurnBody({
           turnId,
+          ...(agent === undefined ? {} : { agent: agent.name }),
           prompt: { content: input.content, sequence: message.sequence },
           hooks: hookContext,
           ...(sessionStart === undefined ? {} : { sessionStart }),
           state,
           gateway,
-          context,
+          context: agent === undefined ? context : childContext(context, agent),
           compactionThreshold: options.compactionThreshold,
           mcp,
           maxSteps: input.maxSteps ?? options.maxSteps,
@@ -417,11 +441,12 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
             // Read at each permission check: a mode set while the turn runs (an editor
             // switching to plan) holds from the next tool call on.
             get mode() {
-              return state.mode
+              return delegation?.mode() ?? state.mode
             },
-            router,
+            router: delegatingRouter(router, taskTool, agent?.tools === undefined ? undefined : new Set(agent.tools)),
+            ...(delegation === undefined ? {} : { permissionSessionId: delegation.rootSessionId }),
             permissions,
-            approvals,
+            approvals: delegation === undefined || agent === undefined ? approvals : relayedApprovals(approvals, delegation, agent.name),
             // A client that serves files per session (an editor over ACP) gets this session's view.
             files: files.forSession?.(input.sessionId) ?? files,
             memory,
@@ -434,7 +459,7 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
           },
           emit,
           emitAll
-        }).pipe(Effect.raceFirst(Deferred.await(running.cancel).pipe(Effect.as(cancelledOutcome))))
+        }).pipe(untilCancelled(running))
         yield* emit({ type: "turn.completed", turnId, payload: outcome })
       }).pipe(
         Effect.onInterrupt(() => closeOpenTurn(cancelledOutcome)),
@@ -442,6 +467,51 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
         Effect.ensuring(releaseClaim(actor, running))
       )
     }
+
+    /**
+     * A subagent: a session of its own (its `session.created` names the parent's session, turn
+     * and call), one turn on the delegation prompt under the parent's mode, run on this fiber so
+     * that interrupting the parent's call cancels it (its turn is then closed `cancelled`).
+     */
+    const runChild: RunChild = (request, started) =>
+      Effect.gen(function* () {
+        const childId = yield* ids.make("ses")
+        const { parent, agent, delegation } = request
+        const fresh = yield* makeActor(services, emptySessionState(childId, conversationOptions))
+        yield* fresh.commit({
+          type: "session.created",
+          payload: {
+            cwd: parent.workspaceRoot,
+            client: "subagent",
+            title: `${agent.name}: ${preview(request.prompt)}`,
+            model: gateway.info.id,
+            parent: { sessionId: parent.sessionId, turnId: parent.turnId, toolCallId: parent.toolCallId, agent: agent.name, depth: delegation.depth }
+          }
+        })
+        created.set(childId, fresh)
+        const tally = childTally()
+        const sink: TurnSink = {
+          offer: (event) => Effect.sync(() => tally.offer(event)),
+          offerAll: (events) => Effect.sync(() => events.forEach(tally.offer)),
+          admitted: () => Effect.void
+        }
+        const input: RunTurnInput = {
+          sessionId: childId,
+          content: request.prompt,
+          client: "subagent",
+          permissionMode: delegation.mode(),
+          ...(agent.maxSteps === undefined ? {} : { maxSteps: agent.maxSteps })
+        }
+        return yield* Effect.scoped(
+          Effect.gen(function* () {
+            const actor = yield* hold(childId)
+            yield* started(childId)
+            const claimed = yield* claim(actor)
+            yield* runClaimed(actor, claimed, input, sink, delegation)
+            return tally.result(childId)
+          })
+        ).pipe(Effect.ensuring(Effect.sync(() => created.delete(childId))))
+      })
 
     /**
      * Claims the turn here, then the session's lease in the store (a process sharing the store
@@ -613,6 +683,22 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
 export const layer = (options: SessionEngineOptions = defaultEngineOptions) => Layer.scoped(SessionEngine, make(options))
 
 const cancelledOutcome: TurnOutcome = { stopReason: "cancelled" }
+
+/**
+ * The turn's body until it ends or the turn is cancelled. Either way (and when the turn itself
+ * is interrupted, as a subagent's is with its parent's call) the body's interruption is waited
+ * for: its tools and its own subagents record their ends before the turn is closed. A plain
+ * race would wait only when the cancel wins; an interrupted race interrupts its sides without
+ * waiting, and the turn would close while its children still write.
+ */
+const untilCancelled =
+  (running: RunningTurn) =>
+  <E>(body: Effect.Effect<TurnOutcome, E>): Effect.Effect<TurnOutcome, E> =>
+    Effect.flatMap(Effect.fork(body), (fiber) =>
+      Effect.raceFirst(Fiber.join(fiber), Effect.as(Deferred.await(running.cancel), cancelledOutcome)).pipe(
+        Effect.ensuring(Fiber.interrupt(fiber))
+      )
+    )
 
 /**
  * An untitled session's first prompt gives it a title (`by: auto`, in the turn that prompt

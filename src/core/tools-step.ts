@@ -36,6 +36,11 @@ export interface ToolStepContext {
   readonly hooks: HookContext
   /** The `traceparent` of a call's span, when tracing is on. */
   readonly traceparent?: (toolCallId: string) => string | undefined
+  /**
+   * Set for a subagent: the top-level session whose permissions these are (its remembered
+   * answers hold for the child too, and the child's "for the session" answers are its).
+   */
+  readonly permissionSessionId?: string
 }
 
 interface Allowed {
@@ -111,7 +116,7 @@ const authorize = (ctx: ToolStepContext, call: ToolCall): Effect.Effect<Option.O
       return Option.none()
     }
     const check: PermissionCheck = {
-      sessionId: ctx.sessionId,
+      sessionId: ctx.permissionSessionId ?? ctx.sessionId,
       workspaceRoot: ctx.workspaceRoot,
       tool: call.name,
       mode: ctx.mode,

@@ -49,6 +49,8 @@ export interface TurnContext {
   /** Commits events that are ready together in one append (see the engine's group commit). */
   readonly emitAll: (drafts: ReadonlyArray<Draft>) => Effect.Effect<ReadonlyArray<AgentEvent>, EventStoreError>
   readonly hooks: HookContext
+  /** The agent definition a subagent's turn runs, named in its model requests. */
+  readonly agent?: string
   /** Set on the session's first turn in this process: SessionStart hooks run first (`startup`: a new session; `resume`: one loaded from its log). */
   readonly sessionStart?: "startup" | "resume"
 }
@@ -257,6 +259,7 @@ const buildRequest = (ctx: TurnContext, gather: Effect.Effect<ReadonlyArray<Cont
     return {
       sessionId: ctx.state.sessionId,
       purpose: "turn",
+      ...(ctx.agent === undefined ? {} : { agent: ctx.agent }),
       system: withTasks(withOutputContract(assembleSystem(sources), ctx.terms), tasksText),
       messages,
       tools

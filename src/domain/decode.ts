@@ -45,6 +45,8 @@ const memberDecoders: { readonly [T in EventType]: MemberDecoder } = {
   "checkpoint.restored": Schema.decodeUnknownEither(eventSchemas["checkpoint.restored"]),
   "conversation.rewound": Schema.decodeUnknownEither(eventSchemas["conversation.rewound"]),
   "output.structured": Schema.decodeUnknownEither(eventSchemas["output.structured"]),
+  "subagent.started": Schema.decodeUnknownEither(eventSchemas["subagent.started"]),
+  "subagent.completed": Schema.decodeUnknownEither(eventSchemas["subagent.completed"]),
   "turn.completed": Schema.decodeUnknownEither(eventSchemas["turn.completed"])
 }
 

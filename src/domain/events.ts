@@ -53,7 +53,14 @@ export const SessionCreated = defineEvent("session.created", {
    * breaks the engine's invariants: the first violation, so an audit can tell the log is not
    * one this engine wrote. Absent on every session the engine created or imported verified.
    */
-  unverifiedImport: Schema.optional(Schema.Struct({ problem: Schema.String }))
+  unverifiedImport: Schema.optional(Schema.Struct({ problem: Schema.String })),
+  /**
+   * Set on a subagent's session: the session, turn and `task` tool call that started it, and
+   * the agent definition it runs (the parent records `subagent.started` with this session's id).
+   */
+  parent: Schema.optional(
+    Schema.Struct({ sessionId: Schema.String, turnId: Schema.String, toolCallId: Schema.String, agent: Schema.String, depth: Schema.Int })
+  )
 })
 
 /**
@@ -431,6 +438,35 @@ export const OutputStructured = defineEvent("output.structured", {
   attempts: Schema.Int.pipe(Schema.positive())
 })
 
+/**
+ * A `task` call started a subagent: its own session (`childSessionId`, whose `session.created`
+ * names this session and call back), the definition it runs and the delegation prompt as
+ * plain text. Recorded after the call's `tool.started`, before its `tool.completed`.
+ */
+export const SubagentStarted = defineEvent("subagent.started", {
+  toolCallId: Schema.String,
+  agent: Schema.String,
+  childSessionId: Schema.String,
+  prompt: Schema.String,
+  /** 1 for a child of a top-level turn, 2 for its child, ... */
+  depth: Schema.Int
+})
+
+/**
+ * The subagent's turn ended (also when it was cancelled with its parent): how it stopped, its
+ * final answer as plain text (the `task` call's result), and the tokens it and its own
+ * subagents used, counted into the parent's turn.
+ */
+export const SubagentCompleted = defineEvent("subagent.completed", {
+  toolCallId: Schema.String,
+  agent: Schema.String,
+  childSessionId: Schema.String,
+  stopReason: TurnStopReason,
+  answer: Schema.String,
+  usage: Usage,
+  message: Schema.optional(Schema.String)
+})
+
 export const TurnCompleted = defineEvent("turn.completed", {
   stopReason: TurnStopReason,
   /** Set when stopReason is `error`: a model error code, `interrupted`, `store_failure`, ... */
@@ -473,6 +509,8 @@ export const eventSchemas = {
   "checkpoint.restored": CheckpointRestored,
   "conversation.rewound": ConversationRewound,
   "output.structured": OutputStructured,
+  "subagent.started": SubagentStarted,
+  "subagent.completed": SubagentCompleted,
   "turn.completed": TurnCompleted
 } as const
 
@@ -510,6 +548,8 @@ export const AgentEvent = Schema.Union(
   CheckpointRestored,
   ConversationRewound,
   OutputStructured,
+  SubagentStarted,
+  SubagentCompleted,
   TurnCompleted
 )
 export type AgentEvent = typeof AgentEvent.Type

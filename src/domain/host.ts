@@ -62,7 +62,9 @@ export const SessionListItem = Schema.Struct({
   client: Schema.optional(Schema.String),
   /** The last `session.renamed`'s title, else `session.created`'s. */
   title: Schema.optional(Schema.String),
-  model: Schema.optional(Schema.String)
+  model: Schema.optional(Schema.String),
+  /** Set on a subagent's session: the session whose `task` call started it. */
+  parentSessionId: Schema.optional(Schema.String)
 })
 export type SessionListItem = typeof SessionListItem.Type
 

@@ -103,6 +103,8 @@ export const ModelRequest = Schema.Struct({
   sessionId: Schema.String,
   /** `compaction`: the engine asks for a summary of older turns, not for the next step of a turn. */
   purpose: Schema.optional(Schema.Literal("turn", "compaction")),
+  /** Set when a subagent asks: the name of the agent definition it runs (the scripted model plays that agent's responses). */
+  agent: Schema.optional(Schema.String),
   system: Schema.String,
   messages: Schema.Array(ConversationMessage),
   tools: Schema.Array(ToolDefinition)

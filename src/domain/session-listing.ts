@@ -12,6 +12,8 @@ export interface ListingHeader {
   readonly client?: string
   readonly title?: string
   readonly model?: string
+  /** A subagent's session: the session whose `task` call started it. */
+  readonly parentSessionId?: string
   readonly archived?: boolean
   readonly openTurnId?: string
 }
@@ -23,7 +25,8 @@ export const headerOf = (event: AgentEvent): ListingHeader =>
         cwd: event.payload.cwd,
         client: event.payload.client,
         ...(event.payload.title === undefined ? {} : { title: event.payload.title }),
-        ...(event.payload.model === undefined ? {} : { model: event.payload.model })
+        ...(event.payload.model === undefined ? {} : { model: event.payload.model }),
+        ...(event.payload.parent === undefined ? {} : { parentSessionId: event.payload.parent.sessionId })
       }
     : {}
 

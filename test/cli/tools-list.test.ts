@@ -1,4 +1,6 @@
 import { afterAll, describe, expect, it } from "@effect/vitest"
+import { mkdirSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
 import { runCli } from "../support/cli.js"
 import { makeTemp } from "../support/temp-dirs.js"
 
@@ -19,6 +21,19 @@ describe("custom-agent tools list", { timeout: 60_000 }, () => {
     expect(names).toEqual(BUILT_IN)
     expect(result.stdout).toContain("read_file\n  Read a text file.")
     expect(result.stdout).toMatch(/\n {2}input schema:\n {4}\{\n {6}"type": "object",\n {6}"required": \["path"\],\n/)
+  })
+
+  it("with agent definitions, the task tool too: its description lists each agent", async () => {
+    const project = temps.dir("tools-project-")
+    mkdirSync(join(project, ".agents", "agents"), { recursive: true })
+    writeFileSync(join(project, ".agents", "agents", "reviewer.md"), "---\nname: reviewer\ndescription: Reviews code\n---\nYou review.\n")
+    const result = await runCli(["tools", "list", "--json"], { env: env(), cwd: project })
+    expect(result.code).toBe(0)
+    const parsed: unknown = JSON.parse(result.stdout)
+    if (!Array.isArray(parsed)) throw new Error("not an array")
+    const task = parsed.filter(isRecord).find((tool) => tool["name"] === "task")
+    expect(task?.["description"]).toContain("- reviewer: Reviews code")
+    expect(task?.["inputSchema"]).toMatchObject({ required: ["agent", "prompt"] })
   })
 
   it("--json: one array of { name, description, inputSchema }", async () => {

@@ -26,6 +26,8 @@ import { noMcp } from "../../src/layers/tools/mcp-none.js"
 import { noEventBus } from "../../src/layers/event-bus/none.js"
 import type { ModelGateway } from "../../src/services/ModelGateway.js"
 import type { Tool } from "../../src/services/ToolRouter.js"
+import type { Agents } from "../../src/services/Agents.js"
+import type { Approvals } from "../../src/services/Approvals.js"
 
 export type StoreLayer = Layer.Layer<EventStore, unknown>
 
@@ -51,6 +53,10 @@ export interface HarnessOptions {
   readonly outputValidator?: Layer.Layer<OutputValidator>
   /** Where committed events are announced (default: nowhere). */
   readonly eventBus?: Layer.Layer<EventBus, unknown>
+  /** How questions are answered, instead of `answers`. */
+  readonly approvals?: Layer.Layer<Approvals>
+  /** The agent definitions the `task` tool offers (default: none, so no `task` tool). */
+  readonly agents?: Layer.Layer<Agents>
 }
 
 /** An engine on the given store with a scripted model; the store stays reachable for assertions. */
@@ -69,12 +75,13 @@ export const engineLayer = (store: StoreLayer, script?: Scripted.Script, options
         Router.layer([Router.staticSource("test", options.tools ?? [])]),
         permissions,
         (options.hooks ?? noHooks).pipe(Layer.provide(permissions)),
-        ScriptedApprovals.layer(options.answers ?? []),
+        options.approvals ?? ScriptedApprovals.layer(options.answers ?? []),
         LocalFilesLive,
         options.context ?? StaticContext.layer(),
         MemoryFile.layer(options.memoryFile ?? join(tmpdir(), `memory-${randomUUID()}.json`)),
         options.checkpoints ?? Layer.empty,
-        options.outputValidator ?? Layer.empty
+        options.outputValidator ?? Layer.empty,
+        options.agents ?? Layer.empty
       )
     ),
     // No subscribers and no MCP servers: tests read the turn's stream and the store.

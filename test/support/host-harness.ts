@@ -19,6 +19,7 @@ import type { ContextBuilder } from "../../src/services/ContextBuilder.js"
 import type { McpHub } from "../../src/services/McpHub.js"
 import { noMcp } from "../../src/layers/tools/mcp-none.js"
 import type { Tool } from "../../src/services/ToolRouter.js"
+import type { Agents } from "../../src/services/Agents.js"
 import type { StoreLayer } from "./engine-harness.js"
 import { checkingCanonical } from "./canonical-store.js"
 
@@ -32,6 +33,8 @@ export interface HostHarnessOptions {
   readonly mcp?: Layer.Layer<McpHub>
   /** The checkpoint store (default: none, so no checkpoints are recorded). */
   readonly checkpoints?: Layer.Layer<Checkpoints>
+  /** The agent definitions the `task` tool offers (default: none). */
+  readonly agents?: Layer.Layer<Agents>
 }
 
 /** A host over the given store with a scripted model; answers come from clients (PendingAsks). */
@@ -51,6 +54,7 @@ export const hostTestLayer = (store: StoreLayer, script?: Scripted.Script, optio
         MemoryFile.layer(options.memoryFile ?? join(tmpdir(), `memory-${randomUUID()}.json`)),
         PendingAsks.layer,
         options.checkpoints ?? Layer.empty,
+        options.agents ?? Layer.empty,
         Fanout.eventBusLayer
       )
     ),

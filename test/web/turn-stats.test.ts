@@ -46,6 +46,7 @@ describe("per-turn facts", () => {
       e("tool.completed", edit("call_4", "c.ts", true)),
       e("tool.completed", { toolCallId: "call_5", output: "ok", isError: false, durationMs: 1, data: { _tag: "shell", command: "ls", exitCode: 0, timedOut: false, truncated: false } }),
       e("model.completed", { stopReason: "final", usage: { inputTokens: 1200, outputTokens: 70, cacheReadTokens: 1000 } }),
+      e("subagent.completed", { toolCallId: "call_6", agent: "reviewer", childSessionId: "ses_9", stopReason: "final", answer: "ok", usage: { inputTokens: 300, outputTokens: 30 } }),
       e("turn.completed", { stopReason: "final" }),
       e("turn.started", { promptPreview: "again" }, "turn_2"),
       e("model.completed", { stopReason: "final", usage: { inputTokens: 10, outputTokens: 1 } }, "turn_2")
@@ -54,8 +55,8 @@ describe("per-turn facts", () => {
       {
         turnId: "turn_1",
         startedAt: "2025-01-01T00:00:02.000Z",
-        endedAt: "2025-01-01T00:00:10.000Z",
-        usage: { input: 2200, output: 120, cacheRead: 1800, cacheWrite: 200 },
+        endedAt: "2025-01-01T00:00:11.000Z",
+        usage: { input: 2500, output: 150, cacheRead: 1800, cacheWrite: 200 },
         cost: { usd: 0, requests: 2, unpriced: 2 },
         files: [
           { path: "a.ts", toolCallIds: ["call_1", "call_3"] },
@@ -64,14 +65,14 @@ describe("per-turn facts", () => {
       },
       {
         turnId: "turn_2",
-        startedAt: "2025-01-01T00:00:11.000Z",
+        startedAt: "2025-01-01T00:00:12.000Z",
         usage: { input: 10, output: 1, cacheRead: 0, cacheWrite: 0 },
         cost: { usd: 0, requests: 1, unpriced: 1 },
         files: []
       }
     ])
     const [first, second] = turns
-    expect(first === undefined ? undefined : durationOf(first)).toBe(8_000)
+    expect(first === undefined ? undefined : durationOf(first)).toBe(9_000)
     expect(second === undefined ? "none" : durationOf(second)).toBeUndefined()
   })
 

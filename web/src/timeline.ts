@@ -105,13 +105,15 @@ export type CompactionNote = typeof CompactionNote.Type
 /** A line about the session rather than the conversation: compaction, memory, skills, MCP servers, rewinds. */
 export const NoteBlock = Schema.TaggedStruct("note", {
   ...position,
-  topic: Schema.Literal("compaction", "memory", "skill", "mcp", "permissions", "mode", "rewind", "hook", "output"),
+  topic: Schema.Literal("compaction", "memory", "skill", "mcp", "permissions", "mode", "rewind", "hook", "output", "subagent"),
   tone: Schema.Literal("info", "warning"),
   text: Schema.String,
   /** Longer text shown on demand (a compaction's summary). */
   detail: Schema.optional(Schema.String),
   candidate: Schema.optional(CandidateNote),
-  compaction: Schema.optional(CompactionNote)
+  compaction: Schema.optional(CompactionNote),
+  /** A subagent's start: its session, shown as a nested timeline on demand. */
+  child: Schema.optional(Schema.Struct({ sessionId: Schema.String, agent: Schema.String }))
 })
 export type NoteBlock = typeof NoteBlock.Type
 
@@ -315,6 +317,19 @@ const blocksAfter = (blocks: ReadonlyArray<Block>, event: AgentEvent, settled: S
       const tone = timedOut || (exitCode !== 0 && exitCode !== 2) || decision === "deny" || decision === "block" ? "warning" : "info"
       const detail = [context === undefined ? "" : `Told the model:\n${context}`, output === "" ? "" : `Output:\n${output}`].filter((p) => p !== "").join("\n\n")
       return [...seal(blocks), { _tag: "note", ...at, topic: "hook", tone, text: hookSummary(event.payload), ...(detail === "" ? {} : { detail }) }]
+    }
+    case "subagent.started": {
+      const { agent, childSessionId, prompt } = event.payload
+      return [
+        ...seal(blocks),
+        { _tag: "note", ...at, topic: "subagent", tone: "info", text: `Subagent ${agent} started (session ${childSessionId})`, detail: prompt, child: { sessionId: childSessionId, agent } }
+      ]
+    }
+    case "subagent.completed": {
+      const { agent, childSessionId, stopReason, answer, usage, message } = event.payload
+      const tone = stopReason === "final" ? "info" : "warning"
+      const text = `Subagent ${agent} ${stopReason === "final" ? "answered" : `stopped (${stopReason})`} · session ${childSessionId} · ${usage.inputTokens} in / ${usage.outputTokens} out tokens`
+      return [...seal(blocks), { _tag: "note", ...at, topic: "subagent", tone, text, detail: message === undefined ? answer : `${message}\n\n${answer}` }]
     }
     case "mcp.notice": {
       const { server, state, message } = event.payload

@@ -66,12 +66,21 @@ const withCheckpoint = (checkpoint: TurnCheckpoint | undefined, payload: Payload
   notKept: union(checkpoint?.notKept ?? [], payload.notKept, (file) => file.path)
 })
 
+const withUsage = (usage: TurnStats["usage"], added: PayloadOf<"model.completed">["usage"]): TurnStats["usage"] => ({
+  input: usage.input + added.inputTokens,
+  output: usage.output + added.outputTokens,
+  cacheRead: usage.cacheRead + (added.cacheReadTokens ?? 0),
+  cacheWrite: usage.cacheWrite + (added.cacheWriteTokens ?? 0)
+})
+
 export const statsAfter = (turns: ReadonlyArray<TurnStats>, event: AgentEvent): ReadonlyArray<TurnStats> => {
   switch (event.type) {
     case "turn.started":
       return updateTurn(turns, event, (t) => ({ ...t, startedAt: event.timestamp }))
+    // A subagent's tokens (its own and its children's) count into the turn that delegated; its cost is in its own log.
+    case "subagent.completed":
+      return updateTurn(turns, event, (t) => ({ ...t, usage: withUsage(t.usage, event.payload.usage) }))
     case "model.completed": {
-      const { inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens } = event.payload.usage
       const { costUsd } = event.payload
       return updateTurn(turns, event, (t) => ({
         ...t,
@@ -80,12 +89,7 @@ export const statsAfter = (turns: ReadonlyArray<TurnStats>, event: AgentEvent): 
           requests: (t.cost?.requests ?? 0) + 1,
           unpriced: (t.cost?.unpriced ?? 0) + (costUsd === undefined ? 1 : 0)
         },
-        usage: {
-          input: t.usage.input + inputTokens,
-          output: t.usage.output + outputTokens,
-          cacheRead: t.usage.cacheRead + (cacheReadTokens ?? 0),
-          cacheWrite: t.usage.cacheWrite + (cacheWriteTokens ?? 0)
-        }
+        usage: withUsage(t.usage, event.payload.usage)
       }))
     }
     case "tool.completed": {

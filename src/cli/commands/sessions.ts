@@ -21,6 +21,7 @@ import { markRewound } from "../rewound-marks.js"
 import { missing, sessionId, where, type Where } from "../session-args.js"
 import { formatTable } from "../table.js"
 import { rewindCommands } from "./rewind.js"
+import { underParents } from "../../domain/session-tree.js"
 
 export interface Row {
   readonly sessionId: string
@@ -29,6 +30,8 @@ export interface Row {
   readonly title?: string | undefined
   readonly cwd?: string | undefined
   readonly running?: boolean
+  /** A subagent's session: the session that started it. */
+  readonly parentSessionId?: string | undefined
 }
 
 /** What reading sessions needs (`list`, `show`): locally, the store alone. */
@@ -92,8 +95,9 @@ const list = Command.make("list", where, (args) =>
     Effect.gen(function* () {
       const sessions = yield* source.list
       if (sessions.length === 0) return yield* stdout('no sessions yet: start one with custom-agent run "..."\n')
-      const rows = sessions.map((s) => [
-        s.sessionId + (s.running === true ? " *" : ""),
+      // A subagent's session is listed under the session that started it.
+      const rows = underParents(sessions).map(({ row: s, depth }) => [
+        (depth === 0 ? "" : `${"  ".repeat(depth - 1)}└ `) + s.sessionId + (s.running === true ? " *" : ""),
         s.updatedAt.slice(0, 19).replace("T", " "),
         String(s.lastSequence),
         s.title ?? "",
@@ -102,7 +106,7 @@ const list = Command.make("list", where, (args) =>
       yield* stdout(formatTable(["SESSION", "UPDATED", "EVENTS", "TITLE", "CWD"], rows))
     })
   )
-).pipe(Command.withDescription("List sessions, most recent first (* running)"))
+).pipe(Command.withDescription("List sessions, most recent first (* running); a subagent's session under its parent's (└)"))
 
 const contextFlag = Options.boolean("context").pipe(
   Options.withDescription("Show what the model no longer sees: each compaction's range, tokens, summary and the events it replaced, then the task list")

@@ -16,6 +16,8 @@ import { CliError } from "../errors.js"
 import { stdout } from "../io.js"
 import * as shared from "../options.js"
 import { formatTools, toolsJson } from "../tools-list.js"
+import * as AgentFolders from "../../layers/agents/folders.js"
+import { taskDefinition } from "../../core/subagents.js"
 
 const cwd = shared.existingDirectory("cwd").pipe(
   Options.withDescription("The project whose skills and MCP servers count (default: the current directory)"),
@@ -49,7 +51,10 @@ const list = Command.make("list", { cwd, json, mcp, sandbox: shared.sandbox, san
       // Stdio servers start in the sandbox, as in a session; without them nothing runs, so no sandbox is needed.
       Effect.provide(args.mcp ? SandboxLayer.layer({ mode: args.sandbox, network: args.sandboxNetwork, configDir, dataDir: resolveDataDir(undefined) }) : layerOff)
     )
-    yield* stdout(args.json ? toolsJson(definitions) : formatTools(definitions, 80))
+    // With agent definitions the model is offered `task` too (a session adds it to its router).
+    const { agents } = yield* AgentFolders.make({ configDir }).list(workspaceRoot)
+    const offered = agents.length === 0 ? definitions : [...definitions, taskDefinition(agents)]
+    yield* stdout(args.json ? toolsJson(offered) : formatTools(offered, 80))
   })
 ).pipe(Command.withDescription("List the tools the model is offered: each one's name, description and input JSON Schema"))
 

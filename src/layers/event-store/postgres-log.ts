@@ -38,9 +38,9 @@ export const makePostgresLog = (sql: SqlClient.SqlClient): SqlLog => {
       if (first !== undefined && first.sequence === 1) {
         const header = headerOf(first)
         yield* sql`
-          INSERT INTO sessions (session_id, created_at, cwd, client, title, model)
+          INSERT INTO sessions (session_id, created_at, cwd, client, title, model, parent_session_id)
           VALUES (${sessionId}, ${first.timestamp}, ${header.cwd ?? null}, ${header.client ?? null},
-                  ${header.title ?? null}, ${header.model ?? null})`
+                  ${header.title ?? null}, ${header.model ?? null}, ${header.parentSessionId ?? null})`
       }
       // One statement with six array parameters, whatever the batch's size (a multi-row
       // VALUES would need six parameters per event, and Postgres takes at most 65535).

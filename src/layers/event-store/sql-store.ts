@@ -25,6 +25,7 @@ const SummaryRow = Schema.Struct({
   client: Schema.NullOr(Schema.String),
   title: Schema.NullOr(Schema.String),
   model: Schema.NullOr(Schema.String),
+  parent_session_id: Schema.NullOr(Schema.String),
   archived: Schema.Number,
   open_turn: Schema.NullOr(Schema.String)
 })
@@ -38,6 +39,7 @@ const toSummary = (row: typeof SummaryRow.Type): SessionSummary => ({
   ...(row.client === null ? {} : { client: row.client }),
   ...(row.title === null ? {} : { title: row.title }),
   ...(row.model === null ? {} : { model: row.model }),
+  ...(row.parent_session_id === null ? {} : { parentSessionId: row.parent_session_id }),
   ...(row.archived === 0 ? {} : { archived: true }),
   ...(row.open_turn === null ? {} : { openTurnId: row.open_turn })
 })
@@ -54,7 +56,7 @@ export const sqlStore = (log: SqlLog, sql: SqlClient.SqlClient, tieBreak: string
     Request: Schema.Void,
     Result: SummaryRow,
     execute: () => sql`
-      SELECT s.session_id, s.created_at, s.cwd, s.client, s.title, s.model, s.archived, s.open_turn,
+      SELECT s.session_id, s.created_at, s.cwd, s.client, s.title, s.model, s.parent_session_id, s.archived, s.open_turn,
              e.sequence AS last_sequence, e.timestamp AS updated_at
       FROM sessions s
       JOIN events e ON e.session_id = s.session_id

@@ -63,8 +63,8 @@ export const makeSqliteLog = (db: Database.Database): SqlLog => {
   const insertEvent = db.prepare<[string, number, string, string | null, string, string]>(
     "INSERT INTO events (session_id, sequence, type, turn_id, timestamp, event) VALUES (?, ?, ?, ?, ?, ?)"
   )
-  const insertSession = db.prepare<[string, string, string | null, string | null, string | null, string | null]>(
-    "INSERT INTO sessions (session_id, created_at, cwd, client, title, model) VALUES (?, ?, ?, ?, ?, ?)"
+  const insertSession = db.prepare<[string, string, string | null, string | null, string | null, string | null, string | null]>(
+    "INSERT INTO sessions (session_id, created_at, cwd, client, title, model, parent_session_id) VALUES (?, ?, ?, ?, ?, ?, ?)"
   )
   const setTitle = db.prepare<[string, string]>("UPDATE sessions SET title = ? WHERE session_id = ?")
   const setArchived = db.prepare<[number, string]>("UPDATE sessions SET archived = ? WHERE session_id = ?")
@@ -108,7 +108,8 @@ export const makeSqliteLog = (db: Database.Database): SqlLog => {
         header.cwd ?? null,
         header.client ?? null,
         header.title ?? null,
-        header.model ?? null
+        header.model ?? null,
+        header.parentSessionId ?? null
       )
     }
     insertEvent.run(event.sessionId, event.sequence, event.type, event.turnId ?? null, event.timestamp, JSON.stringify(event))

@@ -58,5 +58,7 @@ export const migrations = Migrator.fromRecord({
         owner TEXT NOT NULL,
         expires_at BIGINT NOT NULL
       )`
-  )
+  ),
+  // A subagent's session names its parent in the listing (no session before this had one).
+  "0005_session_parent": Effect.flatMap(SqlClient.SqlClient, (sql) => sql`ALTER TABLE sessions ADD COLUMN parent_session_id TEXT`)
 })

@@ -53,6 +53,8 @@ export const Script = Schema.Struct({
   responses: Schema.Array(ResponseEntry),
   /** Answers to compaction requests (the engine summarizing older turns), in order. */
   summaries: Schema.optional(Schema.Array(Schema.String)),
+  /** Each subagent's responses, by agent name: every child session of that agent plays them from its first. */
+  agents: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Struct({ responses: Schema.Array(ResponseEntry) }) })),
   contextWindow: Schema.optional(Schema.Int.pipe(Schema.positive())),
   maxOutputTokens: Schema.optional(Schema.Int.pipe(Schema.positive()))
 })
@@ -172,6 +174,7 @@ export const make = (input?: Script): Effect.Effect<ModelGatewayShape, ScriptErr
     const cursors = new Map<string, number>()
     const summaryCursors = new Map<string, number>()
     const responses = script?.responses.map(normalize)
+    const agentResponses = new Map(Object.entries(script?.agents ?? {}).map(([name, agent]) => [name, agent.responses.map(normalize)]))
     /** A compaction request gets the script's next summary, or a short one built from the request. */
     const summarize = (request: ModelRequest) => {
       const index = summaryCursors.get(request.sessionId) ?? 0
@@ -190,14 +193,20 @@ export const make = (input?: Script): Effect.Effect<ModelGatewayShape, ScriptErr
       Stream.suspend(() => {
         if (request.purpose === "compaction") return summarize(request)
         if (responses === undefined) return play(defaultResponse(request), 0, request)
+        // A subagent plays its agent's responses, never the top-level ones.
+        const own = request.agent === undefined ? responses : agentResponses.get(request.agent)
+        if (own === undefined) {
+          return Stream.fail(new ModelError({ code: "scripted", message: `the script has no responses for the agent ${request.agent} (add "agents": { "${request.agent}": { "responses": [...] } })` }))
+        }
         const index = cursors.get(request.sessionId) ?? 0
         cursors.set(request.sessionId, index + 1)
-        const response = responses[index]
+        const response = own[index]
         if (response === undefined) {
+          const whose = request.agent === undefined ? "" : ` for the agent ${request.agent}`
           return Stream.fail(
             new ModelError({
               code: "scripted",
-              message: `the script has no response left: it has ${responses.length}, this is request ${index + 1} of the session`
+              message: `the script has no response left${whose}: it has ${own.length}, this is request ${index + 1} of the session`
             })
           )
         }

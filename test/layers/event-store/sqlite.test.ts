@@ -48,7 +48,8 @@ describe("SQLite store", () => {
         { migration_id: 1, name: "create_sessions" },
         { migration_id: 2, name: "create_events" },
         { migration_id: 3, name: "session_listing" },
-        { migration_id: 4, name: "create_turn_leases" }
+        { migration_id: 4, name: "create_turn_leases" },
+        { migration_id: 5, name: "session_parent" }
       ])
     }))
 

@@ -1,7 +1,9 @@
 import { summarySectionHeadings } from "../../../src/domain/summary-sections.js"
+import { useEffect, useState } from "preact/hooks"
 import type { Api } from "../api.js"
+import { follow } from "../follow.js"
 import type { MemoryReview } from "../memory.js"
-import type { Block, CompactionNote, NoteBlock } from "../timeline.js"
+import { type Block, type CompactionNote, emptyTimeline, type NoteBlock } from "../timeline.js"
 import type { TurnStats } from "../turn-stats.js"
 import { Markdown } from "./Markdown.js"
 import { ReviewButtons } from "./MemoryActions.js"
@@ -66,8 +68,32 @@ const CompactionView = ({ compaction, summary }: { readonly compaction: Compacti
   </>
 )
 
+/** A subagent's own session, followed live while it is shown: the same blocks as any timeline. */
+const ChildTimeline = ({ api, sessionId, review }: { readonly api: Api; readonly sessionId: string; readonly review: Props["review"] }) => {
+  const [state, setState] = useState(() => emptyTimeline(sessionId))
+  useEffect(() => api.fork(follow(emptyTimeline(sessionId), { onState: setState, onConnection: () => undefined })), [api, sessionId])
+  return (
+    <div class="subagent-timeline" data-session-id={sessionId}>
+      {state.blocks.map((block) => (
+        <BlockView key={block.sequence} api={api} sessionId={sessionId} block={block} review={review} stats={undefined} />
+      ))}
+    </div>
+  )
+}
+
+/** A subagent's session under the note of its start, opened on demand (followed only while open). */
+const SubagentView = ({ api, child, review }: { readonly api: Api; readonly child: NonNullable<NoteBlock["child"]>; readonly review: Props["review"] }) => {
+  const [open, setOpen] = useState(false)
+  return (
+    <details class="subagent" onToggle={(event) => setOpen(event.currentTarget.open)}>
+      <summary>{child.agent}'s session</summary>
+      {open ? <ChildTimeline api={api} sessionId={child.sessionId} review={review} /> : null}
+    </details>
+  )
+}
+
 /** A session note; a proposed memory can be reviewed right here while the log says it is pending. */
-const NoteView = ({ note, review }: { readonly note: NoteBlock; readonly review: Props["review"] }) => {
+const NoteView = ({ api, note, review }: { readonly api: Api; readonly note: NoteBlock; readonly review: Props["review"] }) => {
   const pending = note.candidate?.status === "pending" ? note.candidate : undefined
   return (
     <div class={`block note ${note.tone} ${note.topic}`} data-candidate-id={note.candidate?.id}>
@@ -76,13 +102,14 @@ const NoteView = ({ note, review }: { readonly note: NoteBlock; readonly review:
       {note.compaction === undefined ? (
         note.detail === undefined ? null : (
           <details>
-            <summary>{note.topic === "hook" ? "Output" : "Summary"}</summary>
+            <summary>{note.topic === "hook" ? "Output" : note.topic === "subagent" ? (note.child === undefined ? "Answer" : "Prompt") : "Summary"}</summary>
             <pre>{note.detail}</pre>
           </details>
         )
       ) : (
         <CompactionView compaction={note.compaction} summary={note.detail ?? ""} />
       )}
+      {note.child === undefined ? null : <SubagentView api={api} child={note.child} review={review} />}
     </div>
   )
 }
@@ -120,7 +147,7 @@ const BlockContent = ({ api, sessionId, block, review, stats }: Props) => {
         </div>
       )
     case "note":
-      return <NoteView note={block} review={review} />
+      return <NoteView api={api} note={block} review={review} />
     case "turnEnd": {
       const failed = block.stopReason === "error"
       return (

@@ -1,4 +1,5 @@
 import { useMemo, useState } from "preact/hooks"
+import { underParents } from "../../../src/domain/session-tree.js"
 import type { SessionListItem } from "../../../src/domain/host.js"
 import type { Api } from "../api.js"
 import { linkTo, type Route } from "../route.js"
@@ -72,9 +73,12 @@ export const SessionList = ({ api, sessions, problem, route, pendingMemories, on
       {sessions?.length === 0 ? <p class="muted">No sessions yet.</p> : null}
       {sessions !== undefined && sessions.length > 0 && shown?.length === 0 ? <p class="muted">No session matches.</p> : null}
       <ul>
-        {shown?.map((s) => (
-          <SessionRow key={s.sessionId} api={api} session={s} selected={s.sessionId === selected} onNavigate={onNavigate} />
-        ))}
+        {/* A subagent's session sits under the session that started it. */}
+        {shown === undefined
+          ? null
+          : underParents(shown).map(({ row: s, depth }) => (
+              <SessionRow key={s.sessionId} api={api} session={s} depth={depth} selected={s.sessionId === selected} onNavigate={onNavigate} />
+            ))}
       </ul>
     </nav>
   )

@@ -7,6 +7,8 @@ import { linkTo, type Route } from "../route.js"
 interface Props {
   readonly api: Api
   readonly session: SessionListItem
+  /** Levels under the session that started it (a subagent's): 0 for a session of its own. */
+  readonly depth: number
   readonly selected: boolean
   readonly onNavigate: (route: Route) => void
 }
@@ -23,7 +25,7 @@ const statusTitles = {
 } as const
 
 /** One session in the list: a link to it, its status, and renaming and archiving in place. */
-export const SessionRow = ({ api, session, selected, onNavigate }: Props) => {
+export const SessionRow = ({ api, session, depth, selected, onNavigate }: Props) => {
   const [draft, setDraft] = useState<string | undefined>(undefined)
   const [busy, setBusy] = useState(false)
   const [error, setError] = useState<string | undefined>(undefined)
@@ -53,7 +55,11 @@ export const SessionRow = ({ api, session, selected, onNavigate }: Props) => {
   }
 
   return (
-    <li class={archived ? "session-row archived" : "session-row"} data-session-id={sessionId}>
+    <li
+      class={`session-row${archived ? " archived" : ""}${depth > 0 ? " subagent" : ""}`}
+      data-session-id={sessionId}
+      style={depth > 0 ? { marginLeft: `${depth * 14}px` } : undefined}
+    >
       {draft === undefined ? (
         <a class={selected ? "session selected" : "session"} {...linkTo({ _tag: "session", sessionId }, onNavigate)}>
           <span class="title">

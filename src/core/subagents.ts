@@ -1,0 +1,254 @@
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
+import type { EngineError, EventStoreError } from "../domain/errors.js"
+import type { AgentEvent, TurnStopReason } from "../domain/events.js"
+import { emptyUsage, type ToolDefinition, type Usage } from "../domain/model.js"
+import type { PermissionMode } from "../domain/permissions.js"
+import type { ToolResult } from "../domain/tools.js"
+import type { AgentDefinition, AgentsShape } from "../services/Agents.js"
+import type { ContextBuilderShape } from "../services/ContextBuilder.js"
+import { type PreparedCall, ToolCallRejected, type ToolRouterShape, type ToolScope } from "../services/ToolRouter.js"
+import { messageOf } from "../domain/cause-message.js"
+import type { Draft } from "./session-actor.js"
+
+export const TASK_TOOL = "task"
+
+/** How far delegation may go: levels below a top-level turn, and children running at once per turn. */
+export interface SubagentLimits {
+  readonly maxDepth: number
+  readonly maxConcurrent: number
+}
+
+export const defaultSubagentLimits: SubagentLimits = { maxDepth: 2, maxConcurrent: 3 }
+
+/** Where a turn stands in a delegation tree: a top-level turn is depth 0 and has no definition. */
+export interface Delegation {
+  readonly depth: number
+  /** The top-level session: a child's permission questions and remembered answers are its. */
+  readonly rootSessionId: string
+  /** Commits an event in the top-level session's running turn (where its clients look for questions). */
+  readonly recordInRoot: (draft: Draft) => Effect.Effect<AgentEvent, EventStoreError>
+  /** The parent's permission mode, read live: the child's mode is always its parent's. */
+  readonly mode: () => PermissionMode
+  /** The definition a child runs; absent for a top-level turn. */
+  readonly agent?: AgentDefinition
+}
+
+/** What a `task` call asks the engine to run: a child session of the calling turn. */
+export interface ChildRequest {
+  readonly parent: { readonly sessionId: string; readonly turnId: string; readonly toolCallId: string; readonly workspaceRoot: string }
+  readonly agent: AgentDefinition
+  readonly prompt: string
+  readonly delegation: Delegation
+}
+
+export interface ChildResult {
+  readonly childSessionId: string
+  readonly stopReason: TurnStopReason
+  readonly answer: string
+  readonly usage: Usage
+  readonly message?: string
+}
+
+/**
+ * Runs a child session's one turn to its end (the engine's; `started` is told its id once its
+ * `session.created` is durable). Interrupting it cancels the child's turn.
+ */
+export type RunChild = (request: ChildRequest, started: (childSessionId: string) => Effect.Effect<void, EngineError>) => Effect.Effect<ChildResult, EngineError>
+
+/** What the `task` tool of one turn works with. */
+export interface TaskToolContext {
+  readonly agents: AgentsShape
+  readonly limits: SubagentLimits
+  readonly delegation: Delegation
+  readonly sessionId: string
+  readonly turnId: string
+  readonly runChild: RunChild
+  /** Records the parent's side of the link (`subagent.started` / `subagent.completed`). */
+  readonly record: (draft: SubagentDraft) => Effect.Effect<AgentEvent, EngineError>
+}
+
+export type SubagentDraft =
+  | { readonly type: "subagent.started"; readonly payload: Extract<AgentEvent, { type: "subagent.started" }>["payload"] }
+  | { readonly type: "subagent.completed"; readonly payload: Extract<AgentEvent, { type: "subagent.completed" }>["payload"] }
+
+const TaskInput = Schema.Struct({
+  agent: Schema.String.pipe(Schema.minLength(1)),
+  prompt: Schema.String.pipe(Schema.minLength(1))
+})
+const decodeTaskInput = Schema.decodeUnknownEither(TaskInput, { errors: "all" })
+
+export const taskDefinition = (agents: ReadonlyArray<AgentDefinition>): ToolDefinition => ({
+  name: TASK_TOOL,
+  description: [
+    "Delegate a self-contained piece of work to a subagent. It starts with none of this conversation: the prompt must say everything it needs.",
+    "It works under this session's permissions (never more) and its answer comes back as this tool's result.",
+    "Several task calls in one step run at the same time. Available agents:",
+    ...agents.map((agent) => `- ${agent.name}: ${agent.description}`)
+  ].join("\n"),
+  inputSchema: {
+    type: "object",
+    properties: {
+      agent: { type: "string", enum: agents.map((agent) => agent.name), description: "Which agent to start" },
+      prompt: { type: "string", description: "The task, complete on its own" }
+    },
+    required: ["agent", "prompt"],
+    additionalProperties: false
+  }
+})
+
+const preview = (text: string, max: number) => {
+  const line = text.replace(/\s+/g, " ").trim()
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line
+}
+
+/** The model's view of a child's outcome: its answer, or why it stopped without one. */
+const resultOf = (agent: string, result: ChildResult): ToolResult => {
+  if (result.stopReason === "final") return { output: result.answer === "" ? `(the ${agent} subagent gave no answer)` : result.answer, isError: false }
+  const why = result.message === undefined ? result.stopReason.replace("_", " ") : `${result.stopReason.replace("_", " ")}: ${result.message}`
+  const partial = result.answer === "" ? "" : `\nIts last text:\n${result.answer}`
+  return { output: `The ${agent} subagent (session ${result.childSessionId}) stopped without finishing (${why}).${partial}`, isError: true }
+}
+
+/**
+ * The `task` tool's call: validated like any tool's, allowed by the PermissionEngine like a
+ * read (the child's own calls are checked one by one, under this session's mode and rules),
+ * and run within the limits. A limit reached is a tool error the model can read.
+ */
+const prepareTask = (ctx: TaskToolContext, running: { count: number }, toolCallId: string, input: unknown, workspaceRoot: string) =>
+  Effect.gen(function* () {
+    const decoded = decodeTaskInput(input)
+    if (Either.isLeft(decoded)) {
+      const message = ParseResult.ArrayFormatter.formatErrorSync(decoded.left)
+        .map((issue) => `${issue.path.join(".") || "input"}: ${issue.message}`)
+        .join("; ")
+      return yield* new ToolCallRejected({ toolCallId, reason: "invalid_input", message: `Invalid input for task: ${message}` })
+    }
+    const { agent: name, prompt } = decoded.right
+    const agent = yield* ctx.agents.get(workspaceRoot, name).pipe(
+      Effect.mapError((error) => new ToolCallRejected({ toolCallId, reason: "invalid_input", message: error.message }))
+    )
+    const depth = ctx.delegation.depth + 1
+    const run = Effect.suspend((): Effect.Effect<ToolResult> => {
+      if (depth > ctx.limits.maxDepth) {
+        return Effect.succeed({
+          output: `Cannot start the ${name} subagent: delegation is limited to ${ctx.limits.maxDepth} level(s) below the user's session, and this session is already at level ${ctx.delegation.depth}. Do this work yourself.`,
+          isError: true
+        })
+      }
+      if (running.count >= ctx.limits.maxConcurrent) {
+        return Effect.succeed({
+          output: `Cannot start the ${name} subagent: at most ${ctx.limits.maxConcurrent} subagents run at once in a turn, and ${running.count} are running. Call it again once one has answered.`,
+          isError: true
+        })
+      }
+      running.count++
+      let childSessionId: string | undefined
+      let recorded = false
+      const request: ChildRequest = {
+        parent: { sessionId: ctx.sessionId, turnId: ctx.turnId, toolCallId, workspaceRoot },
+        agent,
+        prompt,
+        delegation: { depth, rootSessionId: ctx.delegation.rootSessionId, recordInRoot: ctx.delegation.recordInRoot, mode: ctx.delegation.mode, agent }
+      }
+      const started = (id: string) => {
+        childSessionId = id
+        return ctx.record({ type: "subagent.started", payload: { toolCallId, agent: name, childSessionId: id, prompt, depth } }).pipe(Effect.asVoid)
+      }
+      const completed = (result: ChildResult) =>
+        Effect.suspend(() => {
+          recorded = true
+          return ctx.record({
+            type: "subagent.completed",
+            payload: {
+              toolCallId,
+              agent: name,
+              childSessionId: result.childSessionId,
+              stopReason: result.stopReason,
+              answer: result.answer,
+              usage: result.usage,
+              ...(result.message === undefined ? {} : { message: result.message })
+            }
+          })
+        })
+      return ctx.runChild(request, started).pipe(
+        Effect.tap(completed),
+        Effect.map((result) => resultOf(name, result)),
+        // The child's turn is closed `cancelled` by its own engine; the parent's side says so too.
+        Effect.onInterrupt(() =>
+          childSessionId === undefined || recorded
+            ? Effect.void
+            : ctx
+                .record({
+                  type: "subagent.completed",
+                  payload: { toolCallId, agent: name, childSessionId, stopReason: "cancelled", answer: "", usage: emptyUsage, message: "the parent's turn was cancelled" }
+                })
+                .pipe(Effect.catchAll((error) => Effect.logWarning(`could not record the cancelled subagent ${childSessionId}`, error)))
+        ),
+        Effect.catchAll((error) =>
+          Effect.succeed<ToolResult>({ output: `The ${name} subagent could not run: ${messageOf(error)}`, isError: true })
+        ),
+        Effect.ensuring(Effect.sync(() => running.count--))
+      )
+    })
+    const prepared: PreparedCall = {
+      risk: "read",
+      summary: `task: ${name} — ${preview(prompt, 80)}`,
+      detail: prompt,
+      paths: [],
+      outsideWorkspace: false,
+      harmlessBecause: "a subagent acts only through its own permission checks, under this session's mode and rules",
+      execute: run
+    }
+    return prepared
+  })
+
+/**
+ * The tools one turn offers: its session's, narrowed by a child's definition (`tools`), plus
+ * `task` when there are agent definitions to delegate to (and the definition allows it). A
+ * call to a tool outside the narrowing is refused as unknown, before any permission check.
+ */
+export const delegatingRouter = (base: ToolRouterShape, ctx: TaskToolContext | undefined, allowed: ReadonlySet<string> | undefined): ToolRouterShape => {
+  const running = { count: 0 }
+  const permitted = (name: string) => allowed === undefined || allowed.has(name)
+  // Read once per turn: the catalogue is the model's view for the whole turn.
+  let catalogue: ReadonlyArray<AgentDefinition> | undefined
+  const listAgents = (scope: ToolScope) =>
+    catalogue !== undefined || ctx === undefined
+      ? Effect.succeed(catalogue ?? [])
+      : Effect.map(ctx.agents.list(scope.workspaceRoot), ({ agents }) => (catalogue = agents))
+  return {
+    definitions: (scope) =>
+      Effect.gen(function* () {
+        const own = (yield* base.definitions(scope)).filter((definition) => permitted(definition.name))
+        if (ctx === undefined || !permitted(TASK_TOOL)) return own
+        const agents = yield* listAgents(scope)
+        return agents.length === 0 ? own : [...own, taskDefinition(agents)]
+      }),
+    prepare: (call, toolContext) => {
+      if (!permitted(call.name)) {
+        const agent = ctx?.delegation.agent?.name ?? "this"
+        return Effect.fail(
+          new ToolCallRejected({
+            toolCallId: call.toolCallId,
+            reason: "unknown_tool",
+            message: `The tool ${call.name} is not available to the ${agent} subagent (its definition allows: ${[...(allowed ?? [])].join(", ") || "none"}).`
+          })
+        )
+      }
+      if (call.name === TASK_TOOL && ctx !== undefined) return prepareTask(ctx, running, call.toolCallId, call.input, toolContext.workspaceRoot)
+      return base.prepare(call, toolContext)
+    }
+  }
+}
+
+/** A child's context: its definition's body is its system instructions, in place of the built-in ones. */
+export const childContext = (base: ContextBuilderShape, agent: AgentDefinition): ContextBuilderShape => ({
+  sources: (scope) =>
+    Effect.map(base.sources(scope), (sources) => [
+      { kind: "system" as const, id: `agent:${agent.name}`, text: agent.instructions },
+      ...sources.filter((source) => source.kind !== "system")
+    ])
+})

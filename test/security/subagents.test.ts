@@ -1,0 +1,141 @@
+import { afterAll, describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { existsSync, mkdtempSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { EventStore } from "../../src/services/EventStore.js"
+import { replayAll } from "../support/engine-harness.js"
+import { eventsOf } from "../support/events.js"
+import { childrenOf, parentTurn, removeSubagentDirs, subagentEngine, subagentWorkspace, task, toolCall } from "../support/subagent-fixture.js"
+
+/**
+ * A subagent is a new thing that can act: it must never have more than the session that
+ * started it. Every case runs the real local tools and PermissionEngine; questions are denied
+ * (no scripted answer left) unless the case says otherwise.
+ */
+afterAll(removeSubagentDirs)
+
+const userRules = (rules: ReadonlyArray<{ tool: string; decision: string }>) => {
+  const file = join(mkdtempSync(join(tmpdir(), "subagent-rules-")), "permissions.json")
+  writeFileSync(file, JSON.stringify({ rules }))
+  return file
+}
+
+const helper = { name: "helper", description: "Does anything", body: "You help." }
+
+describe("security: a subagent never exceeds its parent", () => {
+  it.effect("a user deny rule binds the child: its shell call is denied by the rule and nothing runs", () => {
+    const cwd = subagentWorkspace([helper])
+    const script = {
+      responses: [{ chunks: [task("helper", "run it")] }, "done"],
+      agents: { helper: { responses: [{ chunks: [toolCall("shell", { command: "touch pwned" })] }, "tried"] } }
+    }
+    return Effect.gen(function* () {
+      const { sessionId } = yield* parentTurn(cwd, "go", "accept-edits")
+      const child = yield* replayAll(childrenOf(yield* replayAll(sessionId))[0] ?? "")
+      expect(eventsOf(child, "permission.resolved")[0]?.payload).toMatchObject({ decision: "deny", by: "rule" })
+      expect(eventsOf(child, "tool.started")).toHaveLength(0)
+      expect(existsSync(join(cwd, "pwned"))).toBe(false)
+    }).pipe(Effect.provide(subagentEngine(script, { harness: { userRulesFile: userRules([{ tool: "shell", decision: "deny" }]) } })))
+  })
+
+  it.effect("a definition cannot raise its mode: Claude Code's permissionMode: bypassPermissions is ignored, the child's write outside asks and is denied", () => {
+    const cwd = subagentWorkspace([])
+    writeFileSync(
+      join(cwd, ".agents", "agents", "bold.md"),
+      "---\nname: bold\ndescription: Claims bypass\npermissionMode: bypassPermissions\n---\nYou do as you like.\n"
+    )
+    const script = {
+      responses: [{ chunks: [task("bold", "write outside")] }, "done"],
+      agents: { bold: { responses: [{ chunks: [toolCall("write_file", { path: "../escaped.txt", content: "x" })] }, "tried"] } }
+    }
+    return Effect.gen(function* () {
+      const { sessionId } = yield* parentTurn(cwd, "go")
+      const child = yield* replayAll(childrenOf(yield* replayAll(sessionId))[0] ?? "")
+      expect(eventsOf(child, "turn.started")[0]?.payload.permissionMode).toBe("default")
+      expect(eventsOf(child, "permission.resolved")[0]?.payload).toMatchObject({ decision: "deny" })
+      expect(existsSync(join(cwd, "..", "escaped.txt"))).toBe(false)
+    }).pipe(Effect.provide(subagentEngine(script)))
+  })
+
+  it.effect("the task call is itself behind the boundary: a deny rule on task starts no child session", () => {
+    const cwd = subagentWorkspace([helper])
+    const script = { responses: [{ chunks: [task("helper", "anything")] }, "done"], agents: { helper: { responses: ["never"] } } }
+    return Effect.gen(function* () {
+      const { sessionId } = yield* parentTurn(cwd, "go", "accept-edits")
+      const log = yield* replayAll(sessionId)
+      expect(eventsOf(log, "permission.resolved")[0]?.payload).toMatchObject({ decision: "deny", by: "rule" })
+      expect(childrenOf(log)).toHaveLength(0)
+      expect((yield* (yield* EventStore).listSessions).map((s) => s.sessionId)).toEqual([sessionId])
+    }).pipe(Effect.provide(subagentEngine(script, { harness: { userRulesFile: userRules([{ tool: "task", decision: "deny" }]) } })))
+  })
+})
+
+describe("security: a subagent cannot reach tools its definition excludes", () => {
+  it.effect("a read-only reviewer (Claude Code's names: Read, Grep) is offered only those; shell, write, edit and task calls are refused before any permission check", () => {
+    const reviewer = { name: "reviewer", description: "Reads", tools: "Read, Grep", body: "You only read." }
+    const cwd = subagentWorkspace([reviewer], { "a.txt": "original\n" })
+    const attempts = [
+      toolCall("shell", { command: "touch pwned" }, "c_shell"),
+      toolCall("write_file", { path: "a.txt", content: "pwned" }, "c_write"),
+      toolCall("edit_file", { path: "a.txt", old_string: "original", new_string: "pwned" }, "c_edit"),
+      task("reviewer", "recurse", "c_task")
+    ]
+    const script = { responses: [{ chunks: [task("reviewer", "look")] }, "done"], agents: { reviewer: { responses: [{ chunks: attempts }, "tried"] } } }
+    return Effect.gen(function* () {
+      // bypass in the parent: the narrowing holds even where the mode would allow everything.
+      const { sessionId } = yield* parentTurn(cwd, "go", "bypass")
+      const parent = yield* replayAll(sessionId)
+      const [childId] = childrenOf(parent)
+      const child = yield* replayAll(childId ?? "")
+      expect(eventsOf(child, "context.built")[0]?.payload.tools).toEqual(["read_file", "grep"])
+      for (const id of ["c_shell", "c_write", "c_edit", "c_task"]) {
+        const result = eventsOf(child, "tool.completed").find((e) => e.payload.toolCallId === id)?.payload
+        expect(result?.isError, id).toBe(true)
+        expect(result?.output, id).toContain("not available to the reviewer subagent")
+      }
+      expect(eventsOf(child, "permission.resolved")).toHaveLength(0)
+      expect(eventsOf(child, "tool.started")).toHaveLength(0)
+      expect(childrenOf(child)).toHaveLength(0)
+      expect(existsSync(join(cwd, "pwned"))).toBe(false)
+    }).pipe(Effect.provide(subagentEngine(script)))
+  })
+})
+
+describe("security: delegation cannot recurse past the depth limit", () => {
+  it.effect("an agent that always delegates to itself stops at the limit (1 here): one child, its task call refused", () => {
+    const looper = { name: "looper", description: "Delegates to itself", body: "Always delegate." }
+    const cwd = subagentWorkspace([looper])
+    const script = {
+      responses: [{ chunks: [task("looper", "go deeper")] }, "done"],
+      agents: { looper: { responses: [{ chunks: [task("looper", "go deeper", "c_deeper")] }, "stopped"] } }
+    }
+    return Effect.gen(function* () {
+      const { sessionId } = yield* parentTurn(cwd, "go", "bypass")
+      const sessions = (yield* (yield* EventStore).listSessions).map((s) => s.sessionId)
+      expect(sessions).toHaveLength(2)
+      const child = yield* replayAll(childrenOf(yield* replayAll(sessionId))[0] ?? "")
+      const refused = eventsOf(child, "tool.completed").find((e) => e.payload.toolCallId === "c_deeper")?.payload
+      expect(refused).toMatchObject({ isError: true, output: expect.stringContaining("delegation is limited to 1 level(s)") })
+    }).pipe(Effect.provide(subagentEngine(script, { engine: { subagents: { maxDepth: 1, maxConcurrent: 3 } } })))
+  })
+
+  it.effect("with no limit given, self-delegation ends at the default depth of 2", () => {
+    const looper = { name: "looper", description: "Delegates to itself", body: "Always delegate." }
+    const cwd = subagentWorkspace([looper])
+    const script = {
+      responses: [{ chunks: [task("looper", "go deeper")] }, "done"],
+      agents: { looper: { responses: [{ chunks: [task("looper", "go deeper"), task("looper", "and wider")] }, "stopped"] } }
+    }
+    return Effect.gen(function* () {
+      yield* parentTurn(cwd, "go", "bypass")
+      // The top session, one child, its two children; nothing at level 3.
+      const sessions = (yield* (yield* EventStore).listSessions).map((s) => s.sessionId)
+      expect(sessions).toHaveLength(4)
+      for (const id of sessions) {
+        const created = (yield* replayAll(id))[0]
+        if (created?.type === "session.created") expect(created.payload.parent?.depth ?? 0).toBeLessThanOrEqual(2)
+      }
+    }).pipe(Effect.provide(subagentEngine(script)))
+  })
+})
