@@ -27,7 +27,7 @@ const list = Command.make("list", { cwd: shared.projectToList }, (args) => {
     }
     for (const problem of found.problems) yield* stderr(`${problem.path}: ${problem.message}\n`)
   }).pipe(Effect.provide(AgentFolders.layer({ configDir })))
-}).pipe(Command.withDescription("List the subagents of a project and of the user, and any agent file that could not be read"))
+}).pipe(Command.withDescription("List the subagents of a project and of the user, and the agent files that could not be read"))
 
 export const agentsCommand = Command.make("agents").pipe(
   Command.withDescription("Subagents: definitions the task tool starts child sessions from"),
