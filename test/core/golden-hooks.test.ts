@@ -2,7 +2,6 @@ import { afterAll, describe, expect, it } from "@effect/vitest"
 import { Chunk, Effect, Layer, Ref, Stream } from "effect"
 import { chmodSync, copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join, resolve } from "node:path"
-import { makeRenderer } from "../../src/cli/render.js"
 import { makeConversation } from "../../src/core/conversation.js"
 import { SessionEngine } from "../../src/core/SessionEngine.js"
 import type { AgentEvent } from "../../src/domain/events.js"
@@ -12,36 +11,15 @@ import { sandboxOff } from "../../src/layers/sandbox/off.js"
 import { localTools } from "../../src/layers/tools/local.js"
 import { EventStore } from "../../src/services/EventStore.js"
 import { engineLayer, replayAll } from "../support/engine-harness.js"
+import { goldenTimeline, normalizeGolden, updateGolden } from "../support/golden.js"
 import { parseEventLines } from "../support/events.js"
 import { hooksLayer } from "../support/hooks-fixture.js"
 import { RecordedRequests, recordingScripted } from "../support/recording-model.js"
 import { makeTemp } from "../support/temp-dirs.js"
 
 const golden = resolve(import.meta.dirname, "../fixtures/golden/hooks")
-const update = process.env["UPDATE_GOLDEN"] === "1"
 const temp = makeTemp()
 afterAll(temp.cleanup)
-
-/** Timestamps, durations and the temporary workspace path differ run to run; nothing else may. */
-const normalize = (event: AgentEvent, workspace: string): string =>
-  JSON.stringify(event, (key, value: unknown) => {
-    if (key === "timestamp") return "2026-01-01T00:00:00.000Z"
-    if (key === "durationMs") return 0
-    return typeof value === "string" ? value.split(workspace).join("<workspace>") : value
-  })
-
-const timeline = (events: ReadonlyArray<AgentEvent>, workspace = "<workspace>") => {
-  const renderer = makeRenderer({ color: false, live: false })
-  return events
-    .flatMap((event) => renderer.render(event))
-    .map((segment) => segment.text)
-    .join("")
-    .split(workspace)
-    .join("<workspace>")
-    .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+Z/g, "<time>")
-    .replace(/\d\d:\d\d:\d\d/g, "HH:MM:SS")
-    .replace(/ \d+ ms/g, " N ms")
-}
 
 /** The conversation a log folds to, as the model would be sent it. */
 const conversationOf = (events: ReadonlyArray<AgentEvent>, workspace = "<workspace>") => {
@@ -69,9 +47,9 @@ describe("the golden transcript of a turn with hooks", () => {
       const { header } = yield* engine.createSession({ cwd: workspace, client: "test" })
       yield* Stream.runDrain(engine.runTurn({ sessionId: header.sessionId, content: "Write my notes.", permissionMode: "accept-edits" }))
       const log = yield* replayAll(header.sessionId)
-      const transcript = log.map((e) => normalize(e, workspace)).join("\n") + "\n"
-      const rendered = timeline(log, workspace)
-      if (update) {
+      const transcript = log.map((e) => normalizeGolden(e, workspace)).join("\n") + "\n"
+      const rendered = goldenTimeline(log, workspace)
+      if (updateGolden) {
         writeFileSync(join(golden, "transcript.jsonl"), transcript)
         writeFileSync(join(golden, "timeline.txt"), rendered)
       }
@@ -99,7 +77,7 @@ describe("the golden transcript of a turn with hooks", () => {
       yield* store.appendAll(events)
       const replayed = Chunk.toArray(yield* Stream.runCollect(store.replay(events[0]?.sessionId ?? "")))
       expect(replayed).toEqual(events)
-      expect(timeline(replayed)).toBe(readFileSync(join(golden, "timeline.txt"), "utf8"))
+      expect(goldenTimeline(replayed)).toBe(readFileSync(join(golden, "timeline.txt"), "utf8"))
       const conversation = conversationOf(replayed)
       expect(conversation).toContain("Team rule: notes stay short.")
       expect(conversation).toContain("Do not stop yet: read the file back before you finish")

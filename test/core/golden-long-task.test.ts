@@ -5,7 +5,6 @@ import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { rebuildRequests } from "../../src/core/replay-requests.js"
 import { SessionEngine } from "../../src/core/SessionEngine.js"
-import type { AgentEvent } from "../../src/domain/events.js"
 import * as MemoryStore from "../../src/layers/event-store/memory.js"
 import type { Script } from "../../src/layers/model/scripted.js"
 import { todoWriteTool } from "../../src/layers/tools/todo-write.js"
@@ -13,6 +12,7 @@ import { writeFileTool } from "../../src/layers/tools/write-file.js"
 import { ContextBuilder } from "../../src/services/ContextBuilder.js"
 import { EventStore } from "../../src/services/EventStore.js"
 import { engineLayer, replayAll } from "../support/engine-harness.js"
+import { normalizeGolden, updateGolden } from "../support/golden.js"
 import { eventsOf, parseEventLines } from "../support/events.js"
 import { RecordedRequests, recordingScripted } from "../support/recording-model.js"
 
@@ -22,18 +22,10 @@ import { RecordedRequests, recordingScripted } from "../support/recording-model.
  * rebuild the very requests the model was sent (`requests.json`): the replay mechanism pinned.
  */
 const golden = resolve(import.meta.dirname, "../fixtures/golden/long-task")
-const update = process.env["UPDATE_GOLDEN"] === "1"
 const workspaces: Array<string> = []
 afterAll(() => {
   for (const dir of workspaces) rmSync(dir, { recursive: true, force: true })
 })
-
-const normalize = (event: AgentEvent, workspace: string): string =>
-  JSON.stringify(event, (key, value: unknown) => {
-    if (key === "timestamp") return "2026-01-01T00:00:00.000Z"
-    if (key === "durationMs") return 0
-    return typeof value === "string" ? value.split(workspace).join("<workspace>") : value
-  })
 
 const context = Layer.succeed(ContextBuilder, {
   sources: () =>
@@ -62,9 +54,9 @@ describe("the golden long task", () => {
       const log = yield* replayAll(header.sessionId)
       expect(eventsOf(log, "context.compacted").length).toBeGreaterThanOrEqual(2)
       expect(eventsOf(log, "turn.completed").every((e) => e.payload.stopReason === "final")).toBe(true)
-      const transcript = log.map((e) => normalize(e, workspace)).join("\n") + "\n"
+      const transcript = log.map((e) => normalizeGolden(e, workspace)).join("\n") + "\n"
       const sent = (yield* Effect.flatMap(RecordedRequests, Ref.get)).filter((r) => r.purpose === "turn")
-      if (update) {
+      if (updateGolden) {
         writeFileSync(join(golden, "transcript.jsonl"), transcript)
         writeFileSync(join(golden, "requests.json"), requestsJson(sent))
       }

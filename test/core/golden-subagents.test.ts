@@ -3,9 +3,7 @@ import { Chunk, Effect, Stream } from "effect"
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
-import { makeRenderer } from "../../src/cli/render.js"
 import { SessionEngine } from "../../src/core/SessionEngine.js"
-import type { AgentEvent } from "../../src/domain/events.js"
 import { invariantProblem } from "../../src/domain/log-invariants.js"
 import * as AgentFolders from "../../src/layers/agents/folders.js"
 import * as MemoryStore from "../../src/layers/event-store/memory.js"
@@ -14,35 +12,14 @@ import { localTools } from "../../src/layers/tools/local.js"
 import { sandboxOff } from "../../src/layers/sandbox/off.js"
 import { EventStore } from "../../src/services/EventStore.js"
 import { engineLayer, replayAll } from "../support/engine-harness.js"
+import { goldenTimeline, normalizeGolden, updateGolden } from "../support/golden.js"
 import { parseEventLines } from "../support/events.js"
 
 const golden = resolve(import.meta.dirname, "../fixtures/golden/subagents")
-const update = process.env["UPDATE_GOLDEN"] === "1"
 const dirs: Array<string> = []
 afterAll(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
 })
-
-/** Timestamps, durations and the temporary workspace path differ run to run; nothing else may. */
-const normalize = (event: AgentEvent, workspace: string): string =>
-  JSON.stringify(event, (key, value: unknown) => {
-    if (key === "timestamp") return "2026-01-01T00:00:00.000Z"
-    if (key === "durationMs") return 0
-    return typeof value === "string" ? value.split(workspace).join("<workspace>") : value
-  })
-
-const timeline = (events: ReadonlyArray<AgentEvent>, workspace = "<workspace>") => {
-  const renderer = makeRenderer({ color: false, live: false })
-  return events
-    .flatMap((event) => renderer.render(event))
-    .map((segment) => segment.text)
-    .join("")
-    .split(workspace)
-    .join("<workspace>")
-    .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+Z/g, "<time>")
-    .replace(/\d\d:\d\d:\d\d/g, "HH:MM:SS")
-    .replace(/ \d+ ms/g, " N ms")
-}
 
 const logs = ["parent", "child"] as const
 
@@ -64,9 +41,9 @@ describe("the golden subagent transcript: a parent delegates a review, the child
       const child = yield* replayAll(childId)
       for (const [name, log] of [["parent", parent], ["child", child]] as const) {
         expect(invariantProblem(log)).toBeUndefined()
-        const transcript = log.map((e) => normalize(e, workspace)).join("\n") + "\n"
-        const rendered = timeline(log, workspace)
-        if (update) {
+        const transcript = log.map((e) => normalizeGolden(e, workspace)).join("\n") + "\n"
+        const rendered = goldenTimeline(log, workspace)
+        if (updateGolden) {
           writeFileSync(join(golden, `${name}.jsonl`), transcript)
           writeFileSync(join(golden, `${name}-timeline.txt`), rendered)
         }
@@ -90,7 +67,7 @@ describe("the golden subagent transcript: a parent delegates a review, the child
         const sessionId = events[0]?.sessionId ?? ""
         const replayed = Chunk.toArray(yield* Stream.runCollect(store.replay(sessionId)))
         expect(replayed).toEqual(events)
-        expect(timeline(replayed)).toBe(readFileSync(join(golden, `${name}-timeline.txt`), "utf8"))
+        expect(goldenTimeline(replayed)).toBe(readFileSync(join(golden, `${name}-timeline.txt`), "utf8"))
         const info = yield* (yield* SessionEngine).getSession(sessionId)
         expect(info.lastSequence).toBe(events.length)
         expect(info.running).toBe(false)

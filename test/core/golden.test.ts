@@ -3,45 +3,21 @@ import { Chunk, Effect, Stream } from "effect"
 import { copyFileSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
-import { makeRenderer } from "../../src/cli/render.js"
 import { SessionEngine } from "../../src/core/SessionEngine.js"
-import type { AgentEvent } from "../../src/domain/events.js"
 import * as MemoryStore from "../../src/layers/event-store/memory.js"
 import type { Script } from "../../src/layers/model/scripted.js"
 import { localTools } from "../../src/layers/tools/local.js"
 import { sandboxOff } from "../../src/layers/sandbox/off.js"
 import { EventStore } from "../../src/services/EventStore.js"
 import { engineLayer, replayAll } from "../support/engine-harness.js"
+import { goldenTimeline, normalizeGolden, updateGolden } from "../support/golden.js"
 import { parseEventLines } from "../support/events.js"
 
 const golden = resolve(import.meta.dirname, "../fixtures/golden/edit-and-check")
-const update = process.env["UPDATE_GOLDEN"] === "1"
 const workspaces: Array<string> = []
 afterAll(() => {
   for (const dir of workspaces) rmSync(dir, { recursive: true, force: true })
 })
-
-/** Timestamps, durations and the temporary workspace path differ run to run; nothing else may. */
-const normalize = (event: AgentEvent, workspace: string): string =>
-  JSON.stringify(event, (key, value: unknown) => {
-    if (key === "timestamp") return "2026-01-01T00:00:00.000Z"
-    if (key === "durationMs") return 0
-    return typeof value === "string" ? value.split(workspace).join("<workspace>") : value
-  })
-
-const timeline = (events: ReadonlyArray<AgentEvent>, workspace = "<workspace>") => {
-  const renderer = makeRenderer({ color: false, live: false })
-  return events
-    .flatMap((event) => renderer.render(event))
-    .map((segment) => segment.text)
-    .join("")
-    .split(workspace)
-    .join("<workspace>")
-    .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+Z/g, "<time>")
-    .replace(/\d\d:\d\d:\d\d/g, "HH:MM:SS")
-    .replace(/ \d+ ms/g, " N ms")
-}
-
 
 describe("the golden transcript: list, read, edit, check, answer", () => {
   it.live("a scripted session matches the golden log, replays to the golden timeline, and the file on disk is what the log says", () => {
@@ -56,16 +32,16 @@ describe("the golden transcript: list, read, edit, check, answer", () => {
         engine.runTurn({ sessionId: header.sessionId, content: "Make the greeting greet the world, then check it.", permissionMode: "accept-edits" })
       )
       const log = yield* replayAll(header.sessionId)
-      const transcript = log.map((e) => normalize(e, workspace)).join("\n") + "\n"
-      const rendered = timeline(log, workspace)
-      if (update) {
+      const transcript = log.map((e) => normalizeGolden(e, workspace)).join("\n") + "\n"
+      const rendered = goldenTimeline(log, workspace)
+      if (updateGolden) {
         writeFileSync(join(golden, "transcript.jsonl"), transcript)
         writeFileSync(join(golden, "timeline.txt"), rendered)
       }
       expect(transcript).toBe(readFileSync(join(golden, "transcript.jsonl"), "utf8"))
       expect(rendered).toBe(readFileSync(join(golden, "timeline.txt"), "utf8"))
       // The live turn renders the same as its replay.
-      expect(timeline([...log.slice(0, 1), ...Chunk.toArray(emitted)], workspace)).toBe(rendered)
+      expect(goldenTimeline([...log.slice(0, 1), ...Chunk.toArray(emitted)], workspace)).toBe(rendered)
 
       const edit = log.flatMap((e) => (e.type === "tool.completed" && e.payload.data?._tag === "edit" ? [e.payload.data] : []))
       expect(edit).toHaveLength(1)
@@ -86,6 +62,6 @@ describe("the golden transcript: list, read, edit, check, answer", () => {
       yield* store.appendAll(events)
       const replayed = Chunk.toArray(yield* Stream.runCollect(store.replay(events[0]?.sessionId ?? "")))
       expect(replayed).toEqual(events)
-      expect(timeline(replayed)).toBe(readFileSync(join(golden, "timeline.txt"), "utf8"))
+      expect(goldenTimeline(replayed)).toBe(readFileSync(join(golden, "timeline.txt"), "utf8"))
     }).pipe(Effect.provide(MemoryStore.layer)))
 })

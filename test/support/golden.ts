@@ -1,5 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs"
 import { join, resolve } from "node:path"
+import { makeRenderer } from "../../src/cli/render.js"
+import type { AgentEvent } from "../../src/domain/events.js"
 
 const goldenDir = resolve(import.meta.dirname, "../fixtures/golden")
 
@@ -19,3 +21,28 @@ export const goldenTranscripts = (): ReadonlyArray<{ readonly name: string; read
             .map((line): unknown => JSON.parse(line))
         }))
     )
+
+/** `UPDATE_GOLDEN=1` rewrites the golden files from this run instead of comparing with them. */
+export const updateGolden = process.env["UPDATE_GOLDEN"] === "1"
+
+/** An event as a golden log holds it: timestamps, durations and the temporary workspace path differ run to run; nothing else may. */
+export const normalizeGolden = (event: AgentEvent, workspace: string): string =>
+  JSON.stringify(event, (key, value: unknown) => {
+    if (key === "timestamp") return "2026-01-01T00:00:00.000Z"
+    if (key === "durationMs") return 0
+    return typeof value === "string" ? value.split(workspace).join("<workspace>") : value
+  })
+
+/** A log rendered as `sessions show` prints it, with times, durations and the workspace path made stable. */
+export const goldenTimeline = (events: ReadonlyArray<AgentEvent>, workspace = "<workspace>"): string => {
+  const renderer = makeRenderer({ color: false, live: false })
+  return events
+    .flatMap((event) => renderer.render(event))
+    .map((segment) => segment.text)
+    .join("")
+    .split(workspace)
+    .join("<workspace>")
+    .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+Z/g, "<time>")
+    .replace(/\d\d:\d\d:\d\d/g, "HH:MM:SS")
+    .replace(/ \d+ ms/g, " N ms")
+}
