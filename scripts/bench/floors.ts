@@ -6,25 +6,15 @@ import * as os from "node:os"
 import * as path from "node:path"
 import * as SessionEngine from "../../src/core/SessionEngine.js"
 import type { ConversationMessage, ModelRequest } from "../../src/domain/model.js"
-import * as Policy from "../../src/layers/approvals/policy.js"
-import { builtInContext } from "../../src/layers/context/static.js"
-import { noEventBus } from "../../src/layers/event-bus/none.js"
 import * as MemoryStore from "../../src/layers/event-store/memory.js"
 import * as SqliteStore from "../../src/layers/event-store/sqlite.js"
-import { IdsLive } from "../../src/layers/ids.js"
-import { noMemoryStore } from "../../src/layers/memory/none.js"
 import * as Anthropic from "../../src/layers/model/anthropic.js"
 import { toAnthropicParams } from "../../src/layers/model/anthropic-request.js"
-import * as Scripted from "../../src/layers/model/scripted.js"
-import * as Permissions from "../../src/layers/permission/engine.js"
-import { LocalFilesLive } from "../../src/layers/tools/local-file-access.js"
-import { noHooks } from "../../src/layers/hooks/none.js"
 import { localTools } from "../../src/layers/tools/local.js"
-import { noMcp } from "../../src/layers/tools/mcp-none.js"
 import { sandboxOff } from "../../src/layers/sandbox/off.js"
-import * as Router from "../../src/layers/tools/router.js"
 import type { EventStore } from "../../src/services/EventStore.js"
 import { cleanEnv, repoRoot, startService } from "./processes.js"
+import { readChainEngine } from "./read-chain-engine.js"
 import { median, printMachine } from "./report.js"
 
 /**
@@ -45,32 +35,6 @@ const WARMUP = 300
 const HISTORY_STEPS = 100
 
 const ms = (value: number) => `${value.toFixed(2)} ms`
-
-const engineLayer = (store: Layer.Layer<EventStore, unknown>, workspace: string) => {
-  const call = { toolCall: { name: "read_file", input: { path: "notes.txt" } } }
-  const script: Scripted.Script = {
-    // Usage given, so the scripted model does not estimate it from the whole request.
-    responses: [...Array.from({ length: STEPS }, () => ({ chunks: [call], usage: { inputTokens: 1, outputTokens: 1 } })), "done"]
-  }
-  return SessionEngine.layer({ ...SessionEngine.defaultEngineOptions, maxSteps: STEPS + 1 }).pipe(
-    Layer.provide(
-      Layer.mergeAll(
-        store,
-        Scripted.layer(script),
-        IdsLive,
-        Router.layer([Router.staticSource("local", localTools(sandboxOff))]),
-        Permissions.layer({ approvalsFile: path.join(workspace, "approvals.json") }),
-        Policy.layer("deny"),
-        LocalFilesLive,
-        noHooks,
-        builtInContext,
-        noMemoryStore,
-        noMcp,
-        noEventBus
-      )
-    )
-  )
-}
 
 /** Milliseconds per step of one turn of STEPS read_file calls in a fresh session. */
 const engineRun = (workspace: string) =>
@@ -108,7 +72,7 @@ const engineFloor = async (tempDir: string) => {
         const runs: Array<number> = []
         for (let i = 0; i < ENGINE_RUNS + 2; i++) runs.push(yield* engineRun(workspace))
         return median(runs.slice(2))
-      }).pipe(Effect.provide(engineLayer(store, workspace)), Effect.scoped)
+      }).pipe(Effect.provide(readChainEngine({ store, workspace, steps: STEPS })), Effect.scoped)
     )
     console.log(`  ${label.padEnd(14)} ${ms(perStep)} per step (6 events committed per step)`)
   }

@@ -5,23 +5,12 @@ import * as os from "node:os"
 import * as path from "node:path"
 import * as SessionEngine from "../../src/core/SessionEngine.js"
 import type { AgentEvent } from "../../src/domain/events.js"
-import * as Policy from "../../src/layers/approvals/policy.js"
-import { builtInContext } from "../../src/layers/context/static.js"
 import { noEventBus } from "../../src/layers/event-bus/none.js"
-import { noHooks } from "../../src/layers/hooks/none.js"
 import * as MemoryStore from "../../src/layers/event-store/memory.js"
-import { IdsLive } from "../../src/layers/ids.js"
-import { noMemoryStore } from "../../src/layers/memory/none.js"
-import * as Scripted from "../../src/layers/model/scripted.js"
-import * as Permissions from "../../src/layers/permission/engine.js"
-import { sandboxOff } from "../../src/layers/sandbox/off.js"
 import { withTracing } from "../../src/layers/telemetry/live.js"
 import { makeSpanProjector } from "../../src/layers/telemetry/spans.js"
-import { LocalFilesLive } from "../../src/layers/tools/local-file-access.js"
-import { localTools } from "../../src/layers/tools/local.js"
-import { noMcp } from "../../src/layers/tools/mcp-none.js"
-import * as Router from "../../src/layers/tools/router.js"
 import { EventBus } from "../../src/services/EventBus.js"
+import { readChainEngine } from "./read-chain-engine.js"
 import { median, printMachine, printResults, type Result } from "./report.js"
 
 /**
@@ -34,31 +23,6 @@ import { median, printMachine, printResults, type Result } from "./report.js"
 
 const STEPS = 100
 const RUNS = 9
-
-const engineLayer = (workspace: string, bus: Layer.Layer<EventBus, unknown>) => {
-  const call = { toolCall: { name: "read_file", input: { path: "notes.txt" } } }
-  const script: Scripted.Script = {
-    responses: [...Array.from({ length: STEPS }, () => ({ chunks: [call], usage: { inputTokens: 1, outputTokens: 1 } })), "done"]
-  }
-  return SessionEngine.layer({ ...SessionEngine.defaultEngineOptions, maxSteps: STEPS + 1 }).pipe(
-    Layer.provide(
-      Layer.mergeAll(
-        MemoryStore.layer,
-        Scripted.layer(script),
-        IdsLive,
-        Router.layer([Router.staticSource("local", localTools(sandboxOff))]),
-        Permissions.layer({ approvalsFile: path.join(workspace, "approvals.json") }),
-        Policy.layer("deny"),
-        LocalFilesLive,
-        builtInContext,
-        noMemoryStore,
-        noMcp,
-        noHooks,
-        bus
-      )
-    )
-  )
-}
 
 /** Milliseconds per step of one turn, the layer built and closed around it (closing flushes spans). */
 const turnPerStep = (workspace: string, bus: Layer.Layer<EventBus, unknown>, vars: Record<string, string>) =>
@@ -75,7 +39,7 @@ const turnPerStep = (workspace: string, bus: Layer.Layer<EventBus, unknown>, var
       if (last !== "final") throw new Error(`the turn ended with ${last}`)
       return elapsed / STEPS
     }).pipe(
-      Effect.provide(engineLayer(workspace, bus)),
+      Effect.provide(readChainEngine({ store: MemoryStore.layer, workspace, steps: STEPS, bus })),
       Effect.scoped,
       Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(vars))))
     )
