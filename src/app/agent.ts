@@ -8,7 +8,6 @@ import * as AgentFolders from "../layers/agents/folders.js"
 import type { Agents } from "../services/Agents.js"
 import * as Permissions from "../layers/permission/engine.js"
 import { LocalFilesLive } from "../layers/tools/local-file-access.js"
-import { pricedLayer } from "../layers/model/priced.js"
 import * as AjvOutput from "../layers/output/ajv.js"
 import { withTracing } from "../layers/telemetry/live.js"
 import { userSettingsFile } from "../layers/sandbox/settings.js"
@@ -23,13 +22,14 @@ import type { Ids } from "../services/Ids.js"
 import type { McpHub } from "../services/McpHub.js"
 import type { MemoryStore } from "../services/MemoryStore.js"
 import type { ModelGateway } from "../services/ModelGateway.js"
+import type { ModelResolver } from "../services/ModelResolver.js"
 import type { PermissionEngine } from "../services/PermissionEngine.js"
 import type { Skills } from "../services/Skills.js"
 import type { Files, ToolRouter } from "../services/ToolRouter.js"
 import type { Hooks } from "../services/Hooks.js"
 import { checkpointsLayer } from "./checkpoints.js"
 import { approvalsFile, memoryFile, type StoreKind, trustFile, userPermissionsFile } from "./locations.js"
-import { type ModelSelection, modelLayer } from "./model.js"
+import { type ModelSelection, modelsLayer } from "./model.js"
 import { storeLayer } from "./store.js"
 import { mcpLayer, routerLayer, type SandboxConfig, sandboxLayer, skillsLayer } from "./tools.js"
 
@@ -58,6 +58,7 @@ export interface AgentConfig {
 export type CoreServices =
   | EventStore
   | ModelGateway
+  | ModelResolver
   | Ids
   | ToolRouter
   | PermissionEngine
@@ -83,7 +84,7 @@ export const coreLayer = (config: AgentConfig) => {
   const sandbox = sandboxLayer(config.sandbox, config.configDir, config.dataDir).pipe(Layer.provide(permissions))
   return Layer.mergeAll(
     config.eventStore ?? storeLayer(config.store, config.dataDir),
-    pricedLayer(modelLayer(config.model), userSettingsFile(config.configDir)),
+    modelsLayer(config.model, userSettingsFile(config.configDir)),
     IdsLive,
     Layer.merge(routerLayer, ContextSources.layer({ configDir: config.configDir })).pipe(
       Layer.provideMerge(

@@ -1,3 +1,4 @@
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { readFile } from "node:fs/promises"
@@ -5,7 +6,9 @@ import { messageOf } from "../domain/cause-message.js"
 import type { ModelConfigError } from "../layers/model/model-config.js"
 import { type ModelSpecError, parseModelSpec } from "../layers/model/model-spec.js"
 import * as Scripted from "../layers/model/scripted.js"
-import type { ModelGateway } from "../services/ModelGateway.js"
+import { loadPrices, priced, type PriceSettingsError } from "../layers/model/priced.js"
+import { ModelGateway } from "../services/ModelGateway.js"
+import { ModelResolver, ModelUnavailable } from "../services/ModelResolver.js"
 
 export interface ModelSelection {
   /** `scripted` (default), `anthropic[/<id>]` or `openai/<id>`. */
@@ -59,3 +62,27 @@ export const modelLayer = (selection: ModelSelection): Layer.Layer<ModelGateway,
       }
     })
   )
+
+/**
+ * The engine's model (priced) and a resolver for the models agent definitions name, each built
+ * like `--model` with the same limits and priced from the same table. Under the scripted model
+ * the script plays every model: a test or demo stays offline whatever its definitions name.
+ */
+export const modelsLayer = (
+  selection: ModelSelection,
+  settingsFile: string
+): Layer.Layer<ModelGateway | ModelResolver, ModelLayerError | PriceSettingsError> =>
+  Layer.effectContext(
+    Effect.gen(function* () {
+      const prices = yield* loadPrices(settingsFile)
+      const main = priced(yield* ModelGateway, prices)
+      const resolve = (model: string) =>
+        main.info.provider === "scripted"
+          ? Effect.succeed(main)
+          : Layer.build(modelLayer({ ...selection, spec: model })).pipe(
+              Effect.map((built) => priced(Context.get(built, ModelGateway), prices)),
+              Effect.mapError((error) => new ModelUnavailable({ model, message: error.message, cause: error }))
+            )
+      return Context.make(ModelGateway, main).pipe(Context.add(ModelResolver, ModelResolver.of({ resolve })))
+    })
+  ).pipe(Layer.provide(modelLayer(selection)))

@@ -27,12 +27,13 @@ import { EventStore } from "../services/EventStore.js"
 import { Ids } from "../services/Ids.js"
 import { McpHub } from "../services/McpHub.js"
 import { MemoryStore } from "../services/MemoryStore.js"
-import { ModelGateway } from "../services/ModelGateway.js"
+import { ModelGateway, type ModelGatewayShape } from "../services/ModelGateway.js"
+import { ModelResolver, ModelUnavailable } from "../services/ModelResolver.js"
 import { PermissionEngine } from "../services/PermissionEngine.js"
 import { Files, ToolRouter } from "../services/ToolRouter.js"
 import { Hooks } from "../services/Hooks.js"
 import { Agents } from "../services/Agents.js"
-import { childContext, defaultSubagentLimits, type Delegation, delegatingRouter, type RunChild, type SubagentLimits } from "./subagents.js"
+import { childContext, defaultSubagentLimits, type ChildRequest, type Delegation, delegatingRouter, type RunChild, type SubagentLimits } from "./subagents.js"
 import { childTally } from "./child-tally.js"
 import { relayedApprovals } from "./subagent-approvals.js"
 import { type HookContext, recordRuns, runHooks } from "./hook-runs.js"
@@ -218,6 +219,8 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
     const traceContext = yield* Effect.serviceOption(TraceContext)
     // Optional: without agent definitions there is no `task` tool.
     const agents = yield* Effect.serviceOption(Agents)
+    // Optional: without it a subagent's definition can name no model but the engine's (or its parent's).
+    const resolver = yield* Effect.serviceOption(ModelResolver)
     const subagentLimits = options.subagents ?? defaultSubagentLimits
     // An actor whose append was refused as out of sequence leaves the map: the next call loads the log again.
     const services = { store, ids, bus, fenced: (sessionId: string) => RcMap.invalidate(actors, sessionId) }
@@ -414,7 +417,8 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
           depth: 0,
           rootSessionId: input.sessionId,
           recordInRoot: (draft) => emit({ ...draft, turnId }),
-          mode: () => state.mode
+          mode: () => state.mode,
+          model: gateway
         }
         const taskTool = Option.isNone(agents)
           ? undefined
@@ -426,7 +430,7 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
           hooks: hookContext,
           ...(sessionStart === undefined ? {} : { sessionStart }),
           state,
-          gateway,
+          gateway: self.model,
           context: agent === undefined ? context : childContext(context, agent),
           compactionThreshold: options.compactionThreshold,
           mcp,
@@ -474,44 +478,78 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
      * that interrupting the parent's call cancels it (its turn is then closed `cancelled`).
      */
     const runChild: RunChild = (request, started) =>
-      Effect.gen(function* () {
-        const childId = yield* ids.make("ses")
-        const { parent, agent, delegation } = request
-        const fresh = yield* makeActor(services, emptySessionState(childId, conversationOptions))
-        yield* fresh.commit({
-          type: "session.created",
-          payload: {
-            cwd: parent.workspaceRoot,
-            client: "subagent",
-            title: `${agent.name}: ${preview(request.prompt)}`,
-            model: gateway.info.id,
-            parent: { sessionId: parent.sessionId, turnId: parent.turnId, toolCallId: parent.toolCallId, agent: agent.name, depth: delegation.depth }
+      Effect.scoped(
+        Effect.gen(function* () {
+          const { parent, agent, delegation } = request
+          // Before the child exists: a model that cannot be used leaves no empty session behind.
+          const model = yield* childModel(request)
+          const childId = yield* ids.make("ses")
+          const fresh = yield* makeActor(services, emptySessionState(childId, conversationOptions))
+          yield* fresh.commit({
+            type: "session.created",
+            payload: {
+              cwd: parent.workspaceRoot,
+              client: "subagent",
+              title: `${agent.name}: ${preview(request.prompt)}`,
+              model: model.info.id,
+              parent: { sessionId: parent.sessionId, turnId: parent.turnId, toolCallId: parent.toolCallId, agent: agent.name, depth: delegation.depth }
+            }
+          })
+          created.set(childId, fresh)
+          const tally = childTally()
+          const sink: TurnSink = {
+            offer: (event) => Effect.sync(() => tally.offer(event)),
+            offerAll: (events) => Effect.sync(() => events.forEach(tally.offer)),
+            admitted: () => Effect.void
           }
-        })
-        created.set(childId, fresh)
-        const tally = childTally()
-        const sink: TurnSink = {
-          offer: (event) => Effect.sync(() => tally.offer(event)),
-          offerAll: (events) => Effect.sync(() => events.forEach(tally.offer)),
-          admitted: () => Effect.void
-        }
-        const input: RunTurnInput = {
-          sessionId: childId,
-          content: request.prompt,
-          client: "subagent",
-          permissionMode: delegation.mode(),
-          ...(agent.maxSteps === undefined ? {} : { maxSteps: agent.maxSteps })
-        }
-        return yield* Effect.scoped(
-          Effect.gen(function* () {
+          const input: RunTurnInput = {
+            sessionId: childId,
+            content: request.prompt,
+            client: "subagent",
+            permissionMode: delegation.mode(),
+            ...(agent.maxSteps === undefined ? {} : { maxSteps: agent.maxSteps })
+          }
+          return yield* Effect.gen(function* () {
             const actor = yield* hold(childId)
             yield* started(childId)
             const claimed = yield* claim(actor)
-            yield* runClaimed(actor, claimed, input, sink, delegation)
+            yield* runClaimed(actor, claimed, input, sink, { ...delegation, model })
             return tally.result(childId)
+          }).pipe(Effect.ensuring(Effect.sync(() => created.delete(childId))))
+        })
+      )
+
+    /**
+     * The model a child asks: its definition's (a gateway resolved for the child's run), else its
+     * parent's. An engine without a resolver offers only its own model and its parent's.
+     */
+    const childModel = ({ agent, parentModel }: ChildRequest): Effect.Effect<ModelGatewayShape, ModelUnavailable, Scope.Scope> => {
+      const wanted = agent.model
+      if (wanted === undefined || wanted === parentModel.info.id) return Effect.succeed(parentModel)
+      if (wanted === gateway.info.id) return Effect.succeed(gateway)
+      const chosen = [gateway.info.provider, parentModel.info.provider]
+      const resolved = Option.isSome(resolver)
+        ? Effect.filterOrFail(
+            resolver.value.resolve(wanted),
+            // A project's files (the agent may have written them) must not send the session's work to a provider the user did not choose.
+            (model) => agent.source === "user" || chosen.includes(model.info.provider),
+            (model) =>
+              new ModelUnavailable({
+                model: wanted,
+                message: `a project's definition may name only models of the session's provider (${[...new Set(chosen)].join(" or ")}), not ${model.info.provider}; a definition in your own agents folder may name any`
+              })
+          )
+        : Effect.fail(new ModelUnavailable({ model: wanted, message: `this engine has no models but ${gateway.info.id}` }))
+      return Effect.mapError(
+        resolved,
+        (error) =>
+          new ModelUnavailable({
+            model: wanted,
+            message: `its definition (${agent.path}) names the model ${wanted}, which cannot be used: ${error.message}`,
+            cause: error
           })
-        ).pipe(Effect.ensuring(Effect.sync(() => created.delete(childId))))
-      })
+      )
+    }
 
     /**
      * Claims the turn here, then the session's lease in the store (a process sharing the store

@@ -9,6 +9,8 @@ import type { PermissionMode } from "../domain/permissions.js"
 import type { ToolResult } from "../domain/tools.js"
 import type { AgentDefinition, AgentsShape } from "../services/Agents.js"
 import type { ContextBuilderShape } from "../services/ContextBuilder.js"
+import type { ModelGatewayShape } from "../services/ModelGateway.js"
+import type { ModelUnavailable } from "../services/ModelResolver.js"
 import { type PreparedCall, ToolCallRejected, type ToolRouterShape, type ToolScope } from "../services/ToolRouter.js"
 import { messageOf } from "../domain/cause-message.js"
 import type { Draft } from "./session-actor.js"
@@ -34,6 +36,8 @@ export interface Delegation {
   readonly mode: () => PermissionMode
   /** The definition a child runs; absent for a top-level turn. */
   readonly agent?: AgentDefinition
+  /** The model this turn asks: a child's definition's, else its parent's. */
+  readonly model: ModelGatewayShape
 }
 
 /** What a `task` call asks the engine to run: a child session of the calling turn. */
@@ -41,7 +45,9 @@ export interface ChildRequest {
   readonly parent: { readonly sessionId: string; readonly turnId: string; readonly toolCallId: string; readonly workspaceRoot: string }
   readonly agent: AgentDefinition
   readonly prompt: string
-  readonly delegation: Delegation
+  /** The child's place in the tree; its model is the engine's to choose (the definition's, else `parentModel`). */
+  readonly delegation: Omit<Delegation, "model">
+  readonly parentModel: ModelGatewayShape
 }
 
 export interface ChildResult {
@@ -56,7 +62,10 @@ export interface ChildResult {
  * Runs a child session's one turn to its end (the engine's; `started` is told its id once its
  * `session.created` is durable). Interrupting it cancels the child's turn.
  */
-export type RunChild = (request: ChildRequest, started: (childSessionId: string) => Effect.Effect<void, EngineError>) => Effect.Effect<ChildResult, EngineError>
+export type RunChild = (
+  request: ChildRequest,
+  started: (childSessionId: string) => Effect.Effect<void, EngineError>
+) => Effect.Effect<ChildResult, EngineError | ModelUnavailable>
 
 /** What the `task` tool of one turn works with. */
 export interface TaskToolContext {
@@ -151,7 +160,8 @@ const prepareTask = (ctx: TaskToolContext, running: { count: number }, toolCallI
         parent: { sessionId: ctx.sessionId, turnId: ctx.turnId, toolCallId, workspaceRoot },
         agent,
         prompt,
-        delegation: { depth, rootSessionId: ctx.delegation.rootSessionId, recordInRoot: ctx.delegation.recordInRoot, mode: ctx.delegation.mode, agent }
+        delegation: { depth, rootSessionId: ctx.delegation.rootSessionId, recordInRoot: ctx.delegation.recordInRoot, mode: ctx.delegation.mode, agent },
+        parentModel: ctx.delegation.model
       }
       const started = (id: string) => {
         childSessionId = id

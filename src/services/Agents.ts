@@ -8,7 +8,7 @@ export interface AgentDefinition {
   readonly description: string
   /** The tools the child may use (our names), narrowing its parent's; absent: all of the parent's. */
   readonly tools?: ReadonlyArray<string>
-  /** The model the child asks, when not its parent's. */
+  /** The model the child asks when not its parent's, as its gateway's id (`anthropic/claude-haiku-5-5`, `openai/<id>`, `scripted`). */
   readonly model?: string
   /** The child's step limit per turn, when not the engine's. */
   readonly maxSteps?: number

@@ -29,7 +29,7 @@ describe("custom-agent agents list", { timeout: 60_000 }, () => {
         `  ${join(project, ".agents/agents/reviewer.md")}`,
         "writer (user)",
         "  Writes docs",
-        "  tools: all of the parent's · model: claude-sonnet-4-5",
+        "  tools: all of the parent's · model: anthropic/claude-sonnet-4-5",
         `  ${join(config, "agents/writer.md")}`,
         ""
       ].join("\n")

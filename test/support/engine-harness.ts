@@ -25,6 +25,7 @@ import type { McpHub } from "../../src/services/McpHub.js"
 import { noMcp } from "../../src/layers/tools/mcp-none.js"
 import { noEventBus } from "../../src/layers/event-bus/none.js"
 import type { ModelGateway } from "../../src/services/ModelGateway.js"
+import type { ModelResolver } from "../../src/services/ModelResolver.js"
 import type { Tool } from "../../src/services/ToolRouter.js"
 import type { Agents } from "../../src/services/Agents.js"
 import type { Approvals } from "../../src/services/Approvals.js"
@@ -57,6 +58,8 @@ export interface HarnessOptions {
   readonly approvals?: Layer.Layer<Approvals>
   /** The agent definitions the `task` tool offers (default: none, so no `task` tool). */
   readonly agents?: Layer.Layer<Agents>
+  /** The models agent definitions may name besides the engine's (default: none). */
+  readonly models?: Layer.Layer<ModelResolver>
 }
 
 /** An engine on the given store with a scripted model; the store stays reachable for assertions. */
@@ -81,7 +84,8 @@ export const engineLayer = (store: StoreLayer, script?: Scripted.Script, options
         MemoryFile.layer(options.memoryFile ?? join(tmpdir(), `memory-${randomUUID()}.json`)),
         options.checkpoints ?? Layer.empty,
         options.outputValidator ?? Layer.empty,
-        options.agents ?? Layer.empty
+        options.agents ?? Layer.empty,
+        options.models ?? Layer.empty
       )
     ),
     // No subscribers and no MCP servers: tests read the turn's stream and the store.

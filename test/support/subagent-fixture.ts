@@ -18,6 +18,7 @@ export interface AgentFile {
   readonly description: string
   readonly tools?: string
   readonly maxSteps?: number
+  readonly model?: string
   readonly body: string
 }
 
@@ -36,7 +37,8 @@ export const subagentWorkspace = (agents: ReadonlyArray<AgentFile>, files: Recor
       `name: ${agent.name}`,
       `description: ${agent.description}`,
       ...(agent.tools === undefined ? [] : [`tools: ${agent.tools}`]),
-      ...(agent.maxSteps === undefined ? [] : [`maxSteps: ${agent.maxSteps}`])
+      ...(agent.maxSteps === undefined ? [] : [`maxSteps: ${agent.maxSteps}`]),
+      ...(agent.model === undefined ? [] : [`model: ${agent.model}`])
     ]
     writeFileSync(join(dir, ".agents", "agents", `${agent.name}.md`), `---\n${header.join("\n")}\n---\n${agent.body}\n`)
   }

@@ -1,8 +1,10 @@
 import * as Either from "effect/Either"
+import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { ourToolName } from "../../domain/claude-tool-names.js"
 import type { AgentDefinition } from "../../services/Agents.js"
+import { definitionModel } from "../model/model-spec.js"
 import { type FrontMatterValue, parseFrontMatter, splitFrontMatter } from "../skills/front-matter.js"
 import { SkillDescription, SkillName } from "../skills/skill-header.js"
 
@@ -23,8 +25,20 @@ const StepLimit = Schema.transform(
   { strict: true, decode: Number, encode: String }
 ).pipe(Schema.between(1, 1000, { message: () => `"maxSteps" must be between 1 and 1000` }))
 
-/** `model: inherit` (Claude Code's word) is the same as no model: the parent's. */
-const ModelName = Schema.String.annotations({ message: () => `"model" must be text` })
+/** `model: inherit` (Claude Code's word) is the same as no model: the parent's; other names become a model id. */
+const ModelName = Schema.transformOrFail(
+  Schema.String.annotations({ message: () => `"model" must be text` }),
+  Schema.OptionFromSelf(Schema.String),
+  {
+    strict: true,
+    decode: (name, _, ast) =>
+      Either.match(definitionModel(name), {
+        onLeft: (message) => ParseResult.fail(new ParseResult.Type(ast, name, message)),
+        onRight: ParseResult.succeed
+      }),
+    encode: (model) => ParseResult.succeed(Option.getOrElse(model, () => "inherit"))
+  }
+)
 
 /** What an agent file's front matter must say; other keys are allowed and ignored. */
 const AgentHeader = Schema.Struct({
@@ -53,7 +67,7 @@ const present = (values: ReadonlyMap<string, FrontMatterValue>) =>
 const fromHeader = (header: AgentHeader, body: string): Either.Either<ParsedAgentFile, string> => {
   const instructions = body.replace(/^(?:[ \t]*\r?\n)+/, "").trimEnd()
   if (instructions === "") return Either.left("the body is empty: it holds the agent's instructions")
-  const model = header.model === undefined || header.model === "inherit" ? undefined : header.model
+  const model = header.model === undefined ? undefined : Option.getOrUndefined(header.model)
   return Either.right({
     name: header.name,
     description: header.description,

@@ -1,4 +1,5 @@
 import * as Either from "effect/Either"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 
 /**
@@ -56,4 +57,31 @@ export const selectionId = (selection: ModelSelection): string => {
     case "OpenAI":
       return `openai/${selection.model}`
   }
+}
+
+/** Claude Code's model aliases in agent definitions, pointed at the current model of each family. */
+const claudeAliases: Readonly<Record<string, string>> = {
+  sonnet: "claude-sonnet-5-5",
+  opus: "claude-opus-5-5",
+  haiku: "claude-haiku-5-5"
+}
+
+/**
+ * The model an agent definition names, as the id a gateway for it reports (`anthropic/<id>`,
+ * `openai/<id>`, `scripted`); `None` for `inherit`, its parent's. Besides our specs it takes
+ * what Claude Code's definitions say: `sonnet`, `opus`, `haiku` and bare `claude-…` ids.
+ */
+export const definitionModel = (name: string): Either.Either<Option.Option<string>, string> => {
+  const trimmed = name.trim()
+  if (trimmed === "inherit") return Either.right(Option.none())
+  const alias = claudeAliases[trimmed]
+  if (alias !== undefined) return Either.right(Option.some(`anthropic/${alias}`))
+  if (/^claude-[^\s/]+$/.test(trimmed)) return Either.right(Option.some(`anthropic/${trimmed}`))
+  return Either.match(parseModelSpec(trimmed), {
+    onLeft: () =>
+      Either.left(
+        `"model" must be inherit, sonnet, opus, haiku, a Claude model id (claude-…) or a --model spec (anthropic/<id>, openai/<id>, scripted), not "${trimmed}"`
+      ),
+    onRight: (selection) => Either.right(Option.some(selectionId(selection)))
+  })
 }

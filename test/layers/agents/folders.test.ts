@@ -45,7 +45,7 @@ describe("agent definitions from folders", () => {
         {
           name: "writer",
           description: "Writes docs",
-          model: "claude-sonnet-4-5",
+          model: "anthropic/claude-sonnet-4-5",
           instructions: "You write documentation.",
           path: path.join(configDir, "agents/writer.md"),
           source: "user"
@@ -94,5 +94,27 @@ describe("agent definitions from folders", () => {
     const zero = parseAgentFile(agentMd("name: a\ndescription: b\nmaxSteps: 0"))
     expect(Either.isLeft(zero) && zero.left).toBe('"maxSteps" must be between 1 and 1000')
     expect(Either.getOrThrow(parseAgentFile(agentMd("name: a\ndescription: b\ntools: ''"))).tools).toEqual([])
+  })
+
+  it("a model is named the way its gateway reports it: Claude Code's aliases and ids, our specs; inherit or nothing is the parent's", () => {
+    const model = (value: string) => Either.getOrThrow(parseAgentFile(agentMd(`name: a\ndescription: b\nmodel: ${value}`))).model
+    expect(model("haiku")).toBe("anthropic/claude-haiku-5-5")
+    expect(model("sonnet")).toBe("anthropic/claude-sonnet-5-5")
+    expect(model("opus")).toBe("anthropic/claude-opus-5-5")
+    expect(model("claude-opus-4-6")).toBe("anthropic/claude-opus-4-6")
+    expect(model("anthropic")).toBe("anthropic/claude-sonnet-5-5")
+    expect(model("openai/qwen3:8b")).toBe("openai/qwen3:8b")
+    expect(model("scripted")).toBe("scripted")
+    expect(model("inherit")).toBeUndefined()
+    expect(Either.getOrThrow(parseAgentFile(agentMd("name: a\ndescription: b"))).model).toBeUndefined()
+  })
+
+  it("a model that names nothing we can ask makes the file malformed, with what may be written", () => {
+    for (const value of ["gpt-4.1", "gemini/pro", "openai"]) {
+      const parsed = parseAgentFile(agentMd(`name: a\ndescription: b\nmodel: ${value}`))
+      expect(Either.isLeft(parsed) && parsed.left).toBe(
+        `"model" must be inherit, sonnet, opus, haiku, a Claude model id (claude-…) or a --model spec (anthropic/<id>, openai/<id>, scripted), not "${value}"`
+      )
+    }
   })
 })
