@@ -2,7 +2,7 @@ import type { AgentEvent } from "../domain/events.js"
 import { taskCounts, taskListLines } from "../domain/tasks.js"
 import { hookSummary } from "../domain/hook-summary.js"
 import { projectWidening } from "../domain/project-widening.js"
-import { addSpend, formatCost, formatUsd, noSpend } from "../domain/spend.js"
+import { addSpend, formatUsd, noSpend, shownCost } from "../domain/spend.js"
 
 export type Channel = "out" | "err"
 
@@ -51,7 +51,7 @@ export const makeRenderer = (options: RenderOptions) => {
   const side: Channel = options.live ? "err" : "out"
   const atLineStart: Record<Channel, boolean> = { out: true, err: true }
   let turnNumber = 0
-  /** What the current turn's model requests spent, for its closing line. */
+  /** What the current turn's model requests and its subagents spent, for its closing line. */
   let turnSpend = noSpend
   let inThinking = false
   const toolNames = new Map<string, string>()
@@ -232,14 +232,18 @@ export const makeRenderer = (options: RenderOptions) => {
       case "subagent.started":
         return line(side, cyan(`↳ subagent ${event.payload.agent} (session ${event.payload.childSessionId}): ${oneLine(event.payload.prompt, 100)}`))
       case "subagent.completed": {
-        const { agent, stopReason, usage, answer } = event.payload
+        turnSpend = addSpend(turnSpend, event)
+        const { agent, stopReason, usage, answer, spend } = event.payload
         const how = stopReason === "final" ? green("answered") : yellow(stopReason.replace("_", " "))
-        return line(side, dim("  ") + `${how}${dim(` · subagent ${agent} · ${usage.inputTokens} in / ${usage.outputTokens} out tokens · ${oneLine(answer, 100)}`)}`)
+        const cost = shownCost(spend)
+        const spent = cost === undefined ? "" : ` · ${cost}`
+        return line(side, dim("  ") + `${how}${dim(` · subagent ${agent} · ${usage.inputTokens} in / ${usage.outputTokens} out tokens${spent} · ${oneLine(answer, 100)}`)}`)
       }
       case "turn.completed": {
         const { stopReason, errorCode, message } = event.payload
-        // Only when some request was priced: a model with no price has nothing to add.
-        const spent = options.live || turnSpend.unpriced === turnSpend.requests ? "" : ` · cost ${formatCost(turnSpend)}`
+        // Only when some request was priced (its subagents' included): a model with no price has nothing to add.
+        const cost = shownCost(turnSpend)
+        const spent = options.live || cost === undefined ? "" : ` · cost ${cost}`
         if (stopReason === "final") {
           if (!options.live) return line("out", dim(`── done${spent}`))
           return atLineStart.out ? [] : [write("out", "\n")]

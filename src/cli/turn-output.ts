@@ -2,7 +2,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { outputInvalidCode } from "../core/output-check.js"
 import type { AgentEvent } from "../domain/events.js"
-import { addSpend, formatCost, noSpend, type Spend } from "../domain/spend.js"
+import { addSpend, formatCost, noSpend, type Spend, sumSpend } from "../domain/spend.js"
 import type { PermissionMode } from "../domain/permissions.js"
 import type { ApprovalPolicy } from "../layers/approvals/policy.js"
 import { CliError } from "./errors.js"
@@ -34,11 +34,11 @@ const exitCodeOf = (event: AgentEvent): number | undefined => {
 // The engine titles untitled sessions by the same rule.
 export { titleOf } from "../domain/session-title.js"
 
-/** The line before the session's: what the turn cost, and the session when it had earlier turns; empty when nothing was asked. */
+/** The line before the session's: what the turn cost (its subagents' included), and the session when it had earlier turns; empty when nothing was asked. */
 export const costLine = (turn: Spend, before: Spend): string => {
   // A model with no price has no cost to show (the tokens are in sessions show).
   if (turn.unpriced === turn.requests) return ""
-  const session = { requests: turn.requests + before.requests, tokens: turn.tokens + before.tokens, costUsd: turn.costUsd + before.costUsd, unpriced: turn.unpriced + before.unpriced }
+  const session = sumSpend(turn, before)
   const turnPart = `cost ${formatCost(turn)} (${turn.tokens} tokens)`
   return before.requests === 0 ? `${turnPart}\n` : `${turnPart} · session ${formatCost(session)} (${session.tokens} tokens)\n`
 }

@@ -51,6 +51,7 @@ import { outputCheck } from "./output-check.js"
 import { OutputValidator } from "../services/OutputValidator.js"
 import { TraceContext } from "../services/TraceContext.js"
 import type { TurnTerms } from "../domain/turn-terms.js"
+import { addSpend, noSpend } from "../domain/spend.js"
 
 export type { Draft } from "./session-actor.js"
 export type { RedoRequest, RewindRequest } from "./rewind.js"
@@ -420,12 +421,21 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
           mode: () => state.mode,
           model: gateway
         }
+        // What the turn's subagents spent, as their subagent.completed report it: the turn's budget counts it.
+        let delegated = noSpend
+        const recordSubagent = (draft: Draft) =>
+          Effect.tap(emit({ ...draft, turnId }), (event) =>
+            Effect.sync(() => {
+              delegated = addSpend(delegated, event)
+            })
+          )
         const taskTool = Option.isNone(agents)
           ? undefined
-          : { agents: agents.value, limits: subagentLimits, delegation: self, sessionId: input.sessionId, turnId, runChild, record: (draft: Draft) => emit({ ...draft, turnId }) }
+          : { agents: agents.value, limits: subagentLimits, delegation: self, sessionId: input.sessionId, turnId, runChild, record: recordSubagent }
         const outcome = yield* runTurnBody({
           turnId,
           ...(agent === undefined ? {} : { agent: agent.name }),
+          delegated: () => delegated,
           prompt: { content: input.content, sequence: message.sequence },
           hooks: hookContext,
           ...(sessionStart === undefined ? {} : { sessionStart }),

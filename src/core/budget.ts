@@ -1,44 +1,55 @@
 import * as Option from "effect/Option"
 import type { Usage } from "../domain/model.js"
-import { tokensOf } from "../domain/prices.js"
+import { formatUsd, noSpend, requestSpend, type Spend, sumSpend } from "../domain/spend.js"
 import type { TurnTerms } from "../domain/turn-terms.js"
 import type { TurnOutcome } from "./turn.js"
 
-/** What a turn's model requests have spent so far, checked against its terms at each step boundary. */
+/**
+ * What a turn has spent so far, its own model requests and what its subagents reported,
+ * checked against its terms at each step boundary.
+ */
 export interface TurnBudget {
   readonly record: (usage: Usage, costUsd: number | undefined) => void
   /** `budget` once a limit is reached (or a cost limit cannot be checked): the turn stops before its next request. */
   readonly exceeded: () => Option.Option<TurnOutcome>
 }
 
-const usd = (n: number) => `$${n.toFixed(4)}`
-
-export const turnBudget = (terms: TurnTerms | undefined, modelId: string): TurnBudget => {
-  let cost = 0
-  let tokens = 0
-  let unpriced = false
+/**
+ * `delegated` is read at each boundary: the spend of the turn's subagents whose
+ * `subagent.completed` is recorded (a child still running counts once it ends).
+ */
+export const turnBudget = (terms: TurnTerms | undefined, modelId: string, delegated: () => Spend = () => noSpend): TurnBudget => {
+  let own = noSpend
   return {
     record: (usage, costUsd) => {
-      tokens += tokensOf(usage)
-      if (costUsd === undefined) unpriced = true
-      else cost += costUsd
+      own = sumSpend(own, requestSpend(usage, costUsd))
     },
     exceeded: () => {
       if (terms === undefined) return Option.none()
+      const children = delegated()
+      const total = sumSpend(own, children)
       const { maxCostUsd, maxTurnTokens } = terms
-      if (maxTurnTokens !== undefined && tokens >= maxTurnTokens) {
-        return Option.some({ stopReason: "budget", message: `the turn used ${tokens} tokens, its limit is ${maxTurnTokens}` })
+      if (maxTurnTokens !== undefined && total.tokens >= maxTurnTokens) {
+        const theirs = children.requests === 0 ? "" : ` (${children.tokens} by its subagents)`
+        return Option.some({ stopReason: "budget", message: `the turn used ${total.tokens} tokens${theirs}, its limit is ${maxTurnTokens}` })
       }
       if (maxCostUsd === undefined) return Option.none()
       // Without a price a cost limit cannot be kept: stop rather than spend blind.
-      if (unpriced) {
+      if (own.unpriced > 0) {
         return Option.some({
           stopReason: "budget",
-          message: `the cost of ${modelId} is unknown (no price in the table or the settings), so the limit of ${usd(maxCostUsd)} cannot be checked`
+          message: `the cost of ${modelId} is unknown (no price in the table or the settings), so the limit of ${formatUsd(maxCostUsd)} cannot be checked`
         })
       }
-      return cost >= maxCostUsd
-        ? Option.some({ stopReason: "budget", message: `the turn cost ${usd(cost)}, its limit is ${usd(maxCostUsd)}` })
+      if (children.unpriced > 0) {
+        return Option.some({
+          stopReason: "budget",
+          message: `the cost of ${children.unpriced} of its subagents' model request(s) is unknown (no price in the table or the settings), so the limit of ${formatUsd(maxCostUsd)} cannot be checked`
+        })
+      }
+      const theirs = children.requests === 0 ? "" : ` (${formatUsd(children.costUsd)} by its subagents)`
+      return total.costUsd >= maxCostUsd
+        ? Option.some({ stopReason: "budget", message: `the turn cost ${formatUsd(total.costUsd)}${theirs}, its limit is ${formatUsd(maxCostUsd)}` })
         : Option.none()
     }
   }

@@ -14,6 +14,7 @@ import type { ModelUnavailable } from "../services/ModelResolver.js"
 import { type PreparedCall, ToolCallRejected, type ToolRouterShape, type ToolScope } from "../services/ToolRouter.js"
 import { messageOf } from "../domain/cause-message.js"
 import type { Draft } from "./session-actor.js"
+import type { Spend } from "../domain/spend.js"
 
 export const TASK_TOOL = "task"
 
@@ -55,6 +56,8 @@ export interface ChildResult {
   readonly stopReason: TurnStopReason
   readonly answer: string
   readonly usage: Usage
+  /** What the child's turn spent, its own children's included; absent when it made no request. */
+  readonly spend?: Spend
   readonly message?: string
 }
 
@@ -179,7 +182,8 @@ const prepareTask = (ctx: TaskToolContext, running: { count: number }, toolCallI
               stopReason: result.stopReason,
               answer: result.answer,
               usage: result.usage,
-              ...(result.message === undefined ? {} : { message: result.message })
+              ...(result.message === undefined ? {} : { message: result.message }),
+              ...(result.spend === undefined ? {} : { spend: result.spend })
             }
           })
         })

@@ -20,6 +20,7 @@ import { type OutputCheck, withOutputContract } from "./output-check.js"
 import { runToolCalls, type ToolStepContext } from "./tools-step.js"
 import { contextNote, type HookContext, hookText, recordRuns, recordWithContext, runHooks } from "./hook-runs.js"
 import type { HookRun } from "../services/Hooks.js"
+import type { Spend } from "../domain/spend.js"
 
 export interface TurnOutcome {
   readonly stopReason: TurnStopReason
@@ -51,6 +52,8 @@ export interface TurnContext {
   readonly hooks: HookContext
   /** The agent definition a subagent's turn runs, named in its model requests. */
   readonly agent?: string
+  /** What the turn's subagents have spent so far (their `subagent.completed`), counted by its budget. */
+  readonly delegated?: () => Spend
   /** Set on the session's first turn in this process: SessionStart hooks run first (`startup`: a new session; `resume`: one loaded from its log). */
   readonly sessionStart?: "startup" | "resume"
 }
@@ -86,7 +89,7 @@ export const runTurnBody = (ctx: TurnContext): Effect.Effect<TurnOutcome, EventS
     }
     // A Stop hook may send the agent back to work once per turn: the bound that keeps two hooks from looping.
     let continued = false
-    const budget = turnBudget(ctx.terms, ctx.gateway.info.id)
+    const budget = turnBudget(ctx.terms, ctx.gateway.info.id, ctx.delegated)
     for (let step = 1; step <= ctx.maxSteps; step++) {
       if (step > 1) {
         // Step boundary: the step that crossed a limit has finished (its tools ran); no new request.

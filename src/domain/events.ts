@@ -7,6 +7,7 @@ import { SandboxProfile } from "./sandbox.js"
 import { TodoItem } from "./tasks.js"
 import { RiskClass, ToolResultData } from "./tools.js"
 import { TurnTerms } from "./turn-terms.js"
+import { Spend } from "./spend.js"
 
 /**
  * The event log's envelope. Every field is plain JSON (no transformations), so an event's
@@ -464,7 +465,13 @@ export const SubagentCompleted = defineEvent("subagent.completed", {
   stopReason: TurnStopReason,
   answer: Schema.String,
   usage: Usage,
-  message: Schema.optional(Schema.String)
+  message: Schema.optional(Schema.String),
+  /**
+   * What the child's turn spent, its own subagents' included: counted into the parent's turn
+   * (its cost, its budget). Set when the child made at least one model request; absent when
+   * the parent's turn was cancelled before the child's ended, and in logs written before it existed.
+   */
+  spend: Schema.optional(Spend)
 })
 
 export const TurnCompleted = defineEvent("turn.completed", {

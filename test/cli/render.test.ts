@@ -1,6 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import type { AgentEvent } from "../../src/domain/events.js"
 import { makeRenderer } from "../../src/cli/render.js"
+import { costLine } from "../../src/cli/turn-output.js"
+import { addSpend, noSpend } from "../../src/domain/spend.js"
 
 const resolved = (payload: Extract<AgentEvent, { type: "permission.resolved" }>["payload"]): AgentEvent => ({
   type: "permission.resolved",
@@ -65,6 +67,37 @@ describe("cost, budgets and structured output in a timeline", () => {
     expect(text).toContain("· tool_calls · 100 in / 10 out tokens · $0.2500\n")
     expect(text).toContain("· tool_calls · 100 in / 10 out tokens\n")
     expect(text).toContain("── budget: the turn cost $0.2500, its limit is $0.2000 · cost ≥ $0.2500\n")
+  })
+
+  it("a turn's cost includes what its subagents spent: in sessions show, the subagent's line and run's cost line", () => {
+    const childSpend = { requests: 3, tokens: 990, costUsd: 0.5, unpriced: 0 }
+    const subagent = (spend?: object) =>
+      event("subagent.completed", {
+        toolCallId: "call_task",
+        agent: "reviewer",
+        childSessionId: "ses_2",
+        stopReason: "final",
+        answer: "looks fine",
+        usage: { inputTokens: 900, outputTokens: 90 },
+        ...(spend === undefined ? {} : { spend })
+      })
+    const turn = [
+      event("turn.started", { promptPreview: "review" }),
+      event("model.completed", { stopReason: "tool_calls", usage, costUsd: 0.25 }),
+      subagent(childSpend),
+      event("model.completed", { stopReason: "final", usage, costUsd: 0.25 }),
+      event("turn.completed", { stopReason: "final" })
+    ]
+    const text = timeline(turn, false)
+    expect(text).toContain("  answered · subagent reviewer · 900 in / 90 out tokens · $0.5000 · looks fine\n")
+    expect(text).toContain("── done · cost $1.0000\n")
+    // run: the turn's line, then the session's with an earlier turn that delegated nothing.
+    const earlier = [event("model.completed", { stopReason: "final", usage, costUsd: 0.125 })]
+    expect(costLine(turn.reduce(addSpend, noSpend), earlier.reduce(addSpend, noSpend))).toBe("cost $1.0000 (1210 tokens) · session $1.1250 (1320 tokens)\n")
+    // A child with no price makes the turn's cost a lower bound; a child that made no request adds nothing.
+    const unpricedChild = timeline([event("turn.started", { promptPreview: "again" }), event("model.completed", { stopReason: "tool_calls", usage, costUsd: 0.25 }), subagent({ requests: 1, tokens: 10, costUsd: 0, unpriced: 1 }), subagent(), event("turn.completed", { stopReason: "final" })], false)
+    expect(unpricedChild).toContain("── done · cost ≥ $0.2500\n")
+    expect(unpricedChild).toContain("  answered · subagent reviewer · 900 in / 90 out tokens · looks fine\n")
   })
 
   it("a turn of an unpriced model shows no cost; a validated output shows its value when read back, nothing live", () => {

@@ -149,7 +149,32 @@ describe("the timeline reducer", () => {
       detail: '{\n  "status": "ok"\n}'
     })
     expect(state.blocks.at(-1)).toMatchObject({ _tag: "turnEnd", stopReason: "budget", message: "the turn cost $0.0100, its limit is $0.0050" })
-    expect(state.turns[0]?.cost).toEqual({ usd: 0.01, requests: 1, unpriced: 0 })
+    expect(state.turns[0]?.cost).toEqual({ requests: 1, tokens: 15, costUsd: 0.01, unpriced: 0 })
+  })
+
+  it("a subagent's answer says what it spent, and the turn's cost counts it", () => {
+    const e = recorder()
+    const completed = (toolCallId: string, spend?: object) =>
+      e("subagent.completed", {
+        toolCallId,
+        agent: "reviewer",
+        childSessionId: `ses_${toolCallId}`,
+        stopReason: "final",
+        answer: "fine",
+        usage,
+        ...(spend === undefined ? {} : { spend })
+      })
+    const state = replay([
+      e("turn.started", { promptPreview: "review" }),
+      e("model.completed", { stopReason: "tool_calls", usage, costUsd: 0.01 }),
+      completed("call_1", { requests: 2, tokens: 30, costUsd: 0.25, unpriced: 0 }),
+      completed("call_2", { requests: 1, tokens: 15, costUsd: 0, unpriced: 1 })
+    ])
+    expect(state.blocks.filter((b) => b._tag === "note").map((b) => (b._tag === "note" ? b.text : ""))).toEqual([
+      "Subagent reviewer answered · session ses_call_1 · 10 in / 5 out tokens · $0.2500",
+      "Subagent reviewer answered · session ses_call_2 · 10 in / 5 out tokens"
+    ])
+    expect(state.turns[0]?.cost).toEqual({ requests: 4, tokens: 60, costUsd: 0.26, unpriced: 1 })
   })
 
   it("records model failures, shell results, denials and steering messages", () => {
@@ -280,7 +305,7 @@ describe("the timeline reducer", () => {
         startedAt: "2025-01-01T00:00:02.000Z",
         endedAt: "2025-01-01T00:00:17.000Z",
         usage: { input: 20, output: 10, cacheRead: 0, cacheWrite: 0 },
-        cost: { usd: 0, requests: 2, unpriced: 2 },
+        cost: { requests: 2, tokens: 30, costUsd: 0, unpriced: 2 },
         files: [{ path: "notes.txt", toolCallIds: ["call_1"] }]
       }
     ])

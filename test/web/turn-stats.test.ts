@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import type { AgentEvent } from "../../src/domain/events.js"
-import { durationOf, formatDuration, formatTurnCost, formatUsage, sessionCost, statsAfter, type TurnStats } from "../../web/src/turn-stats.js"
+import { shownCost } from "../../src/domain/spend.js"
+import { durationOf, formatDuration, formatUsage, sessionCost, statsAfter, type TurnStats } from "../../web/src/turn-stats.js"
 import { recorder } from "./events.js"
 
 const edit = (toolCallId: string, path: string, isError = false) => ({
@@ -28,10 +29,45 @@ describe("per-turn facts", () => {
       e("turn.started", { promptPreview: "c" }, "turn_3"),
       e("model.completed", completed(), "turn_3")
     ])
-    expect(turns.map((t) => formatTurnCost(t.cost))).toEqual(["$0.2625", "≥ $0.5000", undefined])
-    expect(sessionCost(turns)).toEqual({ usd: 0.7625, requests: 5, unpriced: 2 })
-    expect(formatTurnCost(sessionCost(turns))).toBe("≥ $0.7625")
-    expect(formatTurnCost(sessionCost([]))).toBeUndefined()
+    expect(turns.map((t) => shownCost(t.cost))).toEqual(["$0.2625", "≥ $0.5000", undefined])
+    expect(sessionCost(turns)).toEqual({ requests: 5, tokens: 10, costUsd: 0.7625, unpriced: 2 })
+    expect(shownCost(sessionCost(turns))).toBe("≥ $0.7625")
+    expect(shownCost(sessionCost([]))).toBeUndefined()
+  })
+
+  it("counts a subagent's spend into the turn that delegated it, and a child that made no request adds nothing", () => {
+    const e = recorder()
+    const child = (toolCallId: string, spend?: object) => ({
+      toolCallId,
+      agent: "reviewer",
+      childSessionId: `ses_${toolCallId}`,
+      stopReason: "final",
+      answer: "ok",
+      usage: { inputTokens: 100, outputTokens: 10 },
+      ...(spend === undefined ? {} : { spend })
+    })
+    const turns = statsOf([
+      e("turn.started", { promptPreview: "a" }),
+      e("model.completed", { stopReason: "tool_calls", usage: { inputTokens: 1, outputTokens: 1 }, costUsd: 0.01 }),
+      e("subagent.completed", child("call_1", { requests: 3, tokens: 330, costUsd: 0.25, unpriced: 0 })),
+      e("subagent.completed", child("call_2", { requests: 1, tokens: 40, costUsd: 0, unpriced: 1 })),
+      e("turn.completed", { stopReason: "final" }),
+      e("turn.started", { promptPreview: "b" }, "turn_2"),
+      // A turn whose only spend is its child's still shows a cost.
+      e("subagent.completed", child("call_3", { requests: 2, tokens: 20, costUsd: 0.5, unpriced: 0 }), "turn_2"),
+      e("subagent.completed", child("call_4"), "turn_2"),
+      e("turn.started", { promptPreview: "c" }, "turn_3"),
+      e("subagent.completed", child("call_5"), "turn_3")
+    ])
+    expect(turns.map((t) => t.cost)).toEqual([
+      { requests: 5, tokens: 372, costUsd: 0.26, unpriced: 1 },
+      { requests: 2, tokens: 20, costUsd: 0.5, unpriced: 0 },
+      undefined
+    ])
+    expect(turns.map((t) => shownCost(t.cost))).toEqual(["≥ $0.2600", "$0.5000", undefined])
+    // Tokens count as before, from the usage each subagent.completed reports.
+    expect(turns.map((t) => t.usage.input)).toEqual([201, 200, 100])
+    expect(sessionCost(turns)).toEqual({ requests: 7, tokens: 392, costUsd: 0.76, unpriced: 1 })
   })
 
   it("sums a turn's tokens over its model steps, cache included, and lists the files its edits changed", () => {
@@ -57,7 +93,7 @@ describe("per-turn facts", () => {
         startedAt: "2025-01-01T00:00:02.000Z",
         endedAt: "2025-01-01T00:00:11.000Z",
         usage: { input: 2500, output: 150, cacheRead: 1800, cacheWrite: 200 },
-        cost: { usd: 0, requests: 2, unpriced: 2 },
+        cost: { requests: 2, tokens: 4320, costUsd: 0, unpriced: 2 },
         files: [
           { path: "a.ts", toolCallIds: ["call_1", "call_3"] },
           { path: "b.ts", toolCallIds: ["call_2"] }
@@ -67,7 +103,7 @@ describe("per-turn facts", () => {
         turnId: "turn_2",
         startedAt: "2025-01-01T00:00:12.000Z",
         usage: { input: 10, output: 1, cacheRead: 0, cacheWrite: 0 },
-        cost: { usd: 0, requests: 1, unpriced: 1 },
+        cost: { requests: 1, tokens: 11, costUsd: 0, unpriced: 1 },
         files: []
       }
     ])

@@ -11,6 +11,7 @@ import { conversationSpans, inSpans } from "../../src/domain/rewound.js"
 import { noRedo, RedoCount, redoAfter } from "./redo-count.js"
 import { restoredNote, rewoundNote } from "./rewind-notes.js"
 import { statsAfter, TurnStats } from "./turn-stats.js"
+import { shownCost } from "../../src/domain/spend.js"
 
 /**
  * What the page shows of one session, rebuilt from its events alone: a pure reducer, so a
@@ -326,9 +327,10 @@ const blocksAfter = (blocks: ReadonlyArray<Block>, event: AgentEvent, settled: S
       ]
     }
     case "subagent.completed": {
-      const { agent, childSessionId, stopReason, answer, usage, message } = event.payload
+      const { agent, childSessionId, stopReason, answer, usage, message, spend } = event.payload
       const tone = stopReason === "final" ? "info" : "warning"
-      const text = `Subagent ${agent} ${stopReason === "final" ? "answered" : `stopped (${stopReason})`} · session ${childSessionId} · ${usage.inputTokens} in / ${usage.outputTokens} out tokens`
+      const cost = shownCost(spend)
+      const text = `Subagent ${agent} ${stopReason === "final" ? "answered" : `stopped (${stopReason})`} · session ${childSessionId} · ${usage.inputTokens} in / ${usage.outputTokens} out tokens${cost === undefined ? "" : ` · ${cost}`}`
       return [...seal(blocks), { _tag: "note", ...at, topic: "subagent", tone, text, detail: message === undefined ? answer : `${message}\n\n${answer}` }]
     }
     case "mcp.notice": {

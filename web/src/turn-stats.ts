@@ -1,11 +1,12 @@
 import { Schema } from "effect"
 import { NotKept } from "../../src/domain/checkpoints.js"
 import type { AgentEvent, PayloadOf } from "../../src/domain/events.js"
+import { addSpend, noSpend, Spend, sumSpend } from "../../src/domain/spend.js"
 
 /**
- * What a turn cost and did, summed from its events: when it started and ended, the tokens of
- * its model steps (`model.completed` usage), the files its edits changed, each with the tool
- * calls whose diffs show the change, and what its checkpoints recorded.
+ * What a turn cost and did, summed from its events: when it started and ended, the tokens and
+ * the spend of its model steps and of its subagents, the files its edits changed, each with
+ * the tool calls whose diffs show the change, and what its checkpoints recorded.
  */
 export const TurnUsage = Schema.Struct({
   input: Schema.Finite,
@@ -22,17 +23,13 @@ export type ChangedFile = typeof ChangedFile.Type
 export const TurnCheckpoint = Schema.Struct({ changed: Schema.Array(Schema.String), notKept: Schema.Array(NotKept) })
 export type TurnCheckpoint = typeof TurnCheckpoint.Type
 
-/** What the turn's model requests cost: the sum of the priced ones, and how many had no price. */
-export const TurnCost = Schema.Struct({ usd: Schema.Finite, requests: Schema.Int, unpriced: Schema.Int })
-export type TurnCost = typeof TurnCost.Type
-
 export const TurnStats = Schema.Struct({
   turnId: Schema.String,
   startedAt: Schema.String,
   endedAt: Schema.optional(Schema.String),
   usage: TurnUsage,
-  /** Absent until the turn's first `model.completed` (and in views saved before costs were kept). */
-  cost: Schema.optional(TurnCost),
+  /** What the turn's requests and its subagents' spent; absent until the first `model.completed` or a `subagent.completed` with a spend. */
+  cost: Schema.optional(Spend),
   files: Schema.Array(ChangedFile),
   /** Absent until the turn records a checkpoint (a turn whose tools changed nothing may record none). */
   checkpoint: Schema.optional(TurnCheckpoint)
@@ -77,21 +74,15 @@ export const statsAfter = (turns: ReadonlyArray<TurnStats>, event: AgentEvent): 
   switch (event.type) {
     case "turn.started":
       return updateTurn(turns, event, (t) => ({ ...t, startedAt: event.timestamp }))
-    // A subagent's tokens (its own and its children's) count into the turn that delegated; its cost is in its own log.
+    // A subagent's tokens and spend (its own and its children's) count into the turn that delegated.
     case "subagent.completed":
-      return updateTurn(turns, event, (t) => ({ ...t, usage: withUsage(t.usage, event.payload.usage) }))
-    case "model.completed": {
-      const { costUsd } = event.payload
       return updateTurn(turns, event, (t) => ({
         ...t,
-        cost: {
-          usd: (t.cost?.usd ?? 0) + (costUsd ?? 0),
-          requests: (t.cost?.requests ?? 0) + 1,
-          unpriced: (t.cost?.unpriced ?? 0) + (costUsd === undefined ? 1 : 0)
-        },
-        usage: withUsage(t.usage, event.payload.usage)
+        usage: withUsage(t.usage, event.payload.usage),
+        ...(event.payload.spend === undefined ? {} : { cost: addSpend(t.cost ?? noSpend, event) })
       }))
-    }
+    case "model.completed":
+      return updateTurn(turns, event, (t) => ({ ...t, cost: addSpend(t.cost ?? noSpend, event), usage: withUsage(t.usage, event.payload.usage) }))
     case "tool.completed": {
       const { data, isError, toolCallId } = event.payload
       if (data?._tag !== "edit" || isError) return turns
@@ -126,21 +117,9 @@ export const formatUsage = (usage: TurnUsage): string =>
     ...(usage.cacheWrite > 0 ? [`${count(usage.cacheWrite)} cache write`] : [])
   ].join(" · ")
 
-/** "$0.0123", "≥ $0.0123" when some requests had no price; undefined when none had one. */
-export const formatTurnCost = (cost: TurnCost | undefined): string | undefined => {
-  if (cost === undefined || cost.unpriced === cost.requests) return undefined
-  return `${cost.unpriced === 0 ? "" : "≥ "}$${cost.usd.toFixed(4)}`
-}
-
-/** The session's cost so far: its turns' costs summed. */
-export const sessionCost = (turns: ReadonlyArray<TurnStats>): TurnCost | undefined =>
-  turns.reduce<TurnCost | undefined>(
-    (sum, turn) =>
-      turn.cost === undefined
-        ? sum
-        : { usd: (sum?.usd ?? 0) + turn.cost.usd, requests: (sum?.requests ?? 0) + turn.cost.requests, unpriced: (sum?.unpriced ?? 0) + turn.cost.unpriced },
-    undefined
-  )
+/** The session's spend so far: its turns' summed; undefined before any. */
+export const sessionCost = (turns: ReadonlyArray<TurnStats>): Spend | undefined =>
+  turns.reduce<Spend | undefined>((sum, turn) => (turn.cost === undefined ? sum : sumSpend(sum ?? noSpend, turn.cost)), undefined)
 
 /** How long the turn took; undefined while it runs (or when its times cannot be read). */
 export const durationOf = (turn: TurnStats): number | undefined => {

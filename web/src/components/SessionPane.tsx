@@ -18,7 +18,8 @@ import { QueueView } from "./Queue.js"
 import { RewindCard, useRewind } from "./Rewind.js"
 import { TaskList } from "./TaskList.js"
 import { ForkButton, RewindMenu } from "./TurnActions.js"
-import { formatTurnCost, sessionCost } from "../turn-stats.js"
+import { sessionCost } from "../turn-stats.js"
+import { shownCost } from "../../../src/domain/spend.js"
 
 interface Props {
   readonly api: Api
@@ -125,7 +126,7 @@ export const SessionPane = ({ api, sessionId, listed, events, onNavigate, review
   const marked = useMemo(() => (events === undefined ? new Set<number>() : blocksInRange(state, events)), [state, events])
   const memoryNote = lastMemoryNote(state)
   const statsByTurn = useMemo(() => new Map(state.turns.map((turn) => [turn.turnId, turn])), [state.turns])
-  const cost = useMemo(() => formatTurnCost(sessionCost(state.turns)), [state.turns])
+  const cost = useMemo(() => shownCost(sessionCost(state.turns)), [state.turns])
   const marks = useMemo(() => slotMarks(state), [state])
   const tasks = useMemo(() => currentTasks(state), [state.tasks, state.rewinds])
   // One change at a time, and none while a turn runs (the server would refuse it).

@@ -1,4 +1,5 @@
-import { durationOf, formatDuration, formatNotKept, formatTurnCost, formatUsage, toolAnchor, type TurnCheckpoint, type TurnStats } from "../turn-stats.js"
+import { durationOf, formatDuration, formatNotKept, formatUsage, toolAnchor, type TurnCheckpoint, type TurnStats } from "../turn-stats.js"
+import { shownCost, type Spend } from "../../../src/domain/spend.js"
 
 /** Links to the diffs of a file's changes: the file's name goes to the first, "2", "3", ... to the later ones. */
 const FileLinks = ({ path, toolCallIds }: { readonly path: string; readonly toolCallIds: ReadonlyArray<string> }) => (
@@ -21,10 +22,15 @@ const CheckpointFacts = ({ checkpoint }: { readonly checkpoint: TurnCheckpoint }
   </>
 )
 
+/** What the cost counts: the requests (its subagents' included), and how many had no price (the cost is then a lower bound). */
+const costTitle = (spend: Spend): string =>
+  `What the turn's model requests cost (USD), its subagents' included: ${spend.requests} request(s)` +
+  (spend.unpriced === 0 ? "" : `, ${spend.unpriced} with no price (not counted)`)
+
 /** A turn's facts at its end: when it started, how long it took, its tokens, the files it changed and its checkpoints. */
 export const TurnSummary = ({ stats }: { readonly stats: TurnStats }) => {
   const duration = durationOf(stats)
-  const cost = formatTurnCost(stats.cost)
+  const cost = shownCost(stats.cost)
   return (
     <span class="turn-stats">
       <time dateTime={stats.startedAt} title={stats.startedAt}>
@@ -32,7 +38,11 @@ export const TurnSummary = ({ stats }: { readonly stats: TurnStats }) => {
       </time>
       {duration === undefined ? null : <span class="duration">{formatDuration(duration)}</span>}
       <span class="tokens">{formatUsage(stats.usage)}</span>
-      {cost === undefined ? null : <span class="cost" title="What the turn's model requests cost (USD)">{cost}</span>}
+      {cost === undefined || stats.cost === undefined ? null : (
+        <span class="cost" title={costTitle(stats.cost)}>
+          {cost}
+        </span>
+      )}
       {stats.files.length === 0 ? null : (
         <span class="changed">
           changed{" "}
