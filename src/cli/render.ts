@@ -182,9 +182,11 @@ export const makeRenderer = (options: RenderOptions) => {
         return line("out", dim(`  context: ${event.payload.totalTokens} of ${event.payload.budget} tokens (${parts}, history ${event.payload.historyTokens}, tools ${event.payload.toolsTokens}${event.payload.tasks === undefined ? "" : `, task list ${event.payload.tasks.tokens}`})`))
       }
       case "context.compacted": {
-        const { turns, tokensBefore, tokensAfter, fromSequence, throughSequence, pieces } = event.payload
+        turnSpend = addSpend(turnSpend, event)
+        const { turns, tokensBefore, tokensAfter, fromSequence, throughSequence, pieces, spend } = event.payload
         const range = fromSequence === undefined ? "" : ` (events #${fromSequence}–#${throughSequence}${pieces === undefined || pieces < 2 ? "" : `, summarized in ${pieces} pieces`})`
-        return line(side, yellow(`── compacted ${turns.length} earlier turn(s)${range}: ${tokensBefore} → ${tokensAfter} tokens`))
+        const cost = shownCost(spend)
+        return line(side, yellow(`── compacted ${turns.length} earlier turn(s)${range}: ${tokensBefore} → ${tokensAfter} tokens`) + (cost === undefined ? "" : dim(` · ${cost}`)))
       }
       case "task.updated": {
         const { todos } = event.payload

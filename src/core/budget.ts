@@ -1,15 +1,16 @@
 import * as Option from "effect/Option"
-import type { Usage } from "../domain/model.js"
-import { formatUsd, noSpend, requestSpend, type Spend, sumSpend } from "../domain/spend.js"
+import type { AgentEvent } from "../domain/events.js"
+import { addSpend, formatUsd, noSpend, type Spend, sumSpend } from "../domain/spend.js"
 import type { TurnTerms } from "../domain/turn-terms.js"
 import type { TurnOutcome } from "./turn.js"
 
 /**
- * What a turn has spent so far, its own model requests and what its subagents reported,
+ * What a turn has spent so far, its own model requests (summaries included) and what its subagents reported,
  * checked against its terms at each step boundary.
  */
 export interface TurnBudget {
-  readonly record: (usage: Usage, costUsd: number | undefined) => void
+  /** Each event the turn commits: its model requests and its compactions' summary requests count. */
+  readonly observe: (event: AgentEvent) => void
   /** `budget` once a limit is reached (or a cost limit cannot be checked): the turn stops before its next request. */
   readonly exceeded: () => Option.Option<TurnOutcome>
 }
@@ -21,8 +22,9 @@ export interface TurnBudget {
 export const turnBudget = (terms: TurnTerms | undefined, modelId: string, delegated: () => Spend = () => noSpend): TurnBudget => {
   let own = noSpend
   return {
-    record: (usage, costUsd) => {
-      own = sumSpend(own, requestSpend(usage, costUsd))
+    observe: (event) => {
+      // A subagent's spend arrives through `delegated`, from the parent's own record of it.
+      if (event.type === "model.completed" || event.type === "context.compacted") own = addSpend(own, event)
     },
     exceeded: () => {
       if (terms === undefined) return Option.none()

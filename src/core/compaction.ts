@@ -4,6 +4,7 @@ import * as Stream from "effect/Stream"
 import { type EventStoreError, ModelError } from "../domain/errors.js"
 import type { AgentEvent, PayloadOf } from "../domain/events.js"
 import type { ConversationMessage, ModelInfo, ModelRequest } from "../domain/model.js"
+import { noSpend, requestSpend, type Spend, sumSpend } from "../domain/spend.js"
 import { summarySectionHeadings } from "../domain/summary-sections.js"
 import { CHARS_PER_TOKEN, estimatePromptTokens, MESSAGE_OVERHEAD, PART_OVERHEAD, textTokens } from "../domain/tokens.js"
 import type { ModelGatewayShape } from "../services/ModelGateway.js"
@@ -84,13 +85,19 @@ const MIN_PIECE_CHARS = 200
 interface Summarizer {
   readonly ask: (previous: string, piece: ReadonlyArray<string>) => Effect.Effect<string, ModelError>
   readonly requests: () => number
+  /** What the summary requests that completed spent. */
+  readonly spend: () => Spend
 }
 
 const summarizer = (ctx: CompactionContext): Summarizer => {
   let count = 0
+  let spend = noSpend
   const send = (previous: string, piece: ReadonlyArray<string>): Effect.Effect<string, ModelError> =>
     ctx.gateway.stream(summaryRequest(ctx.state.sessionId, previous, piece)).pipe(
-      Stream.runFold("", (text, event) => (event._tag === "TextDelta" ? text + event.text : text)),
+      Stream.runFold("", (text, event) => {
+        if (event._tag === "Completed") spend = sumSpend(spend, requestSpend(event.usage, event.costUsd))
+        return event._tag === "TextDelta" ? text + event.text : text
+      }),
       Effect.tap(() => {
         count++
       })
@@ -106,7 +113,7 @@ const summarizer = (ctx: CompactionContext): Summarizer => {
         }
       )
     )
-  return { ask, requests: () => count }
+  return { ask, requests: () => count, spend: () => spend }
 }
 
 /** A piece in two: by lines, or a single line by characters; none when it is too small to split. */
@@ -221,6 +228,7 @@ export const compactHistory = (
       sections: parseSections(text),
       changedFiles: conversation.changedFiles(1, boundary),
       pieces: summarize.requests(),
+      spend: summarize.spend(),
       tokensBefore,
       tokensAfter: 0,
       turns: done.map((turn) => turn.turnId),

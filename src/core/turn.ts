@@ -3,7 +3,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type { EventStoreError, ModelError } from "../domain/errors.js"
 import type { AgentEvent, TurnStopReason } from "../domain/events.js"
-import type { ModelRequest, ModelStopReason, ModelStreamEvent, Usage } from "../domain/model.js"
+import type { ModelRequest, ModelStopReason, ModelStreamEvent } from "../domain/model.js"
 import { textTokens } from "../domain/tokens.js"
 import type { ToolCall } from "../domain/tools.js"
 import type { ContextBuilderShape, ContextSourceText } from "../services/ContextBuilder.js"
@@ -66,16 +66,21 @@ type StepResult =
       readonly toolCalls: ReadonlyArray<ToolCall>
       /** The step's answer text, for the output check. */
       readonly text: string
-      readonly usage: Usage
-      readonly costUsd: number | undefined
     }
 
 /**
  * The turn after admission: model step, tool calls through the permission boundary, results
  * back to the model, until a final answer, a stop, or the step limit.
  */
-export const runTurnBody = (ctx: TurnContext): Effect.Effect<TurnOutcome, EventStoreError> =>
+export const runTurnBody = (turn: TurnContext): Effect.Effect<TurnOutcome, EventStoreError> =>
   Effect.gen(function* () {
+    const budget = turnBudget(turn.terms, turn.gateway.info.id, turn.delegated)
+    // The budget follows what the turn commits, so a summary request made while building a request counts too.
+    const ctx: TurnContext = {
+      ...turn,
+      emit: (draft) => Effect.tap(turn.emit(draft), (event) => Effect.sync(() => budget.observe(event))),
+      emitAll: (drafts) => Effect.tap(turn.emitAll(drafts), (events) => Effect.sync(() => events.forEach(budget.observe)))
+    }
     // The context sources are read once per turn, at its first request: files edited during
     // a turn (AGENTS.md, a newly approved memory) count from the next one.
     const sources = readOnce(ctx.context.sources({ sessionId: ctx.state.sessionId, workspaceRoot: ctx.tools.workspaceRoot }))
@@ -89,7 +94,6 @@ export const runTurnBody = (ctx: TurnContext): Effect.Effect<TurnOutcome, EventS
     }
     // A Stop hook may send the agent back to work once per turn: the bound that keeps two hooks from looping.
     let continued = false
-    const budget = turnBudget(ctx.terms, ctx.gateway.info.id, ctx.delegated)
     for (let step = 1; step <= ctx.maxSteps; step++) {
       if (step > 1) {
         // Step boundary: the step that crossed a limit has finished (its tools ran); no new request.
@@ -100,7 +104,6 @@ export const runTurnBody = (ctx: TurnContext): Effect.Effect<TurnOutcome, EventS
       yield* recordMcpNotices(ctx)
       const result = yield* modelStep(ctx, sources)
       if (result._tag === "Failed") return result.outcome
-      budget.record(result.usage, result.costUsd)
       if (result.toolCalls.length > 0) {
         yield* runToolCalls(ctx.tools, result.toolCalls)
         continue
@@ -272,7 +275,7 @@ const buildRequest = (ctx: TurnContext, gather: Effect.Effect<ReadonlyArray<Cont
 const modelStep = (ctx: TurnContext, sources: Effect.Effect<ReadonlyArray<ContextSourceText>>): Effect.Effect<StepResult, EventStoreError> =>
   Effect.gen(function* () {
     const request = yield* buildRequest(ctx, sources)
-    let completed: { readonly stopReason: ModelStopReason; readonly usage: Usage; readonly costUsd: number | undefined } | undefined
+    let completed: { readonly stopReason: ModelStopReason } | undefined
     let text = ""
     const toolCalls: Array<ToolCall> = []
     const draftOf = (event: ModelStreamEvent): Draft => {
@@ -298,7 +301,7 @@ const modelStep = (ctx: TurnContext, sources: Effect.Effect<ReadonlyArray<Contex
             payload: { toolCallId: event.toolCallId, name: event.name, input: event.input }
           }
         case "Completed":
-          completed = { stopReason: event.stopReason, usage: event.usage, costUsd: event.costUsd }
+          completed = { stopReason: event.stopReason }
           return {
             type: "model.completed",
             turnId: ctx.turnId,

@@ -267,6 +267,8 @@ export const ContextCompacted = defineEvent("context.compacted", {
   changedFiles: Schema.optional(Schema.Array(Schema.String)),
   /** How many summary requests it took: more than one when the history had to be summarized in pieces to fit the window. */
   pieces: Schema.optional(Schema.Int),
+  /** What the summary requests spent (absent in logs written before it was recorded); counted into the session's cost and the turn's budget. */
+  spend: Schema.optional(Spend),
   tokensBefore: Schema.Finite,
   tokensAfter: Schema.Finite,
   /** The turns the model no longer sees verbatim. */

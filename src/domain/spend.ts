@@ -4,8 +4,9 @@ import type { Usage } from "./model.js"
 import { tokensOf } from "./prices.js"
 
 /**
- * What model requests spent: summed from `model.completed` events, and from the `spend` a
- * `subagent.completed` reports for a child's turn (its requests and its own children's).
+ * What model requests spent: summed from `model.completed` events, the `spend` a
+ * `subagent.completed` reports for a child's turn (its requests and its own children's), and
+ * the summary requests a `context.compacted` reports.
  */
 export const Spend = Schema.Struct({
   requests: Schema.Int.pipe(Schema.nonNegative()),
@@ -37,7 +38,7 @@ export const requestSpend = (usage: Usage, costUsd: number | undefined): Spend =
 
 /**
  * The spend after one more event of a log: a `model.completed` counts its request, a
- * `subagent.completed` the child's turn it reports. The child's own log counts its requests
+ * `subagent.completed` the child's turn it reports, a `context.compacted` its summary requests. The child's own log counts its requests
  * itself, so a session's total is its requests plus its children's, each counted once.
  */
 export const addSpend = (spend: Spend, event: AgentEvent): Spend => {
@@ -45,6 +46,7 @@ export const addSpend = (spend: Spend, event: AgentEvent): Spend => {
     case "model.completed":
       return sumSpend(spend, requestSpend(event.payload.usage, event.payload.costUsd))
     case "subagent.completed":
+    case "context.compacted":
       return event.payload.spend === undefined ? spend : sumSpend(spend, event.payload.spend)
     default:
       return spend

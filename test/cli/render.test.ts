@@ -100,6 +100,20 @@ describe("cost, budgets and structured output in a timeline", () => {
     expect(unpricedChild).toContain("  answered · subagent reviewer · 900 in / 90 out tokens · looks fine\n")
   })
 
+  it("a compaction's line says what its summary cost, and the turn's cost includes it", () => {
+    const text = timeline(
+      [
+        event("turn.started", { promptPreview: "go" }),
+        event("context.compacted", { summary: "x", fromSequence: 1, throughSequence: 9, tokensBefore: 9000, tokensAfter: 300, turns: ["turn_0"], trigger: "budget", spend: { requests: 1, tokens: 9300, costUsd: 0.5, unpriced: 0 } }),
+        event("model.completed", { stopReason: "final", usage, costUsd: 0.25 }),
+        event("turn.completed", { stopReason: "final" })
+      ],
+      false
+    )
+    expect(text).toContain("── compacted 1 earlier turn(s) (events #1–#9): 9000 → 300 tokens · $0.5000\n")
+    expect(text).toContain("── done · cost $0.7500\n")
+  })
+
   it("a turn of an unpriced model shows no cost; a validated output shows its value when read back, nothing live", () => {
     const events = [
       event("turn.started", { promptPreview: "go" }),

@@ -35,6 +35,17 @@ describe("Spend", () => {
     expect(addSpend(noSpend, subagentCompleted())).toBe(noSpend)
   })
 
+  it("counts the summary requests a compaction reports; one recorded before summaries were priced adds nothing", () => {
+    const compacted = (spend?: Spend) =>
+      event("context.compacted", { summary: "x", throughSequence: 3, tokensBefore: 900, tokensAfter: 40, turns: ["turn_0"], trigger: "budget", ...(spend === undefined ? {} : { spend }) })
+    expect(total([completed(100, 0.5), compacted({ requests: 2, tokens: 1_800, costUsd: 0.03, unpriced: 0 }), compacted()])).toEqual({
+      requests: 3,
+      tokens: 1_915,
+      costUsd: 0.53,
+      unpriced: 0
+    })
+  })
+
   it("counts each request once across a parent's log and its child's: the child's own log holds only its requests", () => {
     // The child's log: its two requests. Its tally reports exactly their sum to the parent.
     const childLog = [completed(100, 0.125, "ses_child"), completed(50, 0.0625, "ses_child")]

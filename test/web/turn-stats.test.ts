@@ -70,6 +70,27 @@ describe("per-turn facts", () => {
     expect(sessionCost(turns)).toEqual({ requests: 7, tokens: 392, costUsd: 0.76, unpriced: 1 })
   })
 
+  it("counts a summary made while a turn ran into that turn; one made between turns (/compact) into none", () => {
+    const e = recorder()
+    const compacted = (costUsd: number) => ({
+      summary: "## Goal\nx",
+      throughSequence: 2,
+      tokensBefore: 900,
+      tokensAfter: 50,
+      turns: ["turn_0"],
+      trigger: "budget",
+      spend: { requests: 1, tokens: 950, costUsd, unpriced: 0 }
+    })
+    const turns = statsOf([
+      e("turn.started", { promptPreview: "a" }),
+      e("context.compacted", compacted(0.5), undefined),
+      e("model.completed", { stopReason: "final", usage: { inputTokens: 1, outputTokens: 1 }, costUsd: 0.01 }),
+      e("turn.completed", { stopReason: "final" }),
+      e("context.compacted", { ...compacted(0.25), trigger: "request" }, undefined)
+    ])
+    expect(turns.map((t) => t.cost)).toEqual([{ requests: 2, tokens: 952, costUsd: 0.51, unpriced: 0 }])
+  })
+
   it("sums a turn's tokens over its model steps, cache included, and lists the files its edits changed", () => {
     const e = recorder()
     const turns = statsOf([

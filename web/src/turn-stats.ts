@@ -28,7 +28,7 @@ export const TurnStats = Schema.Struct({
   startedAt: Schema.String,
   endedAt: Schema.optional(Schema.String),
   usage: TurnUsage,
-  /** What the turn's requests and its subagents' spent; absent until the first `model.completed` or a `subagent.completed` with a spend. */
+  /** What the turn's requests (its summaries' too) and its subagents' spent; absent until the first `model.completed` or a `subagent.completed` with a spend. */
   cost: Schema.optional(Spend),
   files: Schema.Array(ChangedFile),
   /** Absent until the turn records a checkpoint (a turn whose tools changed nothing may record none). */
@@ -83,6 +83,12 @@ export const statsAfter = (turns: ReadonlyArray<TurnStats>, event: AgentEvent): 
       }))
     case "model.completed":
       return updateTurn(turns, event, (t) => ({ ...t, cost: addSpend(t.cost ?? noSpend, event), usage: withUsage(t.usage, event.payload.usage) }))
+    // A summary made while a turn built a request (recorded outside any turn) is part of what that turn cost.
+    case "context.compacted": {
+      const open = turns.at(-1)
+      if (event.payload.spend === undefined || open === undefined || open.endedAt !== undefined) return turns
+      return [...turns.slice(0, -1), { ...open, cost: addSpend(open.cost ?? noSpend, event) }]
+    }
     case "tool.completed": {
       const { data, isError, toolCallId } = event.payload
       if (data?._tag !== "edit" || isError) return turns
