@@ -521,7 +521,7 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
           }
           return yield* Effect.gen(function* () {
             const actor = yield* hold(childId)
-            yield* started(childId)
+            yield* started(childId, () => tally.result(childId))
             const claimed = yield* claim(actor)
             yield* runClaimed(actor, claimed, input, sink, { ...delegation, model })
             return tally.result(childId)

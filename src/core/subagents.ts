@@ -63,11 +63,12 @@ export interface ChildResult {
 
 /**
  * Runs a child session's one turn to its end (the engine's; `started` is told its id once its
- * `session.created` is durable). Interrupting it cancels the child's turn.
+ * `session.created` is durable, and how to read what the child has done so far, for a turn cut
+ * short). Interrupting it cancels the child's turn.
  */
 export type RunChild = (
   request: ChildRequest,
-  started: (childSessionId: string) => Effect.Effect<void, EngineError>
+  started: (childSessionId: string, soFar: () => ChildResult) => Effect.Effect<void, EngineError>
 ) => Effect.Effect<ChildResult, EngineError | ModelUnavailable>
 
 /** What the `task` tool of one turn works with. */
@@ -166,8 +167,10 @@ const prepareTask = (ctx: TaskToolContext, running: { count: number }, toolCallI
         delegation: { depth, rootSessionId: ctx.delegation.rootSessionId, recordInRoot: ctx.delegation.recordInRoot, mode: ctx.delegation.mode, agent },
         parentModel: ctx.delegation.model
       }
-      const started = (id: string) => {
+      let soFar: (() => ChildResult) | undefined
+      const started = (id: string, progress: () => ChildResult) => {
         childSessionId = id
+        soFar = progress
         return ctx.record({ type: "subagent.started", payload: { toolCallId, agent: name, childSessionId: id, prompt, depth } }).pipe(Effect.asVoid)
       }
       const completed = (result: ChildResult) =>
@@ -187,20 +190,33 @@ const prepareTask = (ctx: TaskToolContext, running: { count: number }, toolCallI
             }
           })
         })
+      /** The parent's side of a child that did not answer: what it used up to then still counts in the parent's turn. */
+      const cutShort = (stopReason: TurnStopReason, message: string) =>
+        Effect.suspend(() => {
+          if (childSessionId === undefined || recorded) return Effect.void
+          const partial = soFar?.()
+          return ctx
+            .record({
+              type: "subagent.completed",
+              payload: {
+                toolCallId,
+                agent: name,
+                childSessionId,
+                stopReason,
+                answer: "",
+                usage: partial?.usage ?? emptyUsage,
+                message,
+                ...(partial?.spend === undefined ? {} : { spend: partial.spend })
+              }
+            })
+            .pipe(Effect.catchAll((error) => Effect.logWarning(`could not record how the subagent ${childSessionId} ended`, error)))
+        })
       return ctx.runChild(request, started).pipe(
         Effect.tap(completed),
         Effect.map((result) => resultOf(name, result)),
         // The child's turn is closed `cancelled` by its own engine; the parent's side says so too.
-        Effect.onInterrupt(() =>
-          childSessionId === undefined || recorded
-            ? Effect.void
-            : ctx
-                .record({
-                  type: "subagent.completed",
-                  payload: { toolCallId, agent: name, childSessionId, stopReason: "cancelled", answer: "", usage: emptyUsage, message: "the parent's turn was cancelled" }
-                })
-                .pipe(Effect.catchAll((error) => Effect.logWarning(`could not record the cancelled subagent ${childSessionId}`, error)))
-        ),
+        Effect.onInterrupt(() => cutShort("cancelled", "the parent's turn was cancelled")),
+        Effect.tapError((error) => cutShort("error", `the subagent failed: ${messageOf(error)}`)),
         Effect.catchAll((error) =>
           Effect.succeed<ToolResult>({ output: `The ${name} subagent could not run: ${messageOf(error)}`, isError: true })
         ),

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "@effect/vitest"
-import { Chunk, Effect, Layer, Stream } from "effect"
+import { Chunk, Effect, Fiber, Layer, Stream } from "effect"
 import { SessionEngine } from "../../src/core/SessionEngine.js"
 import { invariantProblem } from "../../src/domain/log-invariants.js"
 import type { AgentEvent } from "../../src/domain/events.js"
@@ -9,8 +9,10 @@ import { addSpend, noSpend, type Spend, sumSpend } from "../../src/domain/spend.
 import type { TurnTerms } from "../../src/domain/turn-terms.js"
 import { priced } from "../../src/layers/model/priced.js"
 import * as Scripted from "../../src/layers/model/scripted.js"
+import { StoreFailure } from "../../src/domain/errors.js"
+import { EventStore } from "../../src/services/EventStore.js"
 import { ModelGateway } from "../../src/services/ModelGateway.js"
-import { replayAll, turnTypes } from "../support/engine-harness.js"
+import { advanceUntil, replayAll, type StoreLayer, turnTypes } from "../support/engine-harness.js"
 import { eventsOf } from "../support/events.js"
 import { storeCases } from "../support/store-cases.js"
 import { childrenOf, removeSubagentDirs, subagentEngine, subagentWorkspace, task, toolCall } from "../support/subagent-fixture.js"
@@ -51,6 +53,39 @@ const delegating = (answerTokens: number): Scripted.Script => ({
     }
   }
 })
+
+/** The worker reads the file, then takes a minute over its answer: time to cancel it. */
+const slowWorker: Scripted.Script = {
+  responses: [{ chunks: [task("worker", "Read notes.txt", "call_task")], usage: tokens(100) }, { chunks: [{ text: "done" }], usage: tokens(50) }],
+  agents: {
+    worker: {
+      responses: [{ chunks: [toolCall("read_file", { path: "notes.txt" })], usage: tokens(600) }, { chunks: [{ text: "milk" }], delayMs: 60_000, usage: tokens(10) }]
+    }
+  }
+}
+
+/** The store, refusing a child session's second `model.completed` (any session not created by the test's client). */
+const refusingChildAnswer = (inner: StoreLayer): StoreLayer =>
+  Layer.effect(
+    EventStore,
+    Effect.map(EventStore, (store) => {
+      const children = new Set<string>()
+      const answers = new Map<string, number>()
+      const refuse = (event: AgentEvent) => {
+        if (event.type === "session.created" && event.payload.parent !== undefined) children.add(event.sessionId)
+        if (!children.has(event.sessionId) || event.type !== "model.completed") return false
+        const seen = (answers.get(event.sessionId) ?? 0) + 1
+        answers.set(event.sessionId, seen)
+        return seen === 2
+      }
+      const failure = new StoreFailure({ operation: "append", reason: "refused by the test" })
+      return EventStore.of({
+        ...store,
+        append: (event) => (refuse(event) ? Effect.fail(failure) : store.append(event)),
+        appendAll: (events) => (events.some(refuse) ? Effect.fail(failure) : store.appendAll(events))
+      })
+    })
+  ).pipe(Layer.provide(inner))
 
 const runParent = (terms?: TurnTerms) =>
   Effect.gen(function* () {
@@ -158,6 +193,49 @@ for (const store of storeCases) {
           responses: [{ chunks: [task("worker", "Read notes.txt")], usage: tokens(100) }, { chunks: [{ text: "done" }], usage: tokens(50) }],
           agents: { worker: { responses: [{ error: { message: "busy" } }] } }
         })
+      ))
+
+    it.effect("a child cut short by cancel still reports what it used until then", () =>
+      Effect.gen(function* () {
+        const engine = yield* SessionEngine
+        const cwd = subagentWorkspace([worker], { "notes.txt": "milk\n" })
+        const { header } = yield* engine.createSession({ cwd, client: "test" })
+        const fiber = yield* Effect.fork(Stream.runCollect(engine.runTurn({ sessionId: header.sessionId, content: "go", permissionMode: "bypass" })))
+        // The worker read the file (one request done) and waits on its second.
+        yield* advanceUntil(
+          Effect.flatMap(replayAll(header.sessionId), (log) =>
+            Effect.map(Effect.forEach(childrenOf(log), replayAll), (children) => children.some((child) => eventsOf(child, "tool.completed").length === 1))
+          ),
+          "1 millis"
+        )
+        yield* engine.cancelTurn(header.sessionId)
+        yield* Fiber.join(fiber)
+        const log = yield* replayAll(header.sessionId)
+        const completed = eventsOf(log, "subagent.completed")[0]?.payload
+        expect(completed).toMatchObject({ stopReason: "cancelled", answer: "", usage: { inputTokens: 600, outputTokens: 0 }, message: "the parent's turn was cancelled" })
+        expectSameSpend(completed?.spend, { requests: 1, tokens: 600, costUsd: 0.6, unpriced: 0 })
+        // The parent's turn counts it: its own $0.10 and the worker's $0.60.
+        expect(totalOf(log).costUsd).toBeCloseTo(0.7, 10)
+        expect(invariantProblem(log)).toBeUndefined()
+      }).pipe(on(slowWorker)))
+
+    it.effect("a child whose run fails (its store refuses its second answer) is recorded as an error with what it used", () =>
+      Effect.gen(function* () {
+        const log = yield* runParent()
+        const completed = eventsOf(log, "subagent.completed")[0]?.payload
+        expect(completed).toMatchObject({ stopReason: "error", answer: "", usage: { inputTokens: 600, outputTokens: 0 } })
+        expect(completed?.message).toMatch(/^the subagent failed: /)
+        expectSameSpend(completed?.spend, { requests: 1, tokens: 600, costUsd: 0.6, unpriced: 0 })
+        const result = eventsOf(log, "tool.completed").find((e) => e.payload.toolCallId === "call_task")?.payload
+        expect(result?.isError).toBe(true)
+        expect(endOf(log)).toEqual({ stopReason: "final" })
+      }).pipe(
+        Effect.provide(
+          subagentEngine(delegating(600), {
+            store: refusingChildAnswer(store.fresh()),
+            harness: { model: pricedModel(delegating(600)) }
+          })
+        )
       ))
   })
 }
