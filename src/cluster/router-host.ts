@@ -8,18 +8,11 @@ import * as Stream from "effect/Stream"
 import { messageOf } from "../domain/cause-message.js"
 import { StoreFailure } from "../domain/errors.js"
 import type { HostFrame } from "../domain/host.js"
-import { RewindUnavailable } from "../domain/rewind.js"
 import { AgentHost } from "../host/AgentHost.js"
 import { AppendFeed } from "../services/AppendFeed.js"
 import { EventStore } from "../services/EventStore.js"
 import { Ids } from "../services/Ids.js"
 import { AgentSession, CompactPayload, CreatePayload, EditQueuePayload, PromptPayload } from "./session-entity.js"
-
-/**
- * Checkpoints live in a runner's own data directory, beside the workspace it works in: a
- * session's rewind, redo and fork are not routed to its entity yet, so a cluster refuses them.
- */
-const notOnACluster = Effect.fail(new RewindUnavailable({ message: "rewind, redo and fork are not available on a cluster yet" }))
 
 /** How often a reader looks at the store without a wake-up (one is lost with a dropped connection). */
 const LOOK_EVERY = "1 second"
@@ -129,9 +122,10 @@ export const routerHostLayer: Layer.Layer<AgentHost, never, AgentHost | Sharding
       exportSession: (sessionId) => store.replay(sessionId),
       compact: (sessionId) =>
         Effect.flatMap(requestId, (id) => delivered(entity(sessionId).Compact(new CompactPayload({ requestId: id })))),
-      rewind: () => notOnACluster,
-      redo: () => notOnACluster,
-      forkSession: () => notOnACluster,
+      // On the session's owner: its checkpoints are in that runner's data directory.
+      rewind: (sessionId, request) => delivered(entity(sessionId).Rewind(request)),
+      redo: (sessionId, request) => delivered(entity(sessionId).Redo(request)),
+      forkSession: (sessionId, input) => delivered(entity(sessionId).Fork(input)),
       working: local.working,
       resume: local.resume,
       evict: local.evict,

@@ -9,6 +9,7 @@ import { PermissionAnswer, PermissionNotPending, PromptReceipt, QueueAction, Que
 import { EngineFailure } from "../rpc/group.js"
 import { McpError } from "../services/McpHub.js"
 import { TurnTerms } from "../domain/turn-terms.js"
+import { RewindDrift, RewindResult, RewindTarget, RewindUnavailable, RewindWhat } from "../domain/rewind.js"
 
 /**
  * Messages that change a session carry the client's request id: stored before delivery and
@@ -61,7 +62,8 @@ export class CompactPayload extends Schema.Class<CompactPayload>("CompactPayload
 /**
  * One session on the cluster (entity id = session id). Its owner runner holds the session's
  * actor; every change goes through here. Cancel, permission answers and reads are volatile
- * and never wait behind a turn (the entity runs its messages concurrently).
+ * and never wait behind a turn (the entity runs its messages concurrently). Rewind, redo and
+ * fork run on the owner too: its checkpoints are in its data directory.
  */
 export const AgentSession = Entity.make("AgentSession", [
   Rpc.make("Create", { payload: CreatePayload, success: SessionView, error: Schema.Union(EngineFailure, McpError) }).annotate(ClusterSchema.Persisted, true),
@@ -82,5 +84,27 @@ export const AgentSession = Entity.make("AgentSession", [
   Rpc.make("RespondPermission", {
     payload: { toolCallId: Schema.String, answer: PermissionAnswer },
     error: Schema.Union(PermissionNotPending, EngineFailure)
+  }),
+  // Volatile: redelivered after a failover, a redo would undo one rewind too many; the caller sees the failure and asks again.
+  Rpc.make("Rewind", {
+    payload: Schema.Struct({
+      to: RewindTarget,
+      what: Schema.optionalWith(RewindWhat, { exact: true }),
+      path: Schema.optionalWith(Schema.String, { exact: true }),
+      force: Schema.optionalWith(Schema.Boolean, { exact: true }),
+      by: Schema.String
+    }),
+    success: RewindResult,
+    error: Schema.Union(EngineFailure, RewindDrift, RewindUnavailable)
+  }),
+  Rpc.make("Redo", {
+    payload: Schema.Struct({ force: Schema.optionalWith(Schema.Boolean, { exact: true }), by: Schema.String }),
+    success: RewindResult,
+    error: Schema.Union(EngineFailure, RewindDrift, RewindUnavailable)
+  }),
+  Rpc.make("Fork", {
+    payload: Schema.Struct({ atSequence: Schema.optionalWith(Schema.Int, { exact: true }), by: Schema.String }),
+    success: SessionView,
+    error: Schema.Union(EngineFailure, RewindUnavailable)
   })
 ])

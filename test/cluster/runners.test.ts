@@ -164,6 +164,44 @@ describe.skipIf(!postgresAvailable)(postgresSuite("serve --cluster: sessions on 
   )
 
   it.live(
+    "rewind, redo and fork through either runner run on the session's owner",
+    () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const { runners } = yield* clusterOf({ migrate: true, firstAnswerMs: 0 })
+          const [a, b] = runners
+          if (a === undefined || b === undefined) return
+          const sessions = yield* Effect.forEach(Array.from({ length: 4 }), () => on(a, (client) => client.CreateSession({ cwd: "/tmp", client: "test" })))
+          for (const [i, view] of sessions.entries()) {
+            const [first, second] = i % 2 === 0 ? [a, b] : [b, a]
+            for (const runner of [a, b]) {
+              const receipt = yield* on(runner, (client) => client.Prompt({ sessionId: view.sessionId, content: `turn on ${runner.address}` }))
+              if (receipt._tag !== "Started") return yield* Effect.dieMessage("a prompt on an idle session was queued")
+              yield* untilCompleted(runner, view.sessionId, receipt.turnId)
+            }
+            const rewound = yield* on(first, (client) => client.Rewind({ sessionId: view.sessionId, to: { _tag: "Turn", turn: 2 }, what: "conversation", by: "test" }))
+            expect(rewound.restoredPaths).toEqual([])
+            expect(rewound.conversationTo).toBeGreaterThan(0)
+            yield* on(second, (client) => client.Redo({ sessionId: view.sessionId, by: "test" }))
+            const fork = yield* on(second, (client) => client.ForkSession({ sessionId: view.sessionId, by: "test" }))
+            const receipt = yield* on(first, (client) => client.Prompt({ sessionId: fork.sessionId, content: "on the fork" }))
+            if (receipt._tag !== "Started") return yield* Effect.dieMessage("a prompt on a new fork was queued")
+            yield* untilCompleted(first, fork.sessionId, receipt.turnId)
+
+            const log = yield* exported(a, view.sessionId)
+            expectSound(log)
+            expect(log.filter((event) => event.type === "conversation.rewound").map((event) => event.payload.redo === true)).toEqual([false, true])
+            const forked = yield* exported(b, fork.sessionId)
+            expectSound(forked)
+            expect(forked.find((event) => event.type === "session.forked")?.payload).toMatchObject({ sourceSessionId: view.sessionId })
+            expect(forked.filter((event) => event.type === "turn.completed").map((event) => event.payload.stopReason)).toEqual(["final", "final", "final"])
+          }
+        })
+      ),
+    120_000
+  )
+
+  it.live(
     "two runners started at the same instant on an empty database both come up",
     () =>
       Effect.scoped(
