@@ -546,8 +546,7 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
             sessionId: childId,
             content: request.prompt,
             client: "subagent",
-            permissionMode: delegation.mode(),
-            ...(agent.maxSteps === undefined ? {} : { maxSteps: agent.maxSteps })
+            permissionMode: delegation.mode()
           }
           return yield* Effect.gen(function* () {
             const actor = yield* hold(childId)
