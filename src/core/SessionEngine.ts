@@ -425,7 +425,7 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
           yield* emit({ type: "turn.completed", turnId, payload: { stopReason: "error", errorCode: agentUnavailableCode, message: standing.left.message } })
           return
         }
-        const delegated = standing.right
+        const turnDelegation = standing.right
         yield* emitAll(autoTitle(state, turnId, input.content))
         const workspaceRoot = state.header?.cwd ?? "."
         yield* emitAll(yield* projectRulesDrafts(permissions, state, workspaceRoot, turnId))
@@ -440,8 +440,8 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
         }
         const sessionStart = sessionStarted.has(actor) ? undefined : state.turns.length === 1 ? "startup" : "resume"
         sessionStarted.add(actor)
-        const agent = delegated?.agent
-        const self: Delegation = delegated ?? {
+        const agent = turnDelegation?.agent
+        const self: Delegation = turnDelegation ?? {
           depth: 0,
           rootSessionId: input.sessionId,
           recordInRoot: (draft) => emit({ ...draft, turnId }),
@@ -449,11 +449,11 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
           model: gateway
         }
         // What the turn's subagents spent, as their subagent.completed report it: the turn's budget counts it.
-        let childSpend = noSpend
+        let delegated = noSpend
         const recordSubagent = (draft: Draft) =>
           Effect.tap(emit({ ...draft, turnId }), (event) =>
             Effect.sync(() => {
-              childSpend = addSpend(childSpend, event)
+              delegated = addSpend(delegated, event)
             })
           )
         const taskTool = Option.isNone(agents)
@@ -462,7 +462,7 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
         const outcome = yield* runTurnBody({
           turnId,
           ...(agent === undefined ? {} : { agent: agent.name }),
-          delegated: () => childSpend,
+          delegated: () => delegated,
           prompt: { content: input.content, sequence: message.sequence },
           hooks: hookContext,
           ...(sessionStart === undefined ? {} : { sessionStart }),
