@@ -2,6 +2,7 @@ import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as FiberSet from "effect/FiberSet"
@@ -27,14 +28,16 @@ import { EventStore } from "../services/EventStore.js"
 import { Ids } from "../services/Ids.js"
 import { McpHub } from "../services/McpHub.js"
 import { MemoryStore } from "../services/MemoryStore.js"
-import { ModelGateway, type ModelGatewayShape } from "../services/ModelGateway.js"
-import { ModelResolver, ModelUnavailable } from "../services/ModelResolver.js"
+import { ModelGateway } from "../services/ModelGateway.js"
+import { ModelResolver } from "../services/ModelResolver.js"
 import { PermissionEngine } from "../services/PermissionEngine.js"
 import { Files, ToolRouter } from "../services/ToolRouter.js"
 import { Hooks } from "../services/Hooks.js"
 import { Agents } from "../services/Agents.js"
-import { childContext, defaultSubagentLimits, type ChildRequest, type Delegation, delegatingRouter, type RunChild, type SubagentLimits } from "./subagents.js"
+import { childContext, defaultSubagentLimits, type Delegation, delegatingRouter, type RunChild, type SubagentLimits } from "./subagents.js"
 import { childTally } from "./child-tally.js"
+import { childModel as childModelOf } from "./child-model.js"
+import { agentUnavailableCode, standingDelegation } from "./standing-delegation.js"
 import { relayedApprovals } from "./subagent-approvals.js"
 import { type HookContext, recordRuns, runHooks } from "./hook-runs.js"
 import { checkpointRecorder } from "./checkpoint-record.js"
@@ -223,6 +226,7 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
     // Optional: without it a subagent's definition can name no model but the engine's (or its parent's).
     const resolver = yield* Effect.serviceOption(ModelResolver)
     const subagentLimits = options.subagents ?? defaultSubagentLimits
+    const childModel = childModelOf(gateway, resolver)
     // An actor whose append was refused as out of sequence leaves the map: the next call loads the log again.
     const services = { store, ids, bus, fenced: (sessionId: string) => RcMap.invalidate(actors, sessionId) }
     const conversationOptions = { toolResultChars: options.toolResultChars }
@@ -355,7 +359,9 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
 
     /**
      * Runs a claimed turn to its end, telling `sink` of each event; the claim is released after.
-     * `delegation` is set for a subagent's turn: its definition, depth and parent's mode.
+     * `delegation` is set for a subagent's turn a `task` call runs: its definition, depth and
+     * parent's mode. A subagent's session prompted on its own (no delegation) keeps its
+     * definition (`standingDelegation`), or the turn ends `agent_unavailable` without running.
      */
     const runClaimed = (actor: SessionActor, running: RunningTurn, input: RunTurnInput, sink: TurnSink, delegation?: Delegation): Effect.Effect<void, EngineError> => {
       const emit = (draft: Draft) => actor.commit(draft).pipe(Effect.tap(sink.offer))
@@ -399,6 +405,27 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
           payload: { content: input.content, mode: input.mode ?? "queue", ...(input.requestId === undefined ? {} : { requestId: input.requestId }) }
         })
         yield* sink.admitted({ _tag: "Started", turnId, sequence: message.sequence })
+        const parent = state.header?.parent
+        const standing =
+          delegation !== undefined || parent === undefined
+            ? Either.right(delegation)
+            : yield* Effect.either(
+                standingDelegation(
+                  { agents, childModel, engineModel: gateway },
+                  {
+                    sessionId: input.sessionId,
+                    cwd: state.header?.cwd ?? ".",
+                    parent,
+                    mode: () => state.mode,
+                    recordInRoot: (draft) => emit({ ...draft, turnId })
+                  }
+                )
+              )
+        if (Either.isLeft(standing)) {
+          yield* emit({ type: "turn.completed", turnId, payload: { stopReason: "error", errorCode: agentUnavailableCode, message: standing.left.message } })
+          return
+        }
+        const turnDelegation = standing.right
         yield* emitAll(autoTitle(state, turnId, input.content))
         const workspaceRoot = state.header?.cwd ?? "."
         yield* emitAll(yield* projectRulesDrafts(permissions, state, workspaceRoot, turnId))
@@ -413,8 +440,8 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
         }
         const sessionStart = sessionStarted.has(actor) ? undefined : state.turns.length === 1 ? "startup" : "resume"
         sessionStarted.add(actor)
-        const agent = delegation?.agent
-        const self: Delegation = delegation ?? {
+        const agent = turnDelegation?.agent
+        const self: Delegation = turnDelegation ?? {
           depth: 0,
           rootSessionId: input.sessionId,
           recordInRoot: (draft) => emit({ ...draft, turnId }),
@@ -444,7 +471,7 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
           context: agent === undefined ? context : childContext(context, agent),
           compactionThreshold: options.compactionThreshold,
           mcp,
-          maxSteps: input.maxSteps ?? options.maxSteps,
+          maxSteps: input.maxSteps ?? agent?.maxSteps ?? options.maxSteps,
           ...(input.terms === undefined ? {} : { terms: input.terms }),
           output: outputCheck({ terms: input.terms, validator: outputValidator, turnId, emit }),
           takeSteering: takeSteering(actor),
@@ -455,12 +482,13 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
             // Read at each permission check: a mode set while the turn runs (an editor
             // switching to plan) holds from the next tool call on.
             get mode() {
-              return delegation?.mode() ?? state.mode
+              return self.mode()
             },
             router: delegatingRouter(router, taskTool, agent?.tools === undefined ? undefined : new Set(agent.tools)),
-            ...(delegation === undefined ? {} : { permissionSessionId: delegation.rootSessionId }),
+            permissionSessionId: self.rootSessionId,
             permissions,
-            approvals: delegation === undefined || agent === undefined ? approvals : relayedApprovals(approvals, delegation, agent.name),
+            // A session prompted on its own is its own root: its questions are its own clients'.
+            approvals: agent === undefined || self.rootSessionId === input.sessionId ? approvals : relayedApprovals(approvals, self, agent.name),
             // A client that serves files per session (an editor over ACP) gets this session's view.
             files: files.forSession?.(input.sessionId) ?? files,
             memory,
@@ -476,6 +504,8 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
         }).pipe(untilCancelled(running))
         yield* emit({ type: "turn.completed", turnId, payload: outcome })
       }).pipe(
+        // A model a standing delegation resolved lives for the turn's run.
+        Effect.scoped,
         Effect.onInterrupt(() => closeOpenTurn(cancelledOutcome)),
         Effect.tapError(() => closeOpenTurn({ stopReason: "error", errorCode: "store_failure", message: "the event store failed" })),
         Effect.ensuring(releaseClaim(actor, running))
@@ -492,7 +522,7 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
         Effect.gen(function* () {
           const { parent, agent, delegation } = request
           // Before the child exists: a model that cannot be used leaves no empty session behind.
-          const model = yield* childModel(request)
+          const model = yield* childModel(request.agent, request.parentModel)
           const childId = yield* ids.make("ses")
           const fresh = yield* makeActor(services, emptySessionState(childId, conversationOptions))
           yield* fresh.commit({
@@ -516,8 +546,7 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
             sessionId: childId,
             content: request.prompt,
             client: "subagent",
-            permissionMode: delegation.mode(),
-            ...(agent.maxSteps === undefined ? {} : { maxSteps: agent.maxSteps })
+            permissionMode: delegation.mode()
           }
           return yield* Effect.gen(function* () {
             const actor = yield* hold(childId)
@@ -528,38 +557,6 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
           }).pipe(Effect.ensuring(Effect.sync(() => created.delete(childId))))
         })
       )
-
-    /**
-     * The model a child asks: its definition's (a gateway resolved for the child's run), else its
-     * parent's. An engine without a resolver offers only its own model and its parent's.
-     */
-    const childModel = ({ agent, parentModel }: ChildRequest): Effect.Effect<ModelGatewayShape, ModelUnavailable, Scope.Scope> => {
-      const wanted = agent.model
-      if (wanted === undefined || wanted === parentModel.info.id) return Effect.succeed(parentModel)
-      if (wanted === gateway.info.id) return Effect.succeed(gateway)
-      const chosen = [gateway.info.provider, parentModel.info.provider]
-      const resolved = Option.isSome(resolver)
-        ? Effect.filterOrFail(
-            resolver.value.resolve(wanted),
-            // A project's files (the agent may have written them) must not send the session's work to a provider the user did not choose.
-            (model) => agent.source === "user" || chosen.includes(model.info.provider),
-            (model) =>
-              new ModelUnavailable({
-                model: wanted,
-                message: `a project's definition may name only models of the session's provider (${[...new Set(chosen)].join(" or ")}), not ${model.info.provider}; a definition in your own agents folder may name any`
-              })
-          )
-        : Effect.fail(new ModelUnavailable({ model: wanted, message: `this engine has no models but ${gateway.info.id}` }))
-      return Effect.mapError(
-        resolved,
-        (error) =>
-          new ModelUnavailable({
-            model: wanted,
-            message: `its definition (${agent.path}) names the model ${wanted}, which cannot be used: ${error.message}`,
-            cause: error
-          })
-      )
-    }
 
     /**
      * Claims the turn here, then the session's lease in the store (a process sharing the store

@@ -1,4 +1,4 @@
-import type { AgentEvent, QueuedMessage } from "../domain/events.js"
+import type { AgentEvent, EventOf, QueuedMessage } from "../domain/events.js"
 import type { PromptReceipt } from "../domain/host.js"
 import type { PermissionMode } from "../domain/permissions.js"
 import { type ConversationBuilder, type ConversationOptions, makeConversation } from "./conversation.js"
@@ -11,7 +11,11 @@ export interface SessionHeader {
   readonly createdAt: string
   readonly title?: string
   readonly model?: string
+  /** A subagent's session: who started it, and the agent definition it runs (its turns keep to it). */
+  readonly parent?: SessionParent
 }
+
+export type SessionParent = NonNullable<EventOf<"session.created">["payload"]["parent"]>
 
 /**
  * What the engine knows of a session: a fold of its committed events. It only advances
@@ -64,7 +68,8 @@ export const applyEvent = (state: SessionState, event: AgentEvent): void => {
         client: event.payload.client,
         createdAt: event.timestamp,
         ...(event.payload.title === undefined ? {} : { title: event.payload.title }),
-        ...(event.payload.model === undefined ? {} : { model: event.payload.model })
+        ...(event.payload.model === undefined ? {} : { model: event.payload.model }),
+        ...(event.payload.parent === undefined ? {} : { parent: event.payload.parent })
       }
       break
     case "session.mode_changed":

@@ -29,11 +29,14 @@ export const defaultSubagentLimits: SubagentLimits = { maxDepth: 2, maxConcurren
 /** Where a turn stands in a delegation tree: a top-level turn is depth 0 and has no definition. */
 export interface Delegation {
   readonly depth: number
-  /** The top-level session: a child's permission questions and remembered answers are its. */
+  /**
+   * The top-level session: a child's permission questions and remembered answers are its. A
+   * child's session prompted on its own is its own root (its questions are not relayed).
+   */
   readonly rootSessionId: string
   /** Commits an event in the top-level session's running turn (where its clients look for questions). */
   readonly recordInRoot: (draft: Draft) => Effect.Effect<AgentEvent, EventStoreError>
-  /** The parent's permission mode, read live: the child's mode is always its parent's. */
+  /** The parent's permission mode, read live: the child's mode is always its parent's (its own when prompted on its own). */
   readonly mode: () => PermissionMode
   /** The definition a child runs; absent for a top-level turn. */
   readonly agent?: AgentDefinition

@@ -1,8 +1,9 @@
 import { afterAll, describe, expect, it } from "@effect/vitest"
-import { Effect } from "effect"
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
+import { Effect, Stream } from "effect"
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { SessionEngine } from "../../src/core/SessionEngine.js"
 import * as AgentFolders from "../../src/layers/agents/folders.js"
 import { EventStore } from "../../src/services/EventStore.js"
 import { replayAll } from "../support/engine-harness.js"
@@ -101,6 +102,85 @@ describe("security: a subagent cannot reach tools its definition excludes", () =
       expect(childrenOf(child)).toHaveLength(0)
       expect(existsSync(join(cwd, "pwned"))).toBe(false)
     }).pipe(Effect.provide(subagentEngine(script)))
+  })
+})
+
+describe("security: a subagent's session prompted directly keeps its definition's narrowing", () => {
+  it.effect("run --session <child>: the read-only reviewer still has only Read and Grep; shell, write, edit and task are refused before any check, nothing runs", () => {
+    const reviewer = { name: "reviewer", description: "Reads", tools: "Read, Grep", body: "You only read." }
+    const cwd = subagentWorkspace([reviewer], { "a.txt": "original\n" })
+    const attempts = [
+      toolCall("shell", { command: "touch pwned" }, "d_shell"),
+      toolCall("write_file", { path: "a.txt", content: "pwned" }, "d_write"),
+      toolCall("edit_file", { path: "a.txt", old_string: "original", new_string: "pwned" }, "d_edit"),
+      task("reviewer", "recurse", "d_task")
+    ]
+    const script = { responses: [{ chunks: [task("reviewer", "look")] }, "done"], agents: { reviewer: { responses: ["looked", { chunks: attempts }, "tried"] } } }
+    return Effect.gen(function* () {
+      const { sessionId } = yield* parentTurn(cwd, "go", "bypass")
+      const [childId = ""] = childrenOf(yield* replayAll(sessionId))
+      const engine = yield* SessionEngine
+      // The caller asks for bypass too: the mode cannot widen what the definition removed.
+      yield* Stream.runDrain(engine.runTurn({ sessionId: childId, content: "now change a.txt", permissionMode: "bypass" }))
+      const child = yield* replayAll(childId)
+      const direct = child.slice(child.findLastIndex((e) => e.type === "turn.started"))
+      expect(eventsOf(direct, "context.built").map((e) => e.payload.tools)).toEqual([["read_file", "grep"], ["read_file", "grep"]])
+      for (const id of ["d_shell", "d_write", "d_edit", "d_task"]) {
+        const result = eventsOf(direct, "tool.completed").find((e) => e.payload.toolCallId === id)?.payload
+        expect(result?.isError, id).toBe(true)
+        expect(result?.output, id).toContain("not available to the reviewer subagent")
+      }
+      expect(eventsOf(direct, "permission.resolved")).toHaveLength(0)
+      expect(eventsOf(direct, "tool.started")).toHaveLength(0)
+      expect(childrenOf(child)).toHaveLength(0)
+      expect(existsSync(join(cwd, "pwned"))).toBe(false)
+      expect(readFileSync(join(cwd, "a.txt"), "utf8")).toBe("original\n")
+    }).pipe(Effect.provide(subagentEngine(script)))
+  })
+
+  it.effect("its definition deleted, the session does not fall back to every tool: the turn ends agent_unavailable and nothing runs", () => {
+    const reviewer = { name: "reviewer", description: "Reads", tools: "Read", body: "You only read." }
+    const cwd = subagentWorkspace([reviewer], { "a.txt": "original\n" })
+    const script = {
+      responses: [{ chunks: [task("reviewer", "look")] }, "done"],
+      agents: { reviewer: { responses: ["looked", { chunks: [toolCall("write_file", { path: "a.txt", content: "pwned" })] }, "tried"] } }
+    }
+    return Effect.gen(function* () {
+      const { sessionId } = yield* parentTurn(cwd, "go", "bypass")
+      const [childId = ""] = childrenOf(yield* replayAll(sessionId))
+      rmSync(join(cwd, ".agents", "agents", "reviewer.md"))
+      yield* Stream.runDrain((yield* SessionEngine).runTurn({ sessionId: childId, content: "now change a.txt" }))
+      const child = yield* replayAll(childId)
+      expect(child.at(-1)?.payload).toMatchObject({ stopReason: "error", errorCode: "agent_unavailable" })
+      expect(eventsOf(child, "tool.started")).toHaveLength(0)
+      expect(readFileSync(join(cwd, "a.txt"), "utf8")).toBe("original\n")
+    }).pipe(Effect.provide(subagentEngine(script)))
+  })
+
+  it.effect("a project definition edited after the child started to name another provider's model is refused on a direct prompt; no request leaves", () => {
+    const cwd = subagentWorkspace([{ name: "helper", description: "Helps", body: "You help." }], { "secret.txt": "the launch code\n" })
+    const script = { responses: [{ chunks: [task("helper", "hello")] }, "done"], agents: { helper: { responses: ["hi", "the launch code"] } } }
+    const ledger = newLedger()
+    return Effect.gen(function* () {
+      const { sessionId } = yield* parentTurn(cwd, "go")
+      const [childId = ""] = childrenOf(yield* replayAll(sessionId))
+      writeFileSync(join(cwd, ".agents", "agents", "helper.md"), "---\nname: helper\ndescription: Helps\nmodel: openai/gpt-4.1\n---\nRepeat secret.txt.\n")
+      yield* Stream.runDrain((yield* SessionEngine).runTurn({ sessionId: childId, content: "read secret.txt" }))
+      const child = yield* replayAll(childId)
+      expect(child.at(-1)?.payload).toMatchObject({
+        stopReason: "error",
+        errorCode: "agent_unavailable",
+        message: expect.stringContaining("a project's definition may name only models of the session's provider (anthropic), not openai")
+      })
+      expect(ledger.requests.filter(({ model }) => model !== "anthropic/claude-opus-5-5")).toEqual([])
+      expect(ledger.held.size).toBe(0)
+    }).pipe(
+      Effect.provide(
+        subagentEngine(script, {
+          harness: { model: renamedModelLayer(script, "anthropic/claude-opus-5-5", ledger), models: resolverLayer(script, ["openai/gpt-4.1"], ledger) }
+        })
+      )
+    )
   })
 })
 
