@@ -3,6 +3,7 @@ import { Effect, Fiber, Layer, Option, Stream, TestClock } from "effect"
 import { existsSync } from "node:fs"
 import { join } from "node:path"
 import { SessionEngine } from "../../src/core/SessionEngine.js"
+import * as Scripted from "../../src/layers/model/scripted.js"
 import * as ScriptedApprovals from "../../src/layers/approvals/scripted.js"
 import { Approvals } from "../../src/services/Approvals.js"
 import { invariantProblem } from "../../src/domain/log-invariants.js"
@@ -225,6 +226,40 @@ describe("subagents: the task tool", () => {
       expect(eventsOf(log, "subagent.completed")[0]?.payload.stopReason).toBe("max_steps")
     }).pipe(Effect.provide(subagentEngine(script)))
   })
+})
+
+describe("subagents: the scripted model's per-prompt answers", () => {
+  it.effect("two children of one agent in one step play the lists their prompts name; an unnamed prompt without responses fails clearly", () => {
+    const cwd = subagentWorkspace([reviewer], { "a.js": "a\n", "b.js": "b\n" })
+    const script = {
+      responses: [{ chunks: [task("reviewer", "Review a.js", "call_a"), task("reviewer", "Review b.js", "call_b"), task("reviewer", "Review c.js", "call_c")] }, "Reviewed."],
+      agents: {
+        reviewer: {
+          prompts: {
+            "Review a.js": [{ chunks: [toolCall("read_file", { path: "a.js" })] }, "a.js is fine."],
+            "Review b.js": ["b.js needs a test."]
+          }
+        }
+      }
+    }
+    return Effect.gen(function* () {
+      const { sessionId } = yield* parentTurn(cwd, "Review the files")
+      const results = eventsOf(yield* replayAll(sessionId), "tool.completed")
+      const output = (id: string) => results.find((e) => e.payload.toolCallId === id)?.payload
+      expect(output("call_a")).toMatchObject({ isError: false, output: "a.js is fine." })
+      expect(output("call_b")).toMatchObject({ isError: false, output: "b.js needs a test." })
+      expect(output("call_c")?.isError).toBe(true)
+      expect(output("call_c")?.output).toContain('the script\'s agent reviewer has no responses for the prompt "Review c.js" (its prompts: "Review a.js", "Review b.js")')
+    }).pipe(Effect.provide(subagentEngine(script)))
+  })
+
+  it.effect("an agent with neither responses nor prompts is a script error naming it", () =>
+    Effect.gen(function* () {
+      const error = yield* Effect.flip(Scripted.parseScript(JSON.stringify({ responses: ["hi"], agents: { reviewer: {} } }), "demo.json"))
+      expect(error.message).toContain("demo.json: not a valid script")
+      expect(error.message).toContain("an agent needs responses, prompts or both")
+    })
+  )
 })
 
 describe("subagents: cancel reaches every descendant", () => {

@@ -1,5 +1,6 @@
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
@@ -53,8 +54,19 @@ export const Script = Schema.Struct({
   responses: Schema.Array(ResponseEntry),
   /** Answers to compaction requests (the engine summarizing older turns), in order. */
   summaries: Schema.optional(Schema.Array(Schema.String)),
-  /** Each subagent's responses, by agent name: every child session of that agent plays them from its first. */
-  agents: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Struct({ responses: Schema.Array(ResponseEntry) }) })),
+  /**
+   * Each subagent's responses, by agent name: a child session plays the list its delegation
+   * prompt names in `prompts` (the exact prompt), else `responses`, from its first.
+   */
+  agents: Schema.optional(
+    Schema.Record({
+      key: Schema.String,
+      value: Schema.Struct({
+        responses: Schema.optional(Schema.Array(ResponseEntry)),
+        prompts: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Array(ResponseEntry) }))
+      }).pipe(Schema.filter((agent) => agent.responses !== undefined || agent.prompts !== undefined || "an agent needs responses, prompts or both"))
+    })
+  ),
   contextWindow: Schema.optional(Schema.Int.pipe(Schema.positive())),
   maxOutputTokens: Schema.optional(Schema.Int.pipe(Schema.positive()))
 })
@@ -91,6 +103,13 @@ const words = (text: string): ReadonlyArray<Chunk> =>
 
 const normalize = (entry: typeof ResponseEntry.Type): Response =>
   typeof entry === "string" ? { chunks: words(entry), delayMs: 0 } : entry
+
+/** The text of the request's first user message: a child session's delegation prompt. */
+const firstUserText = (request: ModelRequest): string => {
+  const message = request.messages.find((candidate) => candidate.role === "user")
+  const part = message?.content.find((candidate) => candidate._tag === "text")
+  return part?._tag === "text" ? part.text : ""
+}
 
 const lastUserText = (request: ModelRequest): string => {
   for (let i = request.messages.length - 1; i >= 0; i--) {
@@ -174,7 +193,33 @@ export const make = (input?: Script): Effect.Effect<ModelGatewayShape, ScriptErr
     const cursors = new Map<string, number>()
     const summaryCursors = new Map<string, number>()
     const responses = script?.responses.map(normalize)
-    const agentResponses = new Map(Object.entries(script?.agents ?? {}).map(([name, agent]) => [name, agent.responses.map(normalize)]))
+    const agentScripts = new Map(
+      Object.entries(script?.agents ?? {}).map(([name, agent]) => [
+        name,
+        {
+          responses: agent.responses?.map(normalize),
+          prompts: new Map(Object.entries(agent.prompts ?? {}).map(([prompt, responses]) => [prompt, responses.map(normalize)]))
+        }
+      ])
+    )
+    /** The list a child session plays, chosen at its first request by its delegation prompt. */
+    const childLists = new Map<string, ReadonlyArray<Response>>()
+    const childList = (request: ModelRequest, agent: string): Either.Either<ReadonlyArray<Response>, ModelError> => {
+      const known = childLists.get(request.sessionId)
+      if (known !== undefined) return Either.right(known)
+      const scripted = agentScripts.get(agent)
+      if (scripted === undefined) {
+        return Either.left(new ModelError({ code: "scripted", message: `the script has no responses for the agent ${agent} (add "agents": { "${agent}": { "responses": [...] } })` }))
+      }
+      const prompt = firstUserText(request)
+      const list = scripted.prompts.get(prompt) ?? scripted.responses
+      if (list === undefined) {
+        const prompts = [...scripted.prompts.keys()].map((known) => JSON.stringify(known)).join(", ")
+        return Either.left(new ModelError({ code: "scripted", message: `the script's agent ${agent} has no responses for the prompt ${JSON.stringify(prompt)} (its prompts: ${prompts}) and no "responses" for others` }))
+      }
+      childLists.set(request.sessionId, list)
+      return Either.right(list)
+    }
     /** A compaction request gets the script's next summary, or a short one built from the request. */
     const summarize = (request: ModelRequest) => {
       const index = summaryCursors.get(request.sessionId) ?? 0
@@ -194,10 +239,9 @@ export const make = (input?: Script): Effect.Effect<ModelGatewayShape, ScriptErr
         if (request.purpose === "compaction") return summarize(request)
         if (responses === undefined) return play(defaultResponse(request), 0, request)
         // A subagent plays its agent's responses, never the top-level ones.
-        const own = request.agent === undefined ? responses : agentResponses.get(request.agent)
-        if (own === undefined) {
-          return Stream.fail(new ModelError({ code: "scripted", message: `the script has no responses for the agent ${request.agent} (add "agents": { "${request.agent}": { "responses": [...] } })` }))
-        }
+        const chosen = request.agent === undefined ? Either.right(responses) : childList(request, request.agent)
+        if (Either.isLeft(chosen)) return Stream.fail(chosen.left)
+        const own = chosen.right
         const index = cursors.get(request.sessionId) ?? 0
         cursors.set(request.sessionId, index + 1)
         const response = own[index]
