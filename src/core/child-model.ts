@@ -27,7 +27,7 @@ export const childModel =
           (model) =>
             new ModelUnavailable({
               model: wanted,
-              message: `a project's definition may name only models of the session's provider (${[...new Set(chosen)].join(" or ")}), not ${model.info.provider}; a definition in your own agents folder may name any`
+              message: `a project's definition may name only models of the session's provider (${[...new Set(chosen)].join(" or ")}), not ${model.info.provider}; a definition in your own agents folder may name one of another provider`
             })
         )
       : Effect.fail(new ModelUnavailable({ model: wanted, message: `this engine has no models but ${gateway.info.id}` }))

@@ -1,12 +1,11 @@
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { costOf, packagedPrices, PriceTable } from "../../domain/prices.js"
-import { ModelGateway, type ModelGatewayShape } from "../../services/ModelGateway.js"
+import type { ModelGatewayShape } from "../../services/ModelGateway.js"
 import { readOptionalJson } from "../optional-json-file.js"
 
 export class PriceSettingsError extends Schema.TaggedError<PriceSettingsError>()("PriceSettingsError", {
@@ -54,13 +53,3 @@ export const loadPrices = (settingsFile: string): Effect.Effect<PriceTable, Pric
       })
     )
   )
-
-/** Wraps a gateway layer so its completions carry their cost (the user's settings file may override prices). */
-export const pricedLayer = <E, R>(inner: Layer.Layer<ModelGateway, E, R>, settingsFile: string): Layer.Layer<ModelGateway, E | PriceSettingsError, R> =>
-  Layer.effect(
-    ModelGateway,
-    Effect.gen(function* () {
-      const gateway = yield* ModelGateway
-      return priced(gateway, yield* loadPrices(settingsFile))
-    })
-  ).pipe(Layer.provide(inner))
