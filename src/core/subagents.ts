@@ -4,7 +4,7 @@ import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import type { EngineError, EventStoreError } from "../domain/errors.js"
 import type { AgentEvent, TurnStopReason } from "../domain/events.js"
-import { emptyUsage, type ToolDefinition, type Usage } from "../domain/model.js"
+import type { ToolDefinition, Usage } from "../domain/model.js"
 import type { PermissionMode } from "../domain/permissions.js"
 import type { ToolResult } from "../domain/tools.js"
 import type { AgentDefinition, AgentsShape } from "../services/Agents.js"
@@ -161,7 +161,6 @@ const prepareTask = (ctx: TaskToolContext, running: { count: number }, toolCallI
         })
       }
       running.count++
-      let childSessionId: string | undefined
       let recorded = false
       const request: ChildRequest = {
         parent: { sessionId: ctx.sessionId, turnId: ctx.turnId, toolCallId, workspaceRoot },
@@ -172,7 +171,6 @@ const prepareTask = (ctx: TaskToolContext, running: { count: number }, toolCallI
       }
       let soFar: (() => ChildResult) | undefined
       const started = (id: string, progress: () => ChildResult) => {
-        childSessionId = id
         soFar = progress
         return ctx.record({ type: "subagent.started", payload: { toolCallId, agent: name, childSessionId: id, prompt, depth } }).pipe(Effect.asVoid)
       }
@@ -196,23 +194,11 @@ const prepareTask = (ctx: TaskToolContext, running: { count: number }, toolCallI
       /** The parent's side of a child that did not answer: what it used up to then still counts in the parent's turn. */
       const cutShort = (stopReason: TurnStopReason, message: string) =>
         Effect.suspend(() => {
-          if (childSessionId === undefined || recorded) return Effect.void
-          const partial = soFar?.()
-          return ctx
-            .record({
-              type: "subagent.completed",
-              payload: {
-                toolCallId,
-                agent: name,
-                childSessionId,
-                stopReason,
-                answer: "",
-                usage: partial?.usage ?? emptyUsage,
-                message,
-                ...(partial?.spend === undefined ? {} : { spend: partial.spend })
-              }
-            })
-            .pipe(Effect.catchAll((error) => Effect.logWarning(`could not record how the subagent ${childSessionId} ended`, error)))
+          if (soFar === undefined || recorded) return Effect.void
+          const partial = soFar()
+          return completed({ ...partial, stopReason, answer: "", message }).pipe(
+            Effect.catchAll((error) => Effect.logWarning(`could not record how the subagent ${partial.childSessionId} ended`, error))
+          )
         })
       return ctx.runChild(request, started).pipe(
         Effect.tap(completed),
