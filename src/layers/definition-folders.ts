@@ -14,6 +14,12 @@ export type FoundDefinition<D> =
   | { readonly _tag: "definition"; readonly definition: D; readonly folder: string }
   | { readonly _tag: "problem"; readonly problem: DefinitionProblem }
 
+/** A definition file that could not be read: one gone since it was listed is nothing; any other failure is its problem. */
+export const unreadableDefinition =
+  <D>(file: string) =>
+  (error: { readonly missing: boolean; readonly message: string }): Effect.Effect<ReadonlyArray<FoundDefinition<D>>> =>
+    Effect.succeed(error.missing ? [] : [{ _tag: "problem", problem: { path: file, message: error.message } }])
+
 /** The files of a folder that `pick` names (a path, or undefined for an entry that is none), in name order; a missing folder has none. */
 export const definitionFiles = (
   folder: string,

@@ -5,7 +5,7 @@ import * as Schema from "effect/Schema"
 import { ourToolName } from "../../domain/claude-tool-names.js"
 import type { AgentDefinition } from "../../services/Agents.js"
 import { definitionModel } from "../model/model-spec.js"
-import { type FrontMatterValue, parseFrontMatter, splitFrontMatter } from "../skills/front-matter.js"
+import { describeHeaderError, type FrontMatterValue, parseFrontMatter, splitFrontMatter } from "../skills/front-matter.js"
 import { SkillDescription, SkillName } from "../skills/skill-header.js"
 
 /** `tools: read_file, grep` (Claude Code's `Read, Grep` too): names separated by commas or spaces, in our spelling, without repeats. */
@@ -55,11 +55,6 @@ const decodeHeader = Schema.decodeUnknownEither(AgentHeader, { errors: "all" })
 /** A definition as its file says it; where it lies is the folder's to add. */
 export type ParsedAgentFile = Omit<AgentDefinition, "path" | "source">
 
-const describe = (error: ParseResult.ParseError): string =>
-  ParseResult.ArrayFormatter.formatErrorSync(error)
-    .map((issue) => (issue._tag === "Missing" ? `"${issue.path.map(String).join(".")}" is missing` : issue.message))
-    .join("; ")
-
 /** Keys whose value is empty (`tools:`) count as absent; a nested value stays, to be refused by its field's message. */
 const present = (values: ReadonlyMap<string, FrontMatterValue>) =>
   Object.fromEntries([...values].filter(([, value]) => value !== null))
@@ -88,7 +83,7 @@ export const parseAgentFile = (text: string): Either.Either<ParsedAgentFile, str
       return Either.left('the front matter is not closed by a "---" line')
     case "Split":
       return parseFrontMatter(split.frontMatter, 2).pipe(
-        Either.flatMap((values) => Either.mapLeft(decodeHeader(present(values)), describe)),
+        Either.flatMap((values) => Either.mapLeft(decodeHeader(present(values)), describeHeaderError)),
         Either.flatMap((header) => fromHeader(header, split.body))
       )
   }

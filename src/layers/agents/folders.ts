@@ -6,7 +6,7 @@ import * as path from "node:path"
 import { type AgentDefinition, AgentNotFound, Agents, type AgentsShape } from "../../services/Agents.js"
 import { projectRoot } from "../context/instructions-paths.js"
 import { readTextPrefix } from "../context/instructions-read.js"
-import { collectDefinitions, type FoundDefinition } from "../definition-folders.js"
+import { collectDefinitions, type FoundDefinition, unreadableDefinition } from "../definition-folders.js"
 import { formatBytes } from "../tools/format-bytes.js"
 import { parseAgentFile } from "./agent-file.js"
 
@@ -39,9 +39,7 @@ const readAgent = (file: string, source: AgentDefinition["source"], folder: stri
         onRight: (parsed) => [{ _tag: "definition", folder, definition: { ...parsed, path: file, source } }]
       })
     }),
-    Effect.catchAll((error) =>
-      Effect.succeed<ReadonlyArray<FoundDefinition<AgentDefinition>>>(error.missing ? [] : [{ _tag: "problem", problem: { path: file, message: error.message } }])
-    )
+    Effect.catchAll(unreadableDefinition<AgentDefinition>(file))
   )
 
 export const make = (options: AgentsOptions): AgentsShape => {

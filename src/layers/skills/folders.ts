@@ -6,7 +6,7 @@ import * as path from "node:path"
 import { type Skill, SkillNotFound, Skills, type SkillsShape } from "../../services/Skills.js"
 import { projectRoot } from "../context/instructions-paths.js"
 import { readTextPrefix } from "../context/instructions-read.js"
-import { collectDefinitions, type FoundDefinition } from "../definition-folders.js"
+import { collectDefinitions, type FoundDefinition, unreadableDefinition } from "../definition-folders.js"
 import { formatBytes } from "../tools/format-bytes.js"
 import { describeMissingSkill } from "./not-found.js"
 import { parseSkillFile } from "./skill-header.js"
@@ -41,9 +41,7 @@ const readSkill = (file: string, source: Skill["source"], folder: string): Effec
         onRight: ({ header }) => [{ _tag: "definition", folder, definition: { name: header.name, description: header.description, path: file, source } }]
       })
     ),
-    Effect.catchAll((error) =>
-      Effect.succeed<ReadonlyArray<FoundDefinition<Skill>>>(error.missing ? [] : [{ _tag: "problem", problem: { path: file, message: error.message } }])
-    )
+    Effect.catchAll(unreadableDefinition<Skill>(file))
   )
 
 export const make = (options: SkillsOptions): SkillsShape => {

@@ -1,3 +1,4 @@
+import * as ParseResult from "effect/ParseResult"
 import * as Either from "effect/Either"
 
 /**
@@ -224,3 +225,9 @@ const foldBlock = (lines: ReadonlyArray<string>): string => {
   }
   return out
 }
+
+/** A header's schema errors as one line: a missing key by name, the others by their own message. */
+export const describeHeaderError = (error: ParseResult.ParseError): string =>
+  ParseResult.ArrayFormatter.formatErrorSync(error)
+    .map((issue) => (issue._tag === "Missing" ? `"${issue.path.map(String).join(".")}" is missing` : issue.message))
+    .join("; ")

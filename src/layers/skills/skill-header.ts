@@ -1,8 +1,7 @@
 import * as Either from "effect/Either"
-import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { formatBytes } from "../tools/format-bytes.js"
-import { parseFrontMatter, splitFrontMatter } from "./front-matter.js"
+import { describeHeaderError, parseFrontMatter, splitFrontMatter } from "./front-matter.js"
 
 const text = (field: string) => Schema.String.annotations({ message: () => `"${field}" must be text` })
 
@@ -57,8 +56,3 @@ export const parseSkillFile = (text: string, readLimit?: number): Either.Either<
       )
   }
 }
-
-const describeHeaderError = (error: ParseResult.ParseError): string =>
-  ParseResult.ArrayFormatter.formatErrorSync(error)
-    .map((issue) => (issue._tag === "Missing" ? `"${issue.path.map(String).join(".")}" is missing` : issue.message))
-    .join("; ")
