@@ -11,7 +11,7 @@ import { sandboxOff } from "../../src/layers/sandbox/off.js"
 import { localTools } from "../../src/layers/tools/local.js"
 import { EventStore } from "../../src/services/EventStore.js"
 import { engineLayer, replayAll } from "../support/engine-harness.js"
-import { goldenTimeline, normalizeGolden, updateGolden } from "../support/golden.js"
+import { expectGolden, goldenTimeline, goldenTranscript } from "../support/golden.js"
 import { parseEventLines } from "../support/events.js"
 import { hooksLayer } from "../support/hooks-fixture.js"
 import { RecordedRequests, recordingScripted } from "../support/recording-model.js"
@@ -47,14 +47,8 @@ describe("the golden transcript of a turn with hooks", () => {
       const { header } = yield* engine.createSession({ cwd: workspace, client: "test" })
       yield* Stream.runDrain(engine.runTurn({ sessionId: header.sessionId, content: "Write my notes.", permissionMode: "accept-edits" }))
       const log = yield* replayAll(header.sessionId)
-      const transcript = log.map((e) => normalizeGolden(e, workspace)).join("\n") + "\n"
-      const rendered = goldenTimeline(log, workspace)
-      if (updateGolden) {
-        writeFileSync(join(golden, "transcript.jsonl"), transcript)
-        writeFileSync(join(golden, "timeline.txt"), rendered)
-      }
-      expect(transcript).toBe(readFileSync(join(golden, "transcript.jsonl"), "utf8"))
-      expect(rendered).toBe(readFileSync(join(golden, "timeline.txt"), "utf8"))
+      expectGolden(join(golden, "transcript.jsonl"), goldenTranscript(log, workspace))
+      expectGolden(join(golden, "timeline.txt"), goldenTimeline(log, workspace))
       expect(readFileSync(join(workspace, "notes.txt"), "utf8")).toBe("keep lines short\nno trailing spaces\n")
 
       // The last request is the conversation the log folds to, hooks' words included, up to the final answer.

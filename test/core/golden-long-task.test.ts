@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { Chunk, Effect, Either, Layer, Ref, Stream } from "effect"
-import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs"
+import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { rebuildRequests } from "../../src/core/replay-requests.js"
@@ -12,7 +12,7 @@ import { writeFileTool } from "../../src/layers/tools/write-file.js"
 import { ContextBuilder } from "../../src/services/ContextBuilder.js"
 import { EventStore } from "../../src/services/EventStore.js"
 import { engineLayer, replayAll } from "../support/engine-harness.js"
-import { normalizeGolden, updateGolden } from "../support/golden.js"
+import { expectGolden, goldenTranscript } from "../support/golden.js"
 import { eventsOf, parseEventLines } from "../support/events.js"
 import { RecordedRequests, recordingScripted } from "../support/recording-model.js"
 
@@ -54,14 +54,9 @@ describe("the golden long task", () => {
       const log = yield* replayAll(header.sessionId)
       expect(eventsOf(log, "context.compacted").length).toBeGreaterThanOrEqual(2)
       expect(eventsOf(log, "turn.completed").every((e) => e.payload.stopReason === "final")).toBe(true)
-      const transcript = log.map((e) => normalizeGolden(e, workspace)).join("\n") + "\n"
       const sent = (yield* Effect.flatMap(RecordedRequests, Ref.get)).filter((r) => r.purpose === "turn")
-      if (updateGolden) {
-        writeFileSync(join(golden, "transcript.jsonl"), transcript)
-        writeFileSync(join(golden, "requests.json"), requestsJson(sent))
-      }
-      expect(transcript).toBe(readFileSync(join(golden, "transcript.jsonl"), "utf8"))
-      expect(requestsJson(sent)).toBe(readFileSync(join(golden, "requests.json"), "utf8"))
+      expectGolden(join(golden, "transcript.jsonl"), goldenTranscript(log, workspace))
+      expectGolden(join(golden, "requests.json"), requestsJson(sent))
     }).pipe(
       Effect.provide(engineLayer(MemoryStore.layer, undefined, { model: recording, context, tools: [writeFileTool, todoWriteTool] }).pipe(Layer.provideMerge(recording)))
     )

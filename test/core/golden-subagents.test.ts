@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { Chunk, Effect, Stream } from "effect"
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs"
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { SessionEngine } from "../../src/core/SessionEngine.js"
@@ -12,7 +12,7 @@ import { localTools } from "../../src/layers/tools/local.js"
 import { sandboxOff } from "../../src/layers/sandbox/off.js"
 import { EventStore } from "../../src/services/EventStore.js"
 import { engineLayer, replayAll } from "../support/engine-harness.js"
-import { goldenTimeline, normalizeGolden, updateGolden } from "../support/golden.js"
+import { expectGolden, goldenTimeline, goldenTranscript } from "../support/golden.js"
 import { parseEventLines } from "../support/events.js"
 
 const golden = resolve(import.meta.dirname, "../fixtures/golden/subagents")
@@ -41,14 +41,8 @@ describe("the golden subagent transcript: a parent delegates a review, the child
       const child = yield* replayAll(childId)
       for (const [name, log] of [["parent", parent], ["child", child]] as const) {
         expect(invariantProblem(log)).toBeUndefined()
-        const transcript = log.map((e) => normalizeGolden(e, workspace)).join("\n") + "\n"
-        const rendered = goldenTimeline(log, workspace)
-        if (updateGolden) {
-          writeFileSync(join(golden, `${name}.jsonl`), transcript)
-          writeFileSync(join(golden, `${name}-timeline.txt`), rendered)
-        }
-        expect(transcript).toBe(readFileSync(join(golden, `${name}.jsonl`), "utf8"))
-        expect(rendered).toBe(readFileSync(join(golden, `${name}-timeline.txt`), "utf8"))
+        expectGolden(join(golden, `${name}.jsonl`), goldenTranscript(log, workspace))
+        expectGolden(join(golden, `${name}-timeline.txt`), goldenTimeline(log, workspace))
       }
     }).pipe(
       Effect.provide(

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { Chunk, Effect, Stream } from "effect"
-import { copyFileSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs"
+import { copyFileSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { SessionEngine } from "../../src/core/SessionEngine.js"
@@ -10,7 +10,7 @@ import { localTools } from "../../src/layers/tools/local.js"
 import { sandboxOff } from "../../src/layers/sandbox/off.js"
 import { EventStore } from "../../src/services/EventStore.js"
 import { engineLayer, replayAll } from "../support/engine-harness.js"
-import { goldenTimeline, normalizeGolden, updateGolden } from "../support/golden.js"
+import { expectGolden, goldenTimeline, goldenTranscript } from "../support/golden.js"
 import { parseEventLines } from "../support/events.js"
 
 const golden = resolve(import.meta.dirname, "../fixtures/golden/edit-and-check")
@@ -32,14 +32,9 @@ describe("the golden transcript: list, read, edit, check, answer", () => {
         engine.runTurn({ sessionId: header.sessionId, content: "Make the greeting greet the world, then check it.", permissionMode: "accept-edits" })
       )
       const log = yield* replayAll(header.sessionId)
-      const transcript = log.map((e) => normalizeGolden(e, workspace)).join("\n") + "\n"
       const rendered = goldenTimeline(log, workspace)
-      if (updateGolden) {
-        writeFileSync(join(golden, "transcript.jsonl"), transcript)
-        writeFileSync(join(golden, "timeline.txt"), rendered)
-      }
-      expect(transcript).toBe(readFileSync(join(golden, "transcript.jsonl"), "utf8"))
-      expect(rendered).toBe(readFileSync(join(golden, "timeline.txt"), "utf8"))
+      expectGolden(join(golden, "transcript.jsonl"), goldenTranscript(log, workspace))
+      expectGolden(join(golden, "timeline.txt"), rendered)
       // The live turn renders the same as its replay.
       expect(goldenTimeline([...log.slice(0, 1), ...Chunk.toArray(emitted)], workspace)).toBe(rendered)
 

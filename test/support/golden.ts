@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync } from "node:fs"
+import { expect } from "@effect/vitest"
+import { readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join, resolve } from "node:path"
 import { makeRenderer } from "../../src/cli/render.js"
 import type { AgentEvent } from "../../src/domain/events.js"
@@ -25,6 +26,12 @@ export const goldenTranscripts = (): ReadonlyArray<{ readonly name: string; read
 /** `UPDATE_GOLDEN=1` rewrites the golden files from this run instead of comparing with them. */
 export const updateGolden = process.env["UPDATE_GOLDEN"] === "1"
 
+/** The golden file's content must be `actual`; with `UPDATE_GOLDEN=1` it is written first. */
+export const expectGolden = (file: string, actual: string) => {
+  if (updateGolden) writeFileSync(file, actual)
+  expect(actual).toBe(readFileSync(file, "utf8"))
+}
+
 /** An event as a golden log holds it: timestamps, durations and the temporary workspace path differ run to run; nothing else may. */
 export const normalizeGolden = (event: AgentEvent, workspace: string): string =>
   JSON.stringify(event, (key, value: unknown) => {
@@ -32,6 +39,10 @@ export const normalizeGolden = (event: AgentEvent, workspace: string): string =>
     if (key === "durationMs") return 0
     return typeof value === "string" ? value.split(workspace).join("<workspace>") : value
   })
+
+/** A log as its golden transcript holds it: one normalized event per line. */
+export const goldenTranscript = (events: ReadonlyArray<AgentEvent>, workspace: string): string =>
+  events.map((event) => normalizeGolden(event, workspace)).join("\n") + "\n"
 
 /** A log rendered as `sessions show` prints it, with times, durations and the workspace path made stable. */
 export const goldenTimeline = (events: ReadonlyArray<AgentEvent>, workspace = "<workspace>"): string => {
