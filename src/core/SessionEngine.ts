@@ -54,7 +54,7 @@ import { outputCheck } from "./output-check.js"
 import { OutputValidator } from "../services/OutputValidator.js"
 import { TraceContext } from "../services/TraceContext.js"
 import type { TurnTerms } from "../domain/turn-terms.js"
-import { addSpend, noSpend } from "../domain/spend.js"
+import { turnSpend } from "./budget.js"
 
 export type { Draft } from "./session-actor.js"
 export type { RedoRequest, RewindRequest } from "./rewind.js"
@@ -364,10 +364,26 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
      * definition (`standingDelegation`), or the turn ends `agent_unavailable` without running.
      */
     const runClaimed = (actor: SessionActor, running: RunningTurn, input: RunTurnInput, sink: TurnSink, delegation?: Delegation): Effect.Effect<void, EngineError> => {
-      const emit = (draft: Draft) => actor.commit(draft).pipe(Effect.tap(sink.offer))
+      // Every event of the turn passes here, so its budget sees its requests, summaries and subagents alike.
+      const spent = turnSpend()
+      const emit = (draft: Draft) =>
+        actor.commit(draft).pipe(
+          Effect.tap((event) => {
+            spent.observe(event)
+            return sink.offer(event)
+          })
+        )
       // Nothing to commit (no steering, no MCP notices, an empty answer chunk: the usual case) costs nothing.
       const noEvents = Effect.succeed<ReadonlyArray<AgentEvent>>([])
-      const emitAll = (drafts: ReadonlyArray<Draft>) => (drafts.length === 0 ? noEvents : actor.commitAll(drafts).pipe(Effect.tap(sink.offerAll)))
+      const emitAll = (drafts: ReadonlyArray<Draft>) =>
+        drafts.length === 0
+          ? noEvents
+          : actor.commitAll(drafts).pipe(
+              Effect.tap((events) => {
+                events.forEach(spent.observe)
+                return sink.offerAll(events)
+              })
+            )
 
       /** Closes the turn left open, if any: on external interruption or a store failure. */
       const closeOpenTurn = (outcome: TurnOutcome) =>
@@ -448,21 +464,13 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
           mode: () => state.mode,
           model: gateway
         }
-        // What the turn's subagents spent, as their subagent.completed report it: the turn's budget counts it.
-        let delegated = noSpend
-        const recordSubagent = (draft: Draft) =>
-          Effect.tap(emit({ ...draft, turnId }), (event) =>
-            Effect.sync(() => {
-              delegated = addSpend(delegated, event)
-            })
-          )
         const taskTool = Option.isNone(agents)
           ? undefined
-          : { agents: agents.value, limits: subagentLimits, delegation: self, sessionId: input.sessionId, turnId, runChild, record: recordSubagent }
+          : { agents: agents.value, limits: subagentLimits, delegation: self, sessionId: input.sessionId, turnId, runChild, record: (draft: Draft) => emit({ ...draft, turnId }) }
         const outcome = yield* runTurnBody({
           turnId,
           ...(agent === undefined ? {} : { agent: agent.name }),
-          delegated: () => delegated,
+          spent,
           prompt: { content: input.content, sequence: message.sequence },
           hooks: hookContext,
           ...(sessionStart === undefined ? {} : { sessionStart }),

@@ -4,31 +4,39 @@ import { addSpend, formatUsd, noSpend, type Spend, sumSpend } from "../domain/sp
 import type { TurnTerms } from "../domain/turn-terms.js"
 import type { TurnOutcome } from "./turn.js"
 
-/**
- * What a turn has spent so far, its own model requests (summaries included) and what its subagents reported,
- * checked against its terms at each step boundary.
- */
-export interface TurnBudget {
-  /** Each event the turn commits: its model requests and its compactions' summary requests count. */
+/** What a turn's committed events spent: its own requests (summaries included) and what its subagents reported. */
+export interface TurnSpend {
+  /** Each event the turn commits (other events add nothing). */
   readonly observe: (event: AgentEvent) => void
+  readonly own: () => Spend
+  /** A subagent counts once its `subagent.completed` is recorded (a child still running, once it ends). */
+  readonly delegated: () => Spend
+}
+
+export const turnSpend = (): TurnSpend => {
+  let own = noSpend
+  let delegated = noSpend
+  return {
+    observe: (event) => {
+      if (event.type === "subagent.completed") delegated = addSpend(delegated, event)
+      else own = addSpend(own, event)
+    },
+    own: () => own,
+    delegated: () => delegated
+  }
+}
+
+/** A turn's spend checked against its terms at each step boundary. */
+export interface TurnBudget {
   /** `budget` once a limit is reached (or a cost limit cannot be checked): the turn stops before its next request. */
   readonly exceeded: () => Option.Option<TurnOutcome>
 }
 
-/**
- * `delegated` is read at each boundary: the spend of the turn's subagents whose
- * `subagent.completed` is recorded (a child still running counts once it ends).
- */
-export const turnBudget = (terms: TurnTerms | undefined, modelId: string, delegated: () => Spend = () => noSpend): TurnBudget => {
-  let own = noSpend
-  return {
-    observe: (event) => {
-      // A subagent's spend arrives through `delegated`, from the parent's own record of it.
-      if (event.type === "model.completed" || event.type === "context.compacted") own = addSpend(own, event)
-    },
+export const turnBudget = (terms: TurnTerms | undefined, modelId: string, spent: TurnSpend): TurnBudget => ({
     exceeded: () => {
       if (terms === undefined) return Option.none()
-      const children = delegated()
+      const own = spent.own()
+      const children = spent.delegated()
       const total = sumSpend(own, children)
       const { maxCostUsd, maxTurnTokens } = terms
       if (maxTurnTokens !== undefined && total.tokens >= maxTurnTokens) {
@@ -54,5 +62,4 @@ export const turnBudget = (terms: TurnTerms | undefined, modelId: string, delega
         ? Option.some({ stopReason: "budget", message: `the turn cost ${formatUsd(total.costUsd)}${theirs}, its limit is ${formatUsd(maxCostUsd)}` })
         : Option.none()
     }
-  }
-}
+})

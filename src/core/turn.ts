@@ -10,7 +10,7 @@ import type { ContextBuilderShape, ContextSourceText } from "../services/Context
 import type { McpHubShape } from "../services/McpHub.js"
 import type { ModelGatewayShape } from "../services/ModelGateway.js"
 import type { TurnTerms } from "../domain/turn-terms.js"
-import { turnBudget } from "./budget.js"
+import { turnBudget, type TurnSpend } from "./budget.js"
 import { compactHistory } from "./compaction.js"
 import { forEachChunkPulled } from "./for-each-pulled.js"
 import { assembleSystem, budgetOf, hashSource, measure, taskSection, withTasks } from "./context.js"
@@ -20,7 +20,6 @@ import { type OutputCheck, withOutputContract } from "./output-check.js"
 import { runToolCalls, type ToolStepContext } from "./tools-step.js"
 import { contextNote, type HookContext, hookText, recordRuns, recordWithContext, runHooks } from "./hook-runs.js"
 import type { HookRun } from "../services/Hooks.js"
-import type { Spend } from "../domain/spend.js"
 
 export interface TurnOutcome {
   readonly stopReason: TurnStopReason
@@ -52,8 +51,8 @@ export interface TurnContext {
   readonly hooks: HookContext
   /** The agent definition a subagent's turn runs, named in its model requests. */
   readonly agent?: string
-  /** What the turn's subagents have spent so far (their `subagent.completed`), counted by its budget. */
-  readonly delegated?: () => Spend
+  /** What the turn's committed events have spent so far (its requests, summaries and subagents), counted by its budget. */
+  readonly spent: TurnSpend
   /** Set on the session's first turn in this process: SessionStart hooks run first (`startup`: a new session; `resume`: one loaded from its log). */
   readonly sessionStart?: "startup" | "resume"
 }
@@ -72,15 +71,9 @@ type StepResult =
  * The turn after admission: model step, tool calls through the permission boundary, results
  * back to the model, until a final answer, a stop, or the step limit.
  */
-export const runTurnBody = (turn: TurnContext): Effect.Effect<TurnOutcome, EventStoreError> =>
+export const runTurnBody = (ctx: TurnContext): Effect.Effect<TurnOutcome, EventStoreError> =>
   Effect.gen(function* () {
-    const budget = turnBudget(turn.terms, turn.gateway.info.id, turn.delegated)
-    // The budget follows what the turn commits, so a summary request made while building a request counts too.
-    const ctx: TurnContext = {
-      ...turn,
-      emit: (draft) => Effect.tap(turn.emit(draft), (event) => Effect.sync(() => budget.observe(event))),
-      emitAll: (drafts) => Effect.tap(turn.emitAll(drafts), (events) => Effect.sync(() => events.forEach(budget.observe)))
-    }
+    const budget = turnBudget(ctx.terms, ctx.gateway.info.id, ctx.spent)
     // The context sources are read once per turn, at its first request: files edited during
     // a turn (AGENTS.md, a newly approved memory) count from the next one.
     const sources = readOnce(ctx.context.sources({ sessionId: ctx.state.sessionId, workspaceRoot: ctx.tools.workspaceRoot }))
