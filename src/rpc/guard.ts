@@ -13,6 +13,7 @@ export interface GuardOptions {
   readonly token: string
   /** Largest RPC request body accepted. */
   readonly maxBodyBytes: number
+  /** Where the RPC app is mounted, named in messages only: the guard never decides by path. */
   readonly rpcPath: string
 }
 
@@ -33,10 +34,19 @@ const withBody = (request: HttpServerRequest.HttpServerRequest, host: string, bo
   HttpServerRequest.fromWeb(new Request(`http://${host}${request.url}`, { method: request.method, headers: request.headers, body }))
 
 /**
+ * Only reads of the page's static files go without the token: a GET or HEAD, which the router
+ * never hands to the RPC app (it is mounted for POST only). Every other request, whatever its
+ * path and however the path is spelled (`/RPC`, `//rpc`, `/%72pc`, `/rpc/`), needs the token
+ * and is held to the body limit, so no spelling the router normalizes differently can reach
+ * the API unauthenticated.
+ */
+const isStaticRead = (method: string) => method === "GET" || method === "HEAD"
+
+/**
  * A local server that can run shell commands must not be reachable by any web page the
  * user visits: only our own Host (no DNS rebinding), only our own Origin (no cross-site
- * requests), and the bearer token on every RPC. Oversized or malformed bodies are answered
- * with a typed JSON error; the server keeps serving.
+ * requests), and the bearer token on every request but a static read. Oversized or malformed
+ * bodies are answered with a typed JSON error; the server keeps serving.
  */
 export const guard = (options: GuardOptions) => <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R | HttpServerRequest.HttpServerRequest> =>
   Effect.gen(function* () {
@@ -54,8 +64,7 @@ export const guard = (options: GuardOptions) => <E, R>(app: HttpApp.Default<E, R
     if (origin !== undefined && !options.allowedHosts.some((allowed) => origin === `http://${allowed}` || origin === `https://${allowed}`)) {
       return refuse(403, "ForbiddenOrigin", `cross-origin requests are refused (Origin: ${origin})`)
     }
-    const url = new URL(request.url, "http://localhost")
-    if (url.pathname !== options.rpcPath) return yield* app
+    if (isStaticRead(request.method)) return yield* app
 
     const authorization = Option.getOrElse(Headers.get(request.headers, "authorization"), () => "")
     const token = authorization.startsWith("Bearer ") ? authorization.slice("Bearer ".length).trim() : ""
