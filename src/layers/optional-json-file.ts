@@ -1,24 +1,28 @@
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { readFile } from "node:fs/promises"
 import { messageOf } from "../domain/cause-message.js"
+import { readBoundedSync } from "./bounded-file.js"
 
 /** Why a configuration file could not be used, in words, for a message that names the file. */
 export class JsonFileProblem extends Data.TaggedError("JsonFileProblem")<{ readonly problem: string }> {}
 
-const isMissing = (error: unknown) => typeof error === "object" && error !== null && "code" in error && error.code === "ENOENT"
-
-/** A text file that may not exist: `Option.none()` when it is missing; one that cannot be read is a problem. */
+/**
+ * A text file that may not exist: `Option.none()` when it is missing; one that cannot be read,
+ * is not a regular file or is over the cap (bounded-file.ts) is a problem.
+ */
 const readOptionalText = (file: string): Effect.Effect<Option.Option<string>, JsonFileProblem> =>
-  Effect.tryPromise({ try: () => readFile(file, "utf8"), catch: (error) => error }).pipe(
-    Effect.map((text): Option.Option<string> => Option.some(text)),
-    Effect.catchAll((error) =>
-      isMissing(error)
-        ? Effect.succeed(Option.none<string>())
-        : Effect.fail(new JsonFileProblem({ problem: `cannot be read (${messageOf(error)})` }))
-    )
-  )
+  Effect.suspend((): Effect.Effect<Option.Option<string>, JsonFileProblem> => {
+    const read = readBoundedSync(file)
+    switch (read._tag) {
+      case "missing":
+        return Effect.succeedNone
+      case "refused":
+        return Effect.fail(new JsonFileProblem({ problem: read.problem }))
+      case "text":
+        return Effect.succeed(Option.some(read.text))
+    }
+  })
 
 export const parseJson = (text: string): Effect.Effect<unknown, JsonFileProblem> =>
   Effect.try({

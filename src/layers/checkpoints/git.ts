@@ -2,6 +2,7 @@ import * as Command from "@effect/platform/Command"
 import type * as CommandExecutor from "@effect/platform/CommandExecutor"
 import type { PlatformError } from "@effect/platform/Error"
 import * as Chunk from "effect/Chunk"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import { join } from "node:path"
@@ -54,9 +55,14 @@ export const gitEnvironment = (gitDir: string, pathVariable: string | undefined)
   GIT_COMMITTER_EMAIL: "checkpoints@custom-agent.invalid"
 })
 
+/** See CheckpointsOptions.callTimeout. */
+export const DEFAULT_CALL_TIMEOUT: Duration.DurationInput = Duration.minutes(2)
+
 export interface GitTarget {
   /** The git executable. */
   readonly git: string
+  /** The longest one call may take; past it the call is stopped (its process killed) and fails. */
+  readonly callTimeout: Duration.DurationInput
   readonly gitDir: string
   readonly workspaceRoot: string
 }
@@ -75,27 +81,28 @@ export const gitRunner = (executor: CommandExecutor.CommandExecutor, target: Git
   }
   const settings = [...FIXED_SETTINGS, `core.excludesFile=${join(target.workspaceRoot, ".git", "info", "exclude")}`].flatMap((s) => ["-c", s])
   return (args, input) =>
-    run(executor, target.workspaceRoot, Command.make(target.git, ...settings, ...args).pipe(Command.env(environment, { extendEnv: false })), args, input)
+    run(executor, target, Command.make(target.git, ...settings, ...args).pipe(Command.env(environment, { extendEnv: false })), args, input)
 }
 
 /** A runner for `git init` of the repository itself (no GIT_DIR or work tree yet). */
 export const initRunner = (executor: CommandExecutor.CommandExecutor, target: GitTarget): RunGit => {
   const environment = gitEnvironment(target.gitDir, process.env["PATH"])
   return (args, input) =>
-    run(executor, target.workspaceRoot, Command.make(target.git, ...args).pipe(Command.env(environment, { extendEnv: false })), args, input)
+    run(executor, target, Command.make(target.git, ...args).pipe(Command.env(environment, { extendEnv: false })), args, input)
 }
 
 const collect = (stream: Stream.Stream<Uint8Array, PlatformError>) =>
   Effect.map(Stream.runCollect(stream), (chunks) => Buffer.concat(Chunk.toReadonlyArray(chunks)))
 
-/** One call, its process scoped: interruption kills it (and its process group). */
+/** One call, its process scoped: interruption (a cancel, the time limit) kills it (and its process group). */
 const run = (
   executor: CommandExecutor.CommandExecutor,
-  cwd: string,
+  target: GitTarget,
   command: Command.Command,
   args: ReadonlyArray<string>,
   input: Uint8Array | undefined
 ): Effect.Effect<Buffer, CheckpointError> => {
+  const cwd = target.workspaceRoot
   const what = `git ${args[0] ?? ""}`
   const cannotRun = (cause: PlatformError) => new CheckpointError({ workspaceRoot: cwd, message: `${what} could not run: ${cause.message}`, cause })
   const withInput = input === undefined ? command : Command.stdin(command, Stream.make(input))
@@ -109,6 +116,15 @@ const run = (
       if (exitCode === 0) return stdout
       const said = stderr.toString("utf8").trim().slice(0, 2000)
       return yield* new CheckpointError({ workspaceRoot: cwd, message: `${what} failed (exit ${exitCode})${said === "" ? "" : `: ${said}`}` })
+    })
+  ).pipe(
+    Effect.timeoutFail({
+      duration: target.callTimeout,
+      onTimeout: () =>
+        new CheckpointError({
+          workspaceRoot: cwd,
+          message: `${what} did not finish within ${Duration.format(Duration.decode(target.callTimeout))} and was stopped (something in the workspace, such as a fifo where git reads a .gitignore, may block it)`
+        })
     })
   )
 }

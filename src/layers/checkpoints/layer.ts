@@ -15,6 +15,7 @@ import { restore } from "./restore.js"
 import { forgetRead, snapshot } from "./snapshot.js"
 import { clearingStaleLock } from "./stale-lock.js"
 import { checkedTreeId, pathsBetween } from "./trees.js"
+import { DEFAULT_CALL_TIMEOUT } from "./git.js"
 import { DEFAULT_MAX_WATCHED_FOLDERS, watchWorkspace } from "./watch.js"
 import type { Head, LastRead, Workspace } from "./workspace.js"
 
@@ -36,6 +37,11 @@ export interface CheckpointsOptions {
   readonly watch?: boolean
   /** More folders than this and a workspace is read in full every time (default 4096). */
   readonly maxWatchedFolders?: number
+  /**
+   * The longest one git call may take (default two minutes): the workspace can make git wait
+   * forever (a fifo where it reads a `.gitignore`), and no turn may hang on the workspace.
+   */
+  readonly callTimeout?: Duration.DurationInput
 }
 
 /** The workspace's real path, so that two spellings of one folder share a repository and a lock. */
@@ -57,7 +63,7 @@ export const make = (options: CheckpointsOptions): Effect.Effect<CheckpointsShap
   Effect.gen(function* () {
     const executor = yield* CommandExecutor.CommandExecutor
     const caps = { maxFileBytes: options.maxFileBytes ?? DEFAULT_CAPS.maxFileBytes, maxSnapshotBytes: options.maxSnapshotBytes ?? DEFAULT_CAPS.maxSnapshotBytes }
-    const repositoryOptions = { dataDir: options.dataDir, git: options.git ?? "git" }
+    const repositoryOptions = { dataDir: options.dataDir, git: options.git ?? "git", callTimeout: options.callTimeout ?? DEFAULT_CALL_TIMEOUT }
     const watchOptions = { enabled: options.watch ?? true, maxFolders: options.maxWatchedFolders ?? DEFAULT_MAX_WATCHED_FOLDERS }
     const workspaces = yield* RcMap.make({
       lookup: (root: string) =>

@@ -1,3 +1,4 @@
+import type * as Duration from "effect/Duration"
 import type * as CommandExecutor from "@effect/platform/CommandExecutor"
 import * as Effect from "effect/Effect"
 import { createHash } from "node:crypto"
@@ -53,6 +54,7 @@ const attempt = <A>(workspaceRoot: string, doing: string, f: () => A) =>
 export interface RepositoryOptions {
   readonly dataDir: string
   readonly git: string
+  readonly callTimeout: Duration.DurationInput
 }
 
 /**
@@ -67,7 +69,7 @@ export const openRepository = (
 ): Effect.Effect<Repository, CheckpointError> =>
   Effect.gen(function* () {
     const gitDir = repositoryDir(options.dataDir, workspaceRoot)
-    const target = { git: options.git, gitDir, workspaceRoot }
+    const target = { git: options.git, gitDir, workspaceRoot, callTimeout: options.callTimeout }
     const fresh = yield* attempt(workspaceRoot, `cannot create ${dirname(gitDir)}`, () => {
       ensurePrivateDir(dirname(gitDir))
       return !existsSync(join(gitDir, "HEAD"))

@@ -1,6 +1,7 @@
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import type { FileHandle } from "node:fs/promises"
+import { constants } from "node:fs"
 import * as fs from "node:fs/promises"
 import { describeFsError, errnoCode } from "../tools/fs-errors.js"
 
@@ -22,16 +23,21 @@ export interface TextPrefix {
 
 /**
  * Reads at most `maxBytes` of a regular file as UTF-8, without loading the rest. Directories,
- * devices and pipes are refused before they are opened (a pipe would block the read).
+ * devices and pipes are refused before anything is read from them (a pipe would block).
  */
 export const readTextPrefix = (file: string, maxBytes: number): Effect.Effect<TextPrefix, TextFileError> =>
   Effect.gen(function* () {
-    const stat = yield* Effect.tryPromise({ try: () => fs.stat(file), catch: (error) => fsError(file, error) })
-    if (stat.isDirectory()) return yield* new TextFileError({ path: file, missing: false, message: `${file} is a directory, not a file` })
-    if (!stat.isFile()) return yield* new TextFileError({ path: file, missing: false, message: `${file} is not a regular file` })
     return yield* Effect.acquireUseRelease(
-      Effect.tryPromise({ try: () => fs.open(file, "r"), catch: (error) => fsError(file, error) }),
-      (handle) => readPrefix(handle, file, maxBytes, stat.size),
+      // Without blocking, and judged by what was opened: a fifo opens at once and is refused
+      // below; a check before the open could be answered by one file and the open by another.
+      Effect.tryPromise({ try: () => fs.open(file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY), catch: (error) => fsError(file, error) }),
+      (handle) =>
+        Effect.gen(function* () {
+          const stat = yield* Effect.tryPromise({ try: () => handle.stat(), catch: (error) => fsError(file, error) })
+          if (stat.isDirectory()) return yield* new TextFileError({ path: file, missing: false, message: `${file} is a directory, not a file` })
+          if (!stat.isFile()) return yield* new TextFileError({ path: file, missing: false, message: `${file} is not a regular file` })
+          return yield* readPrefix(handle, file, maxBytes, stat.size)
+        }),
       (handle) =>
         Effect.tryPromise(() => handle.close()).pipe(
           Effect.catchAll((error) => Effect.logWarning(`could not close ${file}`, error))

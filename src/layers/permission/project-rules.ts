@@ -1,15 +1,14 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { createHash } from "node:crypto"
-import { readFileSync, statSync } from "node:fs"
+import { statSync } from "node:fs"
 import { join } from "node:path"
 import * as Either from "effect/Either"
 import { type ConfiguredHook, describeHook, hooksOfSettings } from "../../domain/hooks.js"
 import type { PermissionRule } from "../../domain/permissions.js"
-import { messageOf } from "../../domain/cause-message.js"
 import { parseJson } from "../optional-json-file.js"
 import { networkSettingOf, projectSettingsFile } from "../sandbox/settings.js"
-import { errnoCode } from "../tools/fs-errors.js"
+import { readBoundedSync } from "../bounded-file.js"
 import { hookScriptPaths, hookScriptsDigest, hookScriptsStamp } from "./hook-scripts.js"
 import { decodeRules, PermissionsFileError } from "./rules-file.js"
 
@@ -57,14 +56,17 @@ const sha256 = (text: string) => createHash("sha256").update(text).digest("hex")
  * an edit), which must not wait on a thread-pool trip for a file that is usually absent.
  */
 const readText = (file: string): Effect.Effect<string | undefined, PermissionsFileError> =>
-  Effect.try({ try: () => readFileSync(file, "utf8"), catch: (error) => error }).pipe(
-    Effect.map((content): string | undefined => content),
-    Effect.catchAll((error) =>
-      errnoCode(error) === "ENOENT"
-        ? Effect.succeed(undefined)
-        : Effect.fail(new PermissionsFileError({ file, problem: `cannot be read (${messageOf(error)})` }))
-    )
-  )
+  Effect.suspend((): Effect.Effect<string | undefined, PermissionsFileError> => {
+    const read = readBoundedSync(file)
+    switch (read._tag) {
+      case "missing":
+        return Effect.succeed(undefined)
+      case "refused":
+        return Effect.fail(new PermissionsFileError({ file, problem: read.problem }))
+      case "text":
+        return Effect.succeed(read.text)
+    }
+  })
 
 /** Whether a project's settings open the sandbox's network; a malformed file opens nothing (the sandbox reports it). */
 const opensNetwork = (text: string | undefined): Effect.Effect<boolean> =>

@@ -1,3 +1,4 @@
+import { readBoundedSync } from "../bounded-file.js"
 import ignore, { type Ignore } from "ignore"
 import type { Dirent } from "node:fs"
 import * as fs from "node:fs/promises"
@@ -99,12 +100,10 @@ const ancestorScopes = async (workspaceRoot: string, base: string): Promise<Arra
 }
 
 const loadGitignore = async (dir: string): Promise<Ignore | undefined> => {
-  try {
-    return ignore().add(await fs.readFile(path.join(dir, ".gitignore"), "utf8"))
-  } catch {
-    // Usually there is none; an unreadable one cannot be honoured, and walking on beats refusing the listing.
-    return undefined
-  }
+  // Bounded: a planted fifo or a link to a device must not hang or flood the walk. Usually there
+  // is none; an unreadable one cannot be honoured, and walking on beats refusing the listing.
+  const read = readBoundedSync(path.join(dir, ".gitignore"))
+  return read._tag === "text" ? ignore().add(read.text) : undefined
 }
 
 /** Git's precedence: the deepest `.gitignore` with a rule for the path decides, its last matching rule wins. */

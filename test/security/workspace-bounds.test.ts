@@ -1,0 +1,100 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Exit } from "effect"
+import { execFileSync } from "node:child_process"
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { readOptionalJson } from "../../src/layers/optional-json-file.js"
+import { makeProjectRules } from "../../src/layers/permission/project-rules.js"
+import { PermissionsFileError } from "../../src/layers/permission/rules-file.js"
+import { newWalkStats, walkFiles } from "../../src/layers/tools/workspace-walk.js"
+import { checkpointsIn } from "../layers/checkpoints/support.js"
+import { tempDir } from "../support/mcp-fixtures.js"
+
+/**
+ * Issue 30, class 10 (first half) and class 7's `/dev/zero`: whatever a cloned repository
+ * plants where the agent reads configuration (a fifo, a link to a device, a huge file), no read
+ * hangs or exhausts memory, and no external process the agent waits on runs without a limit.
+ * Without the fix each read below blocks forever on the fifo or reads `/dev/zero` until memory
+ * runs out; the vitest timeout turns that into a failure.
+ */
+
+const linux = process.platform === "linux"
+
+const mkfifo = (path: string) => execFileSync("mkfifo", [path])
+
+/** Every way a workspace can make a configuration path something other than a small regular file. */
+const plants = (dir: string) => {
+  mkdirSync(dir, { recursive: true })
+  const fifo = join(dir, "fifo.json")
+  mkfifo(fifo)
+  const zero = join(dir, "zero.json")
+  symlinkSync("/dev/zero", zero)
+  const huge = join(dir, "huge.json")
+  writeFileSync(huge, `{"pad":"${"x".repeat(2 * 1024 * 1024)}"}`)
+  const folder = join(dir, "folder.json")
+  mkdirSync(folder)
+  return { fifo, zero, huge, folder }
+}
+
+describe("configuration reads are bounded", () => {
+  it.scopedLive.skipIf(!linux)("a settings file that is a fifo, a link to /dev/zero, a directory or over the cap is refused at once, with its reason", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir("bounds-")
+      const { fifo, zero, huge, folder } = plants(dir)
+      const problemOf = (file: string) =>
+        readOptionalJson(file).pipe(
+          Effect.flip,
+          Effect.map((problem) => problem.problem)
+        )
+      expect(yield* problemOf(fifo)).toContain("not a regular file (a fifo)")
+      expect(yield* problemOf(zero)).toContain("not a regular file (a device)")
+      expect(yield* problemOf(folder)).toContain("not a regular file (a directory)")
+      expect(yield* problemOf(huge)).toContain("larger than")
+    }), 10_000)
+
+  it.scopedLive.skipIf(!linux)("a project rules file that is a fifo or a link to /dev/zero fails closed instead of hanging the permission check", () =>
+    Effect.gen(function* () {
+      for (const plant of ["fifo", "zero"] as const) {
+        const ws = yield* tempDir("bounds-ws-")
+        mkdirSync(join(ws, ".custom-agent"))
+        const rules = join(ws, ".custom-agent", "permissions.json")
+        if (plant === "fifo") mkfifo(rules)
+        else symlinkSync("/dev/zero", rules)
+        const loaded = yield* makeProjectRules()(ws)
+        expect(loaded).toBeInstanceOf(PermissionsFileError)
+      }
+    }), 10_000)
+
+  it.scopedLive.skipIf(!linux)("a listing walks past a .gitignore that is a fifo or a link to /dev/zero", () =>
+    Effect.gen(function* () {
+      const ws = yield* tempDir("bounds-walk-")
+      mkdirSync(join(ws, "a"))
+      mkdirSync(join(ws, "b"))
+      writeFileSync(join(ws, "a", "x.txt"), "x")
+      writeFileSync(join(ws, "b", "y.txt"), "y")
+      mkfifo(join(ws, ".gitignore"))
+      symlinkSync("/dev/zero", join(ws, "b", ".gitignore"))
+      const seen = yield* Effect.promise(async () => {
+        const found: Array<string> = []
+        const walk = walkFiles(ws, ws, { signal: new AbortController().signal, maxEntries: 1000, stats: newWalkStats() })
+        for await (const file of walk) found.push(file.absolute.slice(ws.length + 1))
+        return found
+      })
+      expect(seen).toEqual(expect.arrayContaining(["a/x.txt", "b/y.txt"]))
+    }), 10_000)
+})
+
+describe("git that the agent runs on the host has a time limit", () => {
+  it.scopedLive.skipIf(!linux)("a checkpoint over a workspace whose .gitignore is a fifo fails with a clear error instead of blocking the turn", () =>
+    Effect.gen(function* () {
+      const home = yield* tempDir("bounds-git-")
+      const ws = join(home, "ws")
+      mkdirSync(ws)
+      writeFileSync(join(ws, "a.txt"), "a")
+      mkfifo(join(ws, ".gitignore"))
+      const checkpoints = yield* checkpointsIn(join(home, "data"), { callTimeout: "2 seconds", watch: false })
+      const exit = yield* Effect.exit(checkpoints.snapshot(ws))
+      // Either git refused the fifo on its own (a snapshot) or the limit stopped it; it never hangs.
+      if (Exit.isFailure(exit)) expect(String(exit.cause)).toMatch(/did not finish within|failed/)
+    }), 20_000)
+})
