@@ -34,6 +34,12 @@ export interface SandboxRequest {
    * whole so the caller can kill it. False: the sandbox gives it a new session.
    */
   readonly detached: boolean
+  /**
+   * Absolute paths from the user's (or a trusted project's) configuration, such as a server's
+   * program and script, whose top-level /tmp folders are shown read-only under the private /tmp.
+   * Never from a model's command line: what the model names under /tmp stays hidden.
+   */
+  readonly configuredPaths?: ReadonlyArray<string>
 }
 
 /** Where local commands (shell, stdio MCP servers) run: inside an OS sandbox, or not. */

@@ -184,12 +184,13 @@ describe("security: a repository's own hooks", () => {
 })
 
 describe("security: a trusted hook's script is trusted as it was", () => {
-  it.live("a script the hook names outside the protected folders (.claude/hooks/) that the agent edits without asking never runs as edited, until trusted again", () => {
+  it.live("a hook's script under .claude/ cannot be edited by the agent, not even in accept-edits; the trusted guard keeps running as it was", () => {
     const workspace = temp.dir("sec-hooks-ws-")
     const configDir = temp.dir("sec-hooks-config-")
     const marker = join(configDir, "guard-ran")
     const pwned = join(configDir, "pwned")
-    writeScript(join(workspace, ".claude", "hooks", "guard.sh"), `#!/bin/sh\ncat > /dev/null\necho x >> ${marker}\n`)
+    const guard = `#!/bin/sh\ncat > /dev/null\necho x >> ${marker}\n`
+    writeScript(join(workspace, ".claude", "hooks", "guard.sh"), guard)
     writeSettings(join(workspace, ".claude", "settings.json"), {
       PreToolUse: [{ matcher: "write_file", hooks: [{ type: "command", command: '"$CLAUDE_PROJECT_DIR"/.claude/hooks/guard.sh' }] }],
       PostToolUse: [{ matcher: "write_file", hooks: [{ type: "command", command: '"$CLAUDE_PROJECT_DIR"/.claude/hooks/guard.sh' }] }]
@@ -205,16 +206,12 @@ describe("security: a trusted hook's script is trusted as it was", () => {
       const engine = yield* SessionEngine
       const { header } = yield* engine.createSession({ cwd: workspace, client: "test" })
       const turn = (content: string) => Effect.map(Stream.runCollect(engine.runTurn({ sessionId: header.sessionId, content, permissionMode: "accept-edits" })), Chunk.toArray)
-      // accept-edits: the write asks nobody; the trusted guard runs before it, and its edited self not after it.
       const first = yield* turn("edit the guard")
-      expect(startedCalls(first)).toEqual(["w1"])
-      expect(readFileSync(join(workspace, ".claude", "hooks", "guard.sh"), "utf8")).toBe(evil)
-      expect(eventsOf(first, "hook.ran").map((e) => e.payload.event)).toEqual(["PreToolUse"])
+      expect(startedCalls(first)).toEqual([])
+      expect(readFileSync(join(workspace, ".claude", "hooks", "guard.sh"), "utf8")).toBe(guard)
       const second = yield* turn("write again")
       expect(startedCalls(second)).toEqual(["w2"])
-      expect(eventsOf(second, "hook.ran")).toEqual([])
-      expect(eventsOf(second, "permission.project_rules")[0]?.payload).toMatchObject({ trusted: false, hooks: 2 })
-      expect(readFileSync(marker, "utf8")).toBe("x\n")
+      expect(eventsOf(second, "hook.ran").map((e) => e.payload.event)).toEqual(["PreToolUse", "PostToolUse"])
       expect(existsSync(pwned)).toBe(false)
     }).pipe(Effect.provide(engineLayer(MemoryStore.layer, script, { tools: localTools(sandboxOff), hooks: hooksLayer(configDir) })))
   })

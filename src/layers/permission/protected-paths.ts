@@ -5,8 +5,8 @@ import type { CallPaths } from "./rule-set.js"
 
 /**
  * Paths no rule or remembered answer may open: the agent's own configuration in the
- * workspace (`.custom-agent/`), Claude Code's project settings (their hooks run, once trusted,
- * and an edit would switch a trusted guard hook off) and the repository's `.git/` (hooks and
+ * workspace (`.custom-agent/`), Claude Code's project folder (its settings' hooks run, once
+ * trusted, with the scripts beside them, and an edit would switch a trusted guard hook off) and the repository's `.git/` (hooks and
  * config run code later) for anything but reads, and the user's config and data directories
  * for any access.
  * Returns the first protected path a call touches, as the person will see it.
@@ -18,7 +18,9 @@ export const protectedPathOf = (
   privateDirectories: ReadonlyArray<string>
 ): string | undefined => {
   const guarded = [
-    ...(risk === "read" ? [] : [join(workspaceRoot, ".custom-agent"), join(workspaceRoot, ".claude", "settings.json"), join(workspaceRoot, ".git")]),
+    // Judged where the kernel resolves them too: a `.claude` or `.custom-agent` that is a link
+    // protects its target, so a write through another name for it is still refused.
+    ...(risk === "read" ? [] : [".custom-agent", ".claude", ".git"].flatMap((name) => [join(workspaceRoot, name), realLocation(join(workspaceRoot, name))])),
     ...privateDirectories.flatMap((dir) => [dir, realLocation(dir)])
   ]
   for (const p of [...paths.lexical, ...paths.real]) {

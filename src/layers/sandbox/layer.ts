@@ -1,17 +1,28 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import type * as Scope from "effect/Scope"
-import { realpath } from "node:fs/promises"
-import { platform } from "node:os"
+import * as Scope from "effect/Scope"
+import { mkdtemp, realpath, rm, writeFile } from "node:fs/promises"
+import { homedir, platform, tmpdir } from "node:os"
+import { join } from "node:path"
 import type { SandboxProfile } from "../../domain/sandbox.js"
 import { type Argv, Sandbox, SandboxError, type SandboxShape, SandboxUnavailable } from "../../services/Sandbox.js"
 import { bwrapArguments, hiddenByTmp } from "./arguments.js"
 import { type Availability, detect, socketDirectories } from "./detect.js"
 import { sandboxOff, unsandboxed } from "./off.js"
 import * as Placeholders from "./placeholders.js"
+import { hiddenPaths } from "./hidden-paths.js"
 import { planMounts, protectedPaths } from "./protected-paths.js"
-import { projectNetworkSetting, readNetworkSetting, type SandboxMode, type SandboxSettingsError, userSettingsFile } from "./settings.js"
+import { unixSocketFilter } from "./seccomp.js"
+import {
+  projectNetworkSetting,
+  readNetworkSetting,
+  readUserSandboxSettings,
+  type SandboxMode,
+  type SandboxSettingsError,
+  type UserSandboxSettings,
+  userSettingsFile
+} from "./settings.js"
 
 export interface SandboxOptions {
   readonly mode: SandboxMode
@@ -31,6 +42,34 @@ export interface SandboxOptions {
 }
 
 const UNAVAILABLE: SandboxProfile = { _tag: "none", reason: "unavailable" }
+
+/** The descriptor bubblewrap reads the seccomp filter from; `sh` opens the filter's file on it. */
+const SECCOMP_FD = 9
+
+/**
+ * The seccomp filter, written once into a private folder of its own (removed with the layer's
+ * scope) for `sh` to open for bubblewrap; undefined where this architecture has none or the
+ * user allowed sockets.
+ */
+const filterFile = (settings: UserSandboxSettings): Effect.Effect<string | undefined, SandboxError, Scope.Scope> => {
+  const filter = unixSocketFilter()
+  if (filter === undefined || settings.allowUnixSockets) return Effect.succeed(undefined)
+  return Effect.acquireRelease(
+    Effect.tryPromise({
+      try: async () => {
+        const dir = await mkdtemp(join(tmpdir(), "custom-agent-seccomp-"))
+        await writeFile(join(dir, "no-unix-sockets.bpf"), filter, { mode: 0o400 })
+        return dir
+      },
+      catch: (error) => new SandboxError({ message: `cannot write the sandbox's seccomp filter: ${String(error)}` })
+    }),
+    (dir) => Effect.promise(() => rm(dir, { recursive: true, force: true }))
+  ).pipe(Effect.map((dir) => join(dir, "no-unix-sockets.bpf")))
+}
+
+/** `sh` opens the filter on SECCOMP_FD and becomes bubblewrap (argv passed through untouched). */
+const withFilter = (file: string | undefined, argv: Argv): Argv =>
+  file === undefined ? argv : ["/bin/sh", "-c", `exec ${SECCOMP_FD}<"$0" && exec "$@"`, file, ...argv]
 
 /** The network setting of one file; a file we cannot use is said once and counts as saying nothing. */
 const settingOrWarn = (read: Effect.Effect<Option.Option<boolean>, SandboxSettingsError>) =>
@@ -59,6 +98,15 @@ export const make = (options: SandboxOptions): Effect.Effect<SandboxShape, Sandb
       yield* Effect.forkScoped(availability)
     }
     const userNetwork = yield* Effect.cached(settingOrWarn(readNetworkSetting(userSettingsFile(options.configDir))))
+    const userSettings = yield* Effect.cached(
+      readUserSandboxSettings(userSettingsFile(options.configDir)).pipe(
+        Effect.catchAll((error) =>
+          Effect.as(Effect.logWarning(`sandbox settings ignored (defaults kept): ${error.message}`), { hide: [], reveal: [], allowUnixSockets: false })
+        )
+      )
+    )
+    const layerScope = yield* Effect.scope
+    const filter = yield* Effect.cached(Effect.flatMap(userSettings, (settings) => Scope.extend(filterFile(settings), layerScope)))
     const socketDirs = yield* Effect.cached(socketDirectories())
     const placeholders = yield* Placeholders.make
     const projectNetwork = options.projectNetwork ?? projectNetworkSetting
@@ -82,6 +130,9 @@ export const make = (options: SandboxOptions): Effect.Effect<SandboxShape, Sandb
         })
         const plan = yield* Effect.flatMap(protectedPaths(workspaceRoot, options.configDir, options.dataDir), (paths) => planMounts(workspaceRoot, paths))
         yield* placeholders.hold(plan.inside)
+        const settings = yield* userSettings
+        const home = (options.env ?? process.env)["HOME"] ?? homedir()
+        const filterPath = yield* filter
         const args = bwrapArguments({
           network: request.profile.network,
           newSession: !request.detached,
@@ -89,10 +140,11 @@ export const make = (options: SandboxOptions): Effect.Effect<SandboxShape, Sandb
           cwd: request.cwd,
           mounts: plan.mounts,
           socketDirs: yield* socketDirs,
-          visible: hiddenByTmp([...request.argv, request.cwd])
+          visible: hiddenByTmp(request.configuredPaths ?? []),
+          hidden: yield* hiddenPaths({ home, configDir: options.configDir, dataDir: options.dataDir, settings }),
+          seccompFd: filterPath === undefined ? undefined : SECCOMP_FD
         })
-        const argv: Argv = [found.bwrapPath, ...args, ...request.argv]
-        return argv
+        return withFilter(filterPath, [found.bwrapPath, ...args, ...request.argv])
       })
 
     return Sandbox.of({ profile, wrap })

@@ -1,6 +1,6 @@
 import * as Effect from "effect/Effect"
 import type { Stats } from "node:fs"
-import { lstat, readlink } from "node:fs/promises"
+import { lstat, readlink, realpath, stat } from "node:fs/promises"
 import { dirname, join, relative, resolve, sep } from "node:path"
 import { SandboxError } from "../../services/Sandbox.js"
 import { errnoCode } from "../tools/fs-errors.js"
@@ -25,33 +25,46 @@ const lstatOrUndefined = (path: string): Effect.Effect<Stats | undefined, Sandbo
     )
   )
 
+/** Where a link leads, when that is a directory. */
+const realOrUndefined = (path: string): Effect.Effect<string | undefined> =>
+  Effect.promise(() =>
+    realpath(path).then(
+      async (real) => ((await stat(real)).isDirectory() ? real : undefined),
+      () => undefined
+    )
+  )
+
 /**
  * What sandboxed commands must not change: the project's `.custom-agent/`, Claude Code's
- * project settings where they exist (their hooks run once trusted; an edit would switch a
- * trusted guard hook off), git's hooks and config (or a `.git` file, which says where the
- * repository is, or `.git` itself where there is none), and the agent's own configuration and
- * data directories.
+ * project folder where it exists (its hooks and their scripts run once trusted; an edit would
+ * switch a trusted guard hook off), the whole top-level `.git` (or a `.git` file, which says where the
+ * repository is), and the agent's own configuration and data directories.
  */
 export const protectedPaths = (workspaceRoot: string, configDir: string, dataDir: string): Effect.Effect<ReadonlyArray<ProtectedPath>, SandboxError> =>
   Effect.gen(function* () {
     const git = join(workspaceRoot, ".git")
     const gitStat = yield* lstatOrUndefined(git)
+    // The whole repository, not only its hooks and config: `commondir`, `index` (a gitlink to a
+    // planted nested repository), `info/`, refs and objects all steer what the user's next git
+    // command runs. No repository: an empty, read-only .git keeps a command from making one.
+    // Its hooks and config also by name: a link there into the writable workspace cannot be held
+    // (an error, see resolveHeld), where the read-only .git alone would keep the link and not
+    // what it leads to.
     const gitPaths: ReadonlyArray<ProtectedPath> =
-      gitStat === undefined
-        ? // No repository: an empty, read-only .git keeps a command from making one (hooks and all) that git would run later.
-          [{ path: git, kind: "directory" }]
-        : gitStat.isFile()
-          ? [{ path: git, kind: "file" }]
-          : [
-              { path: join(git, "hooks"), kind: "directory" },
-              { path: join(git, "config"), kind: "file" }
-            ]
-    // Only a real file in a real folder: a missing one is created by nobody here (a command that
-    // creates it makes the project untrusted), and a linked `.claude` is the user's own setup.
-    const claudeDir = yield* lstatOrUndefined(join(workspaceRoot, ".claude"))
-    const claudeSettings = claudeDir?.isDirectory() === true ? yield* lstatOrUndefined(join(workspaceRoot, ".claude", "settings.json")) : undefined
-    const claudePaths: ReadonlyArray<ProtectedPath> =
-      claudeSettings?.isFile() === true ? [{ path: join(workspaceRoot, ".claude", "settings.json"), kind: "file" }] : []
+      gitStat?.isDirectory() === true
+        ? [
+            { path: git, kind: "directory" },
+            { path: join(git, "hooks"), kind: "directory" },
+            { path: join(git, "config"), kind: "file" }
+          ]
+        : [{ path: git, kind: gitStat?.isFile() === true ? "file" : "directory" }]
+    // Claude Code's whole folder (settings, the hook scripts they run and what those load), and
+    // where a link to it leads: its target is what the hooks are read from. A missing one is
+    // created by nobody here; a command that creates it makes the project untrusted.
+    const claude = join(workspaceRoot, ".claude")
+    const claudeStat = yield* lstatOrUndefined(claude)
+    const claudeTarget = claudeStat?.isSymbolicLink() === true ? yield* realOrUndefined(claude) : claudeStat?.isDirectory() === true ? claude : undefined
+    const claudePaths: ReadonlyArray<ProtectedPath> = claudeTarget === undefined ? [] : [{ path: claudeTarget, kind: "directory" }]
     return [
       { path: join(workspaceRoot, ".custom-agent"), kind: "directory" },
       ...claudePaths,

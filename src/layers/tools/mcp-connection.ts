@@ -118,7 +118,14 @@ const makeTransport = (
       }
       const wrapped = yield* Effect.either(
         // Not detached (the SDK spawns it): the sandbox gives it a session of its own, away from our terminal.
-        sandbox.wrap({ argv: [config.command, ...config.args], cwd: cwd ?? workspaceRoot, workspaceRoot, profile, detached: false })
+        sandbox.wrap({
+          argv: [config.command, ...config.args],
+          cwd: cwd ?? workspaceRoot,
+          workspaceRoot,
+          profile,
+          detached: false,
+          configuredPaths: [config.command, ...config.args, ...(cwd === undefined ? [] : [cwd])]
+        })
       )
       if (wrapped._tag === "Left") return `cannot start it in the sandbox: ${wrapped.left.message}`
       const [command, ...args] = wrapped.right

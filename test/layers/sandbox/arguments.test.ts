@@ -8,7 +8,9 @@ const command: BwrapCommand = {
   cwd: "/home/u/ws/sub",
   mounts: { pinned: ["/home/u/ws/.git"], readOnly: ["/home/u/ws/.custom-agent", "/home/u/ws/.git/hooks"] },
   socketDirs: ["/run"],
-  visible: []
+  visible: [],
+  hidden: [],
+  seccompFd: undefined
 }
 
 /** The flag pairs and triples in order, as `flag a b` strings, to compare mount order at a glance. */
@@ -57,5 +59,38 @@ describe("bubblewrap's command line", () => {
     ])
     const args = bwrapArguments({ ...command, workspaceRoot: "/tmp/repo/ws", cwd: "/tmp/repo/ws", visible: ["/tmp/repo"] })
     expect(mounts(args).slice(3, 7)).toEqual(["--tmpfs /tmp", "--tmpfs /run", "--ro-bind-try /tmp/repo /tmp/repo", "--bind /tmp/repo/ws /tmp/repo/ws"])
+  })
+
+  it("hides a folder holding the workspace before binding it, every other hidden path after the protected binds, read-only", () => {
+    const args = bwrapArguments({
+      ...command,
+      hidden: [
+        { path: "/home/u", kind: "directory" },
+        { path: "/home/u/ws", kind: "directory" },
+        { path: "/home/u/ws/data", kind: "directory" },
+        { path: "/home/u/.netrc", kind: "file" }
+      ]
+    })
+    expect(mounts(args)).toEqual([
+      "--ro-bind / /",
+      "--dev /dev",
+      "--proc /proc",
+      "--tmpfs /tmp",
+      "--tmpfs /run",
+      "--tmpfs /home/u",
+      "--bind /home/u/ws /home/u/ws",
+      "--bind /home/u/ws/.git /home/u/ws/.git",
+      "--ro-bind /home/u/ws/.custom-agent /home/u/ws/.custom-agent",
+      "--ro-bind /home/u/ws/.git/hooks /home/u/ws/.git/hooks",
+      "--tmpfs /home/u/ws/data",
+      "--ro-bind /dev/null /home/u/.netrc"
+    ])
+    expect(args.filter((arg) => arg === "--remount-ro")).toHaveLength(2)
+  })
+
+  it("reads a seccomp filter from the descriptor it is given, and only then", () => {
+    expect(bwrapArguments(command)).not.toContain("--seccomp")
+    const args = bwrapArguments({ ...command, seccompFd: 9 })
+    expect(args.slice(args.indexOf("--seccomp"), args.indexOf("--seccomp") + 2)).toEqual(["--seccomp", "9"])
   })
 })

@@ -11,7 +11,7 @@ const plan = (workspace: string, configDir: string, dataDir: string) =>
   Effect.flatMap(protectedPaths(workspace, configDir, dataDir), (paths) => planMounts(workspace, paths))
 
 describe("what the sandbox holds read-only inside the workspace", () => {
-  it.scoped("a repository: .git pinned, .custom-agent/ and git's hooks and config read-only; outside directories need nothing", () =>
+  it.scoped("a repository: the whole .git read-only (its hooks and config named too), and .custom-agent/; outside directories need nothing", () =>
     Effect.gen(function* () {
       const ws = yield* tempDir("protected-")
       mkdirSync(join(ws, ".git"))
@@ -19,7 +19,7 @@ describe("what the sandbox holds read-only inside the workspace", () => {
       const { mounts } = yield* plan(ws, "/nonexistent/config", "/var/lib/elsewhere/data")
       expect(mounts).toEqual({
         pinned: [join(ws, ".git")],
-        readOnly: [join(ws, ".custom-agent"), join(ws, ".git/config"), join(ws, ".git/hooks")]
+        readOnly: [join(ws, ".custom-agent"), join(ws, ".git"), join(ws, ".git/config"), join(ws, ".git/hooks")]
       })
     }))
 
@@ -32,23 +32,20 @@ describe("what the sandbox holds read-only inside the workspace", () => {
       expect((yield* plan(worktree, "/c", "/d")).mounts.readOnly).toEqual([join(worktree, ".custom-agent"), join(worktree, ".git")])
     }))
 
-  it.scoped("Claude Code's project settings, where they exist as a file in a real .claude folder: read-only, .claude pinned", () =>
+  it.scoped("Claude Code's whole project folder where it exists, read-only; a linked one where it leads", () =>
     Effect.gen(function* () {
       const ws = yield* tempDir("protected-")
-      mkdirSync(join(ws, ".claude"))
-      // A .claude folder without settings holds nothing to protect: nothing is created for it.
+      // No .claude folder: nothing is created for it.
       expect((yield* plan(ws, "/c", "/d")).mounts).toEqual({ pinned: [], readOnly: [join(ws, ".custom-agent"), join(ws, ".git")] })
-      writeFileSync(join(ws, ".claude/settings.json"), "{}")
-      expect((yield* plan(ws, "/c", "/d")).mounts).toEqual({
-        pinned: [join(ws, ".claude")],
-        readOnly: [join(ws, ".custom-agent"), join(ws, ".git"), join(ws, ".claude/settings.json")]
-      })
-      // A linked .claude is the user's own setup: not held (the permission layer still asks for writes into it).
+      mkdirSync(join(ws, ".claude"))
+      expect((yield* plan(ws, "/c", "/d")).mounts).toEqual({ pinned: [], readOnly: [join(ws, ".claude"), join(ws, ".custom-agent"), join(ws, ".git")] })
+      // A linked .claude: its target holds the settings and scripts the hooks run, so the target is held.
       const linked = yield* tempDir("protected-")
-      const elsewhere = yield* tempDir("protected-claude-")
-      writeFileSync(join(elsewhere, "settings.json"), "{}")
-      symlinkSync(elsewhere, join(linked, ".claude"))
-      expect((yield* plan(linked, "/c", "/d")).mounts.readOnly).toEqual([join(linked, ".custom-agent"), join(linked, ".git")])
+      mkdirSync(join(linked, "config/claude"), { recursive: true })
+      symlinkSync(join(linked, "config/claude"), join(linked, ".claude"))
+      const held = yield* plan(linked, "/c", "/d")
+      expect(held.mounts.readOnly).toContain(join(linked, "config/claude"))
+      expect(held.mounts.pinned).toEqual([join(linked, "config")])
     }))
 
   it.scoped("config and data directories inside the workspace: read-only, and every directory above them pinned", () =>

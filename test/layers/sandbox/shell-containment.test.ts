@@ -102,7 +102,7 @@ describe.skipIf(!bwrapInstalled)(sandboxSuite("the shell in the sandbox, every c
       expect(existsSync(join(dirs.workspace, ".git"))).toBe(false)
     }).pipe(Effect.scoped))
 
-  it.live("cannot change .git/hooks or .git/config, nor swap .git for a repository of its own; git itself still commits", () =>
+  it.live("cannot change anything in .git (hooks, config, commondir, the index), nor swap .git for a repository of its own", () =>
     Effect.gen(function* () {
       const { dirs, sandbox } = yield* setup()
       const config = readFileSync(join(dirs.workspace, ".git/config"), "utf8")
@@ -119,8 +119,12 @@ describe.skipIf(!bwrapInstalled)(sandboxSuite("the shell in the sandbox, every c
       expect(readFileSync(join(dirs.workspace, ".git/config"), "utf8")).toBe(config)
       expect(existsSync(join(dirs.workspace, ".git-old"))).toBe(false)
 
-      const commit = yield* sh(sandbox, dirs, "echo hi > f && git add f && git -c user.name=t -c user.email=t@t commit -qm one && git log --oneline | wc -l")
-      expect(commit).toMatchObject({ isError: false, output: "1\n\n[exit code 0]" })
+      // What steers the user's next git command on the host: another repository through
+      // `commondir`, a gitlink to a planted nested repository through the index.
+      const planted = yield* sh(sandbox, dirs, "echo ../../elsewhere > .git/commondir; mkdir -p sub && git -C sub init -q && echo hi > f && git add f sub")
+      expect(planted.isError).toBe(true)
+      expect(existsSync(join(dirs.workspace, ".git/commondir"))).toBe(false)
+      expect(existsSync(join(dirs.workspace, ".git/index"))).toBe(false)
     }).pipe(Effect.scoped))
 
   it.live("a .git file (a worktree's) cannot be pointed at another repository", () =>
