@@ -1,5 +1,6 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import { rememberTool } from "../layers/memory/remember-tool.js"
 import * as SkillFolders from "../layers/skills/folders.js"
 import * as LazyMcp from "../layers/tools/mcp-lazy.js"
@@ -11,16 +12,23 @@ import * as SandboxLayer from "../layers/sandbox/layer.js"
 import type { SandboxMode } from "../layers/sandbox/settings.js"
 import { McpHub } from "../services/McpHub.js"
 import { Sandbox } from "../services/Sandbox.js"
+import { SubprocessEnvironment } from "../services/SubprocessEnvironment.js"
+import { FIXED_ONLY } from "../layers/subprocess-env.js"
 import { Skills } from "../services/Skills.js"
 import { PermissionEngine } from "../services/PermissionEngine.js"
 import { ToolRouter } from "../services/ToolRouter.js"
 import { trustedProjectNetwork } from "./project-network.js"
 
+/** What the user lets children inherit, when the composition provides it; else only the fixed allowlist. */
+const environmentPolicy = Effect.map(Effect.serviceOption(SubprocessEnvironment), Option.getOrElse(() => FIXED_ONLY))
+
 /** The MCP hub; the MCP SDK loads only once a session has servers to run. Stdio servers run in the sandbox. */
 export const mcpLayer = (userConfigDir: string, clientVersion: string): Layer.Layer<McpHub, never, Sandbox> =>
   Layer.scoped(
     McpHub,
-    Effect.flatMap(Sandbox, (sandbox) => LazyMcp.make({ userConfigDir, clientVersion, sandbox }))
+    Effect.flatMap(Effect.all([Sandbox, environmentPolicy]), ([sandbox, environment]) =>
+      LazyMcp.make({ userConfigDir, clientVersion, sandbox, environment })
+    )
   )
 
 /** Every tool a session can call, from every source, behind one router: local tools, skills, MCP servers. */
@@ -30,7 +38,8 @@ export const routerLayer: Layer.Layer<ToolRouter, never, McpHub | Skills | Sandb
     const hub = yield* McpHub
     const skills = yield* Skills
     const sandbox = yield* Sandbox
-    return Router.make([Router.staticSource("local", [...localTools(sandbox), rememberTool, todoWriteTool]), skillsToolSource(skills), hub.source])
+    const environment = yield* environmentPolicy
+    return Router.make([Router.staticSource("local", [...localTools(sandbox, environment), rememberTool, todoWriteTool]), skillsToolSource(skills), hub.source])
   })
 )
 

@@ -6,9 +6,11 @@ import * as Layer from "effect/Layer"
 import * as Scope from "effect/Scope"
 import { McpError, McpHub, type McpHubShape, type McpNotice, type McpServerConfig } from "../../services/McpHub.js"
 import type { SandboxShape } from "../../services/Sandbox.js"
+import type { EnvironmentPolicy } from "../../services/SubprocessEnvironment.js"
 import type { ToolSource } from "../../services/ToolRouter.js"
 import { type ConfiguredServer, configFiles, mergeServers, readConfigFile } from "./mcp-config.js"
 import { type Connection, connect } from "./mcp-connection.js"
+import { FIXED_ONLY } from "../subprocess-env.js"
 
 export interface McpHubOptions {
   /** The user's configuration directory, holding `mcp.json`. */
@@ -23,6 +25,8 @@ export interface McpHubOptions {
   readonly env?: NodeJS.ProcessEnv
   /** Where stdio servers run, with the session's directory as their workspace (HTTP servers are remote: not sandboxed). */
   readonly sandbox: SandboxShape
+  /** What stdio servers inherit of our environment besides their entry's `env`; default: only the fixed allowlist. */
+  readonly environment?: EnvironmentPolicy
 }
 
 export const DEFAULT_STARTUP_TIMEOUT_MS = 30_000
@@ -94,6 +98,7 @@ export const make = (options: McpHubOptions): Effect.Effect<McpHubShape, never, 
               toolTimeoutMs: options.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
               clientVersion: options.clientVersion ?? "0.0.0",
               sandbox: options.sandbox,
+              environment: options.environment ?? FIXED_ONLY,
               notify: (notice) => entry.notices.push(notice)
             }).pipe(Scope.extend(scope)),
           { concurrency: "unbounded" }
