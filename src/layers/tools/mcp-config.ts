@@ -23,8 +23,8 @@ import { readOptionalJson } from "../optional-json-file.js"
  * works. In `env` and `headers` values, `${VAR}` is replaced by the environment variable VAR
  * of this process and `${VAR:-fallback}` falls back when VAR is unset or empty; a server
  * that names an unset variable without a fallback does not start (its status says which).
- * A stdio server does not inherit our whole environment: it gets HOME, LOGNAME, PATH, SHELL,
- * TERM and USER (the SDK's safe default) plus its `env`, so pass secrets there by reference.
+ * A stdio server does not inherit our whole environment: it gets the allowlisted variables
+ * (subprocess-env.ts) plus its `env`, so pass secrets there by reference.
  */
 
 export class McpConfigError extends Schema.TaggedError<McpConfigError>()("McpConfigError", {
