@@ -19,15 +19,15 @@ import { PermissionEngine } from "../services/PermissionEngine.js"
 import { ToolRouter } from "../services/ToolRouter.js"
 import { trustedProjectNetwork } from "./project-network.js"
 
-/** What the user lets children inherit, when the composition provides it; else only the fixed allowlist. */
-const environmentPolicy = Effect.map(Effect.serviceOption(SubprocessEnvironment), Option.getOrElse(() => FIXED_ONLY))
-
-/** The MCP hub; the MCP SDK loads only once a session has servers to run. Stdio servers run in the sandbox. */
+/**
+ * The MCP hub; the MCP SDK loads only once a session has servers to run. Stdio servers run in
+ * the sandbox and inherit what the SubprocessEnvironment passes (else what the user's settings.json does).
+ */
 export const mcpLayer = (userConfigDir: string, clientVersion: string): Layer.Layer<McpHub, never, Sandbox> =>
   Layer.scoped(
     McpHub,
-    Effect.flatMap(Effect.all([Sandbox, environmentPolicy]), ([sandbox, environment]) =>
-      LazyMcp.make({ userConfigDir, clientVersion, sandbox, environment })
+    Effect.flatMap(Effect.all([Sandbox, Effect.serviceOption(SubprocessEnvironment)]), ([sandbox, environment]) =>
+      LazyMcp.make({ userConfigDir, clientVersion, sandbox, ...Option.match(environment, { onNone: () => ({}), onSome: (policy) => ({ environment: policy }) }) })
     )
   )
 
@@ -38,7 +38,8 @@ export const routerLayer: Layer.Layer<ToolRouter, never, McpHub | Skills | Sandb
     const hub = yield* McpHub
     const skills = yield* Skills
     const sandbox = yield* Sandbox
-    const environment = yield* environmentPolicy
+    // Without a SubprocessEnvironment (a listing of tools, which runs none), only the fixed allowlist.
+    const environment = Option.getOrElse(yield* Effect.serviceOption(SubprocessEnvironment), () => FIXED_ONLY)
     return Router.make([Router.staticSource("local", [...localTools(sandbox, environment), rememberTool, todoWriteTool]), skillsToolSource(skills), hub.source])
   })
 )

@@ -7,6 +7,7 @@ import { Hooks, type HookListing, type HooksShape, type ListedHook } from "../..
 import { PermissionEngine, type PermissionEngineShape } from "../../services/PermissionEngine.js"
 import { Sandbox, type SandboxShape } from "../../services/Sandbox.js"
 import { type EnvironmentPolicy, SubprocessEnvironment } from "../../services/SubprocessEnvironment.js"
+import { readUserEnvironmentPolicy } from "../subprocess-env-settings.js"
 import { FIXED_ONLY } from "../subprocess-env.js"
 import { claudeSettingsFile } from "../permission/project-rules.js"
 import { projectSettingsFile } from "../sandbox/settings.js"
@@ -99,11 +100,13 @@ export const make = (
   return Hooks.of({ run, list })
 }
 
-/** Hooks inherit what the user's SubprocessEnvironment passes, when one is provided; else only the fixed allowlist. */
+/** Hooks inherit what the SubprocessEnvironment passes, when one is provided; else what `settings.json` in `configDir` passes. */
 export const layer = (options: HooksOptions): Layer.Layer<Hooks, never, Sandbox | PermissionEngine> =>
   Layer.effect(
     Hooks,
-    Effect.map(Effect.all([Sandbox, PermissionEngine, Effect.serviceOption(SubprocessEnvironment)]), ([sandbox, permissions, environment]) =>
-      make(options, sandbox, permissions, Option.getOrElse(environment, () => FIXED_ONLY))
-    )
+    Effect.gen(function* () {
+      const [sandbox, permissions, provided] = yield* Effect.all([Sandbox, PermissionEngine, Effect.serviceOption(SubprocessEnvironment)])
+      const environment = Option.isSome(provided) ? provided.value : yield* readUserEnvironmentPolicy(options.configDir)
+      return make(options, sandbox, permissions, environment)
+    })
   )

@@ -10,7 +10,7 @@ import type { EnvironmentPolicy } from "../../services/SubprocessEnvironment.js"
 import type { ToolSource } from "../../services/ToolRouter.js"
 import { type ConfiguredServer, configFiles, mergeServers, readConfigFile } from "./mcp-config.js"
 import { type Connection, connect } from "./mcp-connection.js"
-import { FIXED_ONLY } from "../subprocess-env.js"
+import { readUserEnvironmentPolicy } from "../subprocess-env-settings.js"
 
 export interface McpHubOptions {
   /** The user's configuration directory, holding `mcp.json`. */
@@ -25,7 +25,7 @@ export interface McpHubOptions {
   readonly env?: NodeJS.ProcessEnv
   /** Where stdio servers run, with the session's directory as their workspace (HTTP servers are remote: not sandboxed). */
   readonly sandbox: SandboxShape
-  /** What stdio servers inherit of our environment besides their entry's `env`; default: only the fixed allowlist. */
+  /** What stdio servers inherit of our environment besides their entry's `env`; default: what `settings.json` in `userConfigDir` passes. */
   readonly environment?: EnvironmentPolicy
 }
 
@@ -60,6 +60,7 @@ export const make = (options: McpHubOptions): Effect.Effect<McpHubShape, never, 
     const lock = yield* Effect.makeSemaphore(1)
     const sessions = new Map<string, SessionEntry>()
     const env = options.env ?? process.env
+    const environment = options.environment ?? (yield* readUserEnvironmentPolicy(options.userConfigDir))
 
     const entryOf = (sessionId: string): SessionEntry => {
       const existing = sessions.get(sessionId)
@@ -98,7 +99,7 @@ export const make = (options: McpHubOptions): Effect.Effect<McpHubShape, never, 
               toolTimeoutMs: options.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
               clientVersion: options.clientVersion ?? "0.0.0",
               sandbox: options.sandbox,
-              environment: options.environment ?? FIXED_ONLY,
+              environment,
               notify: (notice) => entry.notices.push(notice)
             }).pipe(Scope.extend(scope)),
           { concurrency: "unbounded" }
