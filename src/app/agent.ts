@@ -4,6 +4,7 @@ import * as PolicyApprovals from "../layers/approvals/policy.js"
 import { noEventBus } from "../layers/event-bus/none.js"
 import { IdsLive } from "../layers/ids.js"
 import * as HooksLayer from "../layers/hooks/layer.js"
+import * as SubprocessEnvironmentLayer from "../layers/subprocess-env-settings.js"
 import * as AgentFolders from "../layers/agents/folders.js"
 import type { Agents } from "../services/Agents.js"
 import * as Permissions from "../layers/permission/engine.js"
@@ -82,6 +83,8 @@ export const coreLayer = (config: AgentConfig) => {
   })
   // One sandbox for tools and hooks: hooks run in it like shell commands.
   const sandbox = sandboxLayer(config.sandbox, config.configDir, config.dataDir).pipe(Layer.provide(permissions))
+  // What shell commands, hooks and stdio MCP servers inherit: the user's settings, read once, alongside the sandbox.
+  const spawning = Layer.merge(sandbox, SubprocessEnvironmentLayer.layer(config.configDir))
   return Layer.mergeAll(
     config.eventStore ?? storeLayer(config.store, config.dataDir),
     modelsLayer(config.model, userSettingsFile(config.configDir)),
@@ -94,9 +97,9 @@ export const coreLayer = (config: AgentConfig) => {
           MemoryFile.layer(memoryFile(config.dataDir))
         )
       ),
-      Layer.provide(sandbox)
+      Layer.provide(spawning)
     ),
-    HooksLayer.layer({ configDir: config.configDir }).pipe(Layer.provide(Layer.merge(sandbox, permissions))),
+    HooksLayer.layer({ configDir: config.configDir }).pipe(Layer.provide(Layer.merge(spawning, permissions))),
     permissions,
     // The agent definitions the `task` tool starts subagents from.
     AgentFolders.layer({ configDir: config.configDir }),

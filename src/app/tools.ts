@@ -1,5 +1,6 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import { rememberTool } from "../layers/memory/remember-tool.js"
 import * as SkillFolders from "../layers/skills/folders.js"
 import * as LazyMcp from "../layers/tools/mcp-lazy.js"
@@ -11,16 +12,23 @@ import * as SandboxLayer from "../layers/sandbox/layer.js"
 import type { SandboxMode } from "../layers/sandbox/settings.js"
 import { McpHub } from "../services/McpHub.js"
 import { Sandbox } from "../services/Sandbox.js"
+import { SubprocessEnvironment } from "../services/SubprocessEnvironment.js"
+import { FIXED_ONLY } from "../layers/subprocess-env.js"
 import { Skills } from "../services/Skills.js"
 import { PermissionEngine } from "../services/PermissionEngine.js"
 import { ToolRouter } from "../services/ToolRouter.js"
 import { trustedProjectNetwork } from "./project-network.js"
 
-/** The MCP hub; the MCP SDK loads only once a session has servers to run. Stdio servers run in the sandbox. */
+/**
+ * The MCP hub; the MCP SDK loads only once a session has servers to run. Stdio servers run in
+ * the sandbox and inherit what the SubprocessEnvironment passes (else what the user's settings.json does).
+ */
 export const mcpLayer = (userConfigDir: string, clientVersion: string): Layer.Layer<McpHub, never, Sandbox> =>
   Layer.scoped(
     McpHub,
-    Effect.flatMap(Sandbox, (sandbox) => LazyMcp.make({ userConfigDir, clientVersion, sandbox }))
+    Effect.flatMap(Effect.all([Sandbox, Effect.serviceOption(SubprocessEnvironment)]), ([sandbox, environment]) =>
+      LazyMcp.make({ userConfigDir, clientVersion, sandbox, ...Option.match(environment, { onNone: () => ({}), onSome: (policy) => ({ environment: policy }) }) })
+    )
   )
 
 /** Every tool a session can call, from every source, behind one router: local tools, skills, MCP servers. */
@@ -30,7 +38,9 @@ export const routerLayer: Layer.Layer<ToolRouter, never, McpHub | Skills | Sandb
     const hub = yield* McpHub
     const skills = yield* Skills
     const sandbox = yield* Sandbox
-    return Router.make([Router.staticSource("local", [...localTools(sandbox), rememberTool, todoWriteTool]), skillsToolSource(skills), hub.source])
+    // Without a SubprocessEnvironment (a listing of tools, which runs none), only the fixed allowlist.
+    const environment = Option.getOrElse(yield* Effect.serviceOption(SubprocessEnvironment), () => FIXED_ONLY)
+    return Router.make([Router.staticSource("local", [...localTools(sandbox, environment), rememberTool, todoWriteTool]), skillsToolSource(skills), hub.source])
   })
 )
 

@@ -1,10 +1,14 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import { join } from "node:path"
 import { type ConfiguredHook, describeHook, matcherSelects } from "../../domain/hooks.js"
 import { Hooks, type HookListing, type HooksShape, type ListedHook } from "../../services/Hooks.js"
 import { PermissionEngine, type PermissionEngineShape } from "../../services/PermissionEngine.js"
 import { Sandbox, type SandboxShape } from "../../services/Sandbox.js"
+import { type EnvironmentPolicy, SubprocessEnvironment } from "../../services/SubprocessEnvironment.js"
+import { readUserEnvironmentPolicy } from "../subprocess-env-settings.js"
+import { FIXED_ONLY } from "../subprocess-env.js"
 import { claudeSettingsFile } from "../permission/project-rules.js"
 import { projectSettingsFile } from "../sandbox/settings.js"
 import { type FileHooks, makeHooksReader } from "./config.js"
@@ -37,7 +41,12 @@ const projectTrusted = (permissions: PermissionEngineShape, workspaceRoot: strin
     Effect.catchAll((error) => Effect.as(Effect.logWarning(`project hooks not run: ${error.message}`), false))
   )
 
-export const make = (options: HooksOptions, sandbox: SandboxShape, permissions: PermissionEngineShape): HooksShape => {
+export const make = (
+  options: HooksOptions,
+  sandbox: SandboxShape,
+  permissions: PermissionEngineShape,
+  environment: EnvironmentPolicy = FIXED_ONLY
+): HooksShape => {
   const read = makeHooksReader()
   const userFile = join(options.configDir, "settings.json")
 
@@ -71,7 +80,7 @@ export const make = (options: HooksOptions, sandbox: SandboxShape, permissions: 
       if (hooks.length === 0) return []
       const profile = yield* sandbox.profile(invocation.workspaceRoot)
       // Concurrently, as Claude Code runs them; the runs come back in configuration order.
-      return yield* Effect.forEach(hooks, (hook) => runHook(sandbox, profile, hook, invocation), { concurrency: "unbounded" })
+      return yield* Effect.forEach(hooks, (hook) => runHook(sandbox, environment, profile, hook, invocation), { concurrency: "unbounded" })
     })
 
   const list: HooksShape["list"] = (workspaceRoot) =>
@@ -91,8 +100,13 @@ export const make = (options: HooksOptions, sandbox: SandboxShape, permissions: 
   return Hooks.of({ run, list })
 }
 
+/** Hooks inherit what the SubprocessEnvironment passes, when one is provided; else what `settings.json` in `configDir` passes. */
 export const layer = (options: HooksOptions): Layer.Layer<Hooks, never, Sandbox | PermissionEngine> =>
   Layer.effect(
     Hooks,
-    Effect.map(Effect.all([Sandbox, PermissionEngine]), ([sandbox, permissions]) => make(options, sandbox, permissions))
+    Effect.gen(function* () {
+      const [sandbox, permissions, provided] = yield* Effect.all([Sandbox, PermissionEngine, Effect.serviceOption(SubprocessEnvironment)])
+      const environment = Option.isSome(provided) ? provided.value : yield* readUserEnvironmentPolicy(options.configDir)
+      return make(options, sandbox, permissions, environment)
+    })
   )

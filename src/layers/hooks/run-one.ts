@@ -6,6 +6,8 @@ import type { ConfiguredHook } from "../../domain/hooks.js"
 import type { SandboxProfile } from "../../domain/sandbox.js"
 import type { HookInvocation, HookRun } from "../../services/Hooks.js"
 import type { SandboxShape } from "../../services/Sandbox.js"
+import type { EnvironmentPolicy } from "../../services/SubprocessEnvironment.js"
+import { childEnvironment } from "../subprocess-env.js"
 import { HeadTailBuffer } from "../tools/head-tail-buffer.js"
 import { runCommand } from "../tools/process-group.js"
 import { outcomeOf } from "./output.js"
@@ -37,11 +39,13 @@ const stdinOf = (invocation: HookInvocation): string =>
 
 /**
  * Runs one hook: `bash -c <command>` in the workspace, inside the sandbox under `profile`, with
- * the invocation's JSON on stdin and `CLAUDE_PROJECT_DIR` (and `CUSTOM_AGENT_PROJECT_DIR`) set.
+ * the invocation's JSON on stdin and `CLAUDE_PROJECT_DIR` (and `CUSTOM_AGENT_PROJECT_DIR`) set
+ * in the environment `environment` lets it inherit (see subprocess-env.ts).
  * On timeout or interruption its whole process group is killed (see runCommand).
  */
 export const runHook = (
   sandbox: SandboxShape,
+  environment: EnvironmentPolicy,
   profile: SandboxProfile,
   hook: ConfiguredHook,
   invocation: HookInvocation
@@ -72,11 +76,11 @@ export const runHook = (
       onOutput: (chunk) => stdout.append(chunk),
       onStderr: (chunk) => stderr.append(chunk),
       stdin: stdinOf(invocation),
-      env: {
+      env: childEnvironment(environment, {
         CLAUDE_PROJECT_DIR: root,
         CUSTOM_AGENT_PROJECT_DIR: root,
         ...(invocation.traceparent === undefined ? {} : { TRACEPARENT: invocation.traceparent })
-      }
+      })
     })
     const durationMs = yield* elapsed
     const out = stdout.render()

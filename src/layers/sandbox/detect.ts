@@ -3,6 +3,7 @@ import * as Effect from "effect/Effect"
 import { lstat } from "node:fs/promises"
 import { baseMounts, namespaceArguments } from "./arguments.js"
 import { findExecutable } from "./executable.js"
+import { childEnvironment, FIXED_ONLY } from "../subprocess-env.js"
 
 /** Whether bubblewrap can run here, and if not, why (one line, for the start-up warning). */
 export type Availability =
@@ -27,7 +28,10 @@ const probe = (bwrapPath: string): Effect.Effect<string | undefined> =>
     Effect.flatMap(({ spawn }) =>
       Effect.async<string | undefined>((resume) => {
         let stderr = ""
-        const child = spawn(bwrapPath, [...namespaceArguments(false, true), ...baseMounts, "--", "true"], { stdio: ["ignore", "ignore", "pipe"] })
+        const child = spawn(bwrapPath, [...namespaceArguments(false, true), ...baseMounts, "--", "true"], {
+          stdio: ["ignore", "ignore", "pipe"],
+          env: childEnvironment(FIXED_ONLY)
+        })
         child.stderr?.on("data", (chunk: Buffer) => {
           if (stderr.length < 4096) stderr += chunk.toString("utf8")
         })

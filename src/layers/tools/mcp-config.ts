@@ -6,6 +6,7 @@ import * as Schema from "effect/Schema"
 import { join } from "node:path"
 import type { McpServerConfig } from "../../services/McpHub.js"
 import { readOptionalJson } from "../optional-json-file.js"
+import { childEnvironment, FIXED_ONLY } from "../subprocess-env.js"
 
 /**
  * MCP server configuration files, in the `mcpServers` shape other agents use:
@@ -21,10 +22,11 @@ import { readOptionalJson } from "../optional-json-file.js"
  * session's working directory), `timeout` (ms a tool call may take), `startupTimeout` (ms),
  * `disabled: true` (kept in the list, never started). Unknown fields are ignored, so a file shared with other tools
  * works. In `env` and `headers` values, `${VAR}` is replaced by the environment variable VAR
- * of this process and `${VAR:-fallback}` falls back when VAR is unset or empty; a server
+ * of this process (in a project's file, only one a child would inherit anyway: see
+ * subprocess-env.ts) and `${VAR:-fallback}` falls back when VAR is unset or empty; a server
  * that names an unset variable without a fallback does not start (its status says which).
- * A stdio server does not inherit our whole environment: it gets HOME, LOGNAME, PATH, SHELL,
- * TERM and USER (the SDK's safe default) plus its `env`, so pass secrets there by reference.
+ * A stdio server does not inherit our whole environment: it gets the allowlisted variables
+ * (subprocess-env.ts) plus its `env`, so pass secrets there by reference.
  */
 
 export class McpConfigError extends Schema.TaggedError<McpConfigError>()("McpConfigError", {
@@ -179,6 +181,9 @@ export const parseConfig = (
 ): Either.Either<ReadonlyArray<ConfiguredServer>, McpConfigError> => {
   const decoded = decodeFile(json)
   if (Either.isLeft(decoded)) return Either.left(new McpConfigError({ file, problem: describe("file", decoded.left).join("; ") }))
+  // A workspace's file names only what any child inherits anyway: `${ANTHROPIC_API_KEY}` in a
+  // cloned repository's `env` or `headers` is unset, never the key.
+  const source = origin === "project" ? childEnvironment(FIXED_ONLY, {}, env) : env
   const servers: Array<ConfiguredServer> = []
   const problems: Array<string> = []
   for (const [name, raw] of Object.entries(decoded.right.mcpServers ?? {})) {
@@ -186,7 +191,7 @@ export const parseConfig = (
       problems.push("mcpServers: a server name must not be empty")
       continue
     }
-    const entry = decodeEntry(name, raw, origin, env)
+    const entry = decodeEntry(name, raw, origin, source)
     problems.push(...entry.problems)
     if (entry.server !== undefined) servers.push(entry.server)
   }

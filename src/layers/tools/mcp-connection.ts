@@ -25,6 +25,8 @@ import {
 } from "../../services/McpHub.js"
 import type { SandboxProfile } from "../../domain/sandbox.js"
 import type { SandboxShape } from "../../services/Sandbox.js"
+import type { EnvironmentPolicy } from "../../services/SubprocessEnvironment.js"
+import { childEnvironment } from "../subprocess-env.js"
 import { findExecutable } from "../sandbox/executable.js"
 import type { Tool } from "../../services/ToolRouter.js"
 import type { ConfiguredServer } from "./mcp-config.js"
@@ -46,6 +48,8 @@ export interface ConnectionOptions {
   readonly notify: (notice: McpNotice) => void
   /** Where a stdio server runs; the session's directory (else ours) is its workspace. */
   readonly sandbox: SandboxShape
+  /** What a stdio server inherits of our environment, besides the `env` its entry gives it. */
+  readonly environment: EnvironmentPolicy
 }
 
 /** One running (or failed, or exited) server of a session. */
@@ -104,7 +108,8 @@ const makeTransport = (
   config: McpServerConfig,
   sessionCwd: string | undefined,
   stderr: StderrTail | undefined,
-  sandbox: SandboxShape
+  sandbox: SandboxShape,
+  environment: EnvironmentPolicy
 ): Effect.Effect<MadeTransport | string, never, Scope.Scope> =>
   Effect.gen(function* () {
     if ("command" in config) {
@@ -132,7 +137,8 @@ const makeTransport = (
       const transport = new StdioTransport({
         command,
         args,
-        env: { ...config.env },
+        // The SDK adds its own defaults (HOME, LOGNAME, PATH, SHELL, TERM, USER), all on our allowlist.
+        env: childEnvironment(environment, config.env),
         ...(cwd === undefined ? {} : { cwd }),
         // Piped, never inherited: a server's logging must not reach our stdout or terminal.
         stderr: "pipe"
@@ -310,7 +316,7 @@ export const connect = (server: ConfiguredServer, options: ConnectionOptions): E
       return connection
     }
 
-    const made = yield* makeTransport(config, options.sessionCwd, stderr, options.sandbox)
+    const made = yield* makeTransport(config, options.sessionCwd, stderr, options.sandbox, options.environment)
     if (typeof made === "string") {
       settle("failed", made)
       return connection

@@ -6,9 +6,11 @@ import * as Layer from "effect/Layer"
 import * as Scope from "effect/Scope"
 import { McpError, McpHub, type McpHubShape, type McpNotice, type McpServerConfig } from "../../services/McpHub.js"
 import type { SandboxShape } from "../../services/Sandbox.js"
+import type { EnvironmentPolicy } from "../../services/SubprocessEnvironment.js"
 import type { ToolSource } from "../../services/ToolRouter.js"
 import { type ConfiguredServer, configFiles, mergeServers, readConfigFile } from "./mcp-config.js"
 import { type Connection, connect } from "./mcp-connection.js"
+import { readUserEnvironmentPolicy } from "../subprocess-env-settings.js"
 
 export interface McpHubOptions {
   /** The user's configuration directory, holding `mcp.json`. */
@@ -23,6 +25,8 @@ export interface McpHubOptions {
   readonly env?: NodeJS.ProcessEnv
   /** Where stdio servers run, with the session's directory as their workspace (HTTP servers are remote: not sandboxed). */
   readonly sandbox: SandboxShape
+  /** What stdio servers inherit of our environment besides their entry's `env`; default: what `settings.json` in `userConfigDir` passes. */
+  readonly environment?: EnvironmentPolicy
 }
 
 export const DEFAULT_STARTUP_TIMEOUT_MS = 30_000
@@ -56,6 +60,7 @@ export const make = (options: McpHubOptions): Effect.Effect<McpHubShape, never, 
     const lock = yield* Effect.makeSemaphore(1)
     const sessions = new Map<string, SessionEntry>()
     const env = options.env ?? process.env
+    const environment = options.environment ?? (yield* readUserEnvironmentPolicy(options.userConfigDir))
 
     const entryOf = (sessionId: string): SessionEntry => {
       const existing = sessions.get(sessionId)
@@ -94,6 +99,7 @@ export const make = (options: McpHubOptions): Effect.Effect<McpHubShape, never, 
               toolTimeoutMs: options.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
               clientVersion: options.clientVersion ?? "0.0.0",
               sandbox: options.sandbox,
+              environment,
               notify: (notice) => entry.notices.push(notice)
             }).pipe(Scope.extend(scope)),
           { concurrency: "unbounded" }

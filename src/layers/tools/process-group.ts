@@ -7,6 +7,7 @@ import { readdirSync, readFileSync } from "node:fs"
 import type { Argv } from "../../services/Sandbox.js"
 import { errnoCode } from "./fs-errors.js"
 import { messageOf } from "../../domain/cause-message.js"
+import type { ChildEnvironment } from "../subprocess-env.js"
 
 /** How a command run ended. */
 export type CommandOutcome =
@@ -25,8 +26,8 @@ export interface CommandOptions {
   readonly onStderr?: (chunk: Buffer) => void
   /** Written to the command's stdin, which is then closed; without it stdin is /dev/null. */
   readonly stdin?: string
-  /** Added to the environment the command inherits. */
-  readonly env?: Readonly<Record<string, string>>
+  /** The command's whole environment: nothing of ours is inherited unless it is in here. */
+  readonly env: ChildEnvironment
 }
 
 /** After SIGTERM, how long the group gets to exit before SIGKILL. */
@@ -82,7 +83,7 @@ const start = (options: CommandOptions): Effect.Effect<Running, string> =>
           cwd: options.cwd,
           detached: true,
           stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
-          ...(options.env === undefined ? {} : { env: { ...process.env, ...options.env } })
+          env: options.env
         }),
       catch: (error) => (messageOf(error))
     })

@@ -9,6 +9,8 @@ import type { Tool } from "../../services/ToolRouter.js"
 import { analyzeShell } from "../permission/shell-analysis.js"
 import { redirectPaths } from "../permission/shell-targets.js"
 import { sandboxNotes } from "../sandbox/notes.js"
+import { childEnvironment, FIXED_ONLY } from "../subprocess-env.js"
+import type { EnvironmentPolicy } from "../../services/SubprocessEnvironment.js"
 import { HeadTailBuffer } from "./head-tail-buffer.js"
 import { makeTool } from "./make-tool.js"
 import { type CommandOutcome, runCommand } from "./process-group.js"
@@ -35,8 +37,11 @@ const ShellInput = Schema.Struct({
   )
 })
 
-/** The shell tool; its commands run under the sandbox's profile for the workspace, recorded in the prepared call. */
-export const makeShellTool = (sandbox: SandboxShape): Tool => makeTool({
+/**
+ * The shell tool; its commands run under the sandbox's profile for the workspace, recorded in
+ * the prepared call, with the environment `environment` lets them inherit (see subprocess-env.ts).
+ */
+export const makeShellTool = (sandbox: SandboxShape, environment: EnvironmentPolicy = FIXED_ONLY): Tool => makeTool({
   name: "shell",
   description:
     "Run a shell command (bash -c) in the workspace root, with no input on stdin. Returns stdout and stderr interleaved, " +
@@ -61,7 +66,7 @@ export const makeShellTool = (sandbox: SandboxShape): Tool => makeTool({
         command: input.command,
         shell,
         sandbox: profile,
-        execute: runShell(sandbox, profile, input.command, ctx.workspaceRoot, input.timeout_ms ?? SHELL_DEFAULT_TIMEOUT_MS, ctx.traceparent)
+        execute: runShell(sandbox, environment, profile, input.command, ctx.workspaceRoot, input.timeout_ms ?? SHELL_DEFAULT_TIMEOUT_MS, ctx.traceparent)
       }
     })
 })
@@ -77,6 +82,7 @@ const shellPath = (): string => (existsSync("/bin/bash") ? "/bin/bash" : "/bin/s
 
 const runShell = (
   sandbox: SandboxShape,
+  environment: EnvironmentPolicy,
   profile: SandboxProfile,
   command: string,
   cwd: string,
@@ -96,7 +102,7 @@ const runShell = (
       timeout: Duration.millis(timeoutMs),
       onOutput: (chunk) => output.append(chunk),
       // The command's own tracing (if it has any) joins the call's span; bubblewrap passes the environment on.
-      ...(traceparent === undefined ? {} : { env: { TRACEPARENT: traceparent } })
+      env: childEnvironment(environment, traceparent === undefined ? {} : { TRACEPARENT: traceparent })
     })
     const text = output.total === 0 ? "(no output)" : output.render()
     const data = shellData(command, outcome, output.dropped > 0)

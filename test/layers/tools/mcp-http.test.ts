@@ -1,26 +1,24 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { mkdirSync, writeFileSync } from "node:fs"
+import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { LocalFileAccess } from "../../../src/layers/tools/local-file-access.js"
 import { startHttpServer } from "../../support/mcp-http-server.js"
 import { makeHub, tempDir } from "../../support/mcp-fixtures.js"
 
-const writeProjectConfig = (root: string, config: unknown) => {
-  mkdirSync(join(root, ".custom-agent"), { recursive: true })
-  writeFileSync(join(root, ".custom-agent", "mcp.json"), JSON.stringify(config))
-}
-
 describe("MCP: a Streamable HTTP server", () => {
-  it.live("configured by url in the project's mcp.json, with a header from the environment: tools listed and called", () =>
+  // The user's file: a project's may name only variables any subprocess inherits (a token is not one).
+  it.live("configured by url in the user's mcp.json, with a header from the environment: tools listed and called", () =>
     Effect.scoped(
       Effect.gen(function* () {
         const server = yield* startHttpServer({ token: "s3cret" })
         const root = yield* tempDir("mcp-http-")
-        writeProjectConfig(root, {
-          mcpServers: { calc: { type: "http", url: server.url, headers: { Authorization: "Bearer ${MCP_TEST_TOKEN}" } } }
-        })
-        const hub = yield* makeHub({ env: { MCP_TEST_TOKEN: "s3cret" } })
+        const userConfigDir = yield* tempDir("mcp-http-user-")
+        writeFileSync(
+          join(userConfigDir, "mcp.json"),
+          JSON.stringify({ mcpServers: { calc: { type: "http", url: server.url, headers: { Authorization: "Bearer ${MCP_TEST_TOKEN}" } } } })
+        )
+        const hub = yield* makeHub({ userConfigDir, env: { MCP_TEST_TOKEN: "s3cret" } })
         yield* hub.configureSession("s1", root, [])
 
         const tools = yield* hub.source.tools({ sessionId: "s1", workspaceRoot: "/" })
