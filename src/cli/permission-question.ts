@@ -56,9 +56,7 @@ export const makeTerminalApprovals = (options: QuestionOptions) =>
           rl.close()
           resume(Effect.succeed(answer))
         }
-        writeSync(options.output, describeQuestion(request, options.color))
         const prompt = () => writeSync(options.output, "  [y] allow once  [s] allow for this session  [a] always  [n] deny  [d] deny always > ")
-        prompt()
         // A lasting answer about a file can name more than it: a glob the person types.
         let lasting: ApprovalAnswer | undefined
         rl.on("line", (line) => {
@@ -73,6 +71,9 @@ export const makeTerminalApprovals = (options: QuestionOptions) =>
           writeSync(options.output, "  remember for which paths? (globs such as src/**, Enter: just this file) > ")
         })
         rl.on("close", () => settle(lasting ?? { decision: "deny", scope: "once", by: "user", reason: "no answer (input closed)" }))
+        // Asked once the answer is listened for: a reply that comes at once is not lost.
+        writeSync(options.output, describeQuestion(request, options.color))
+        prompt()
         return Effect.sync(() => {
           settled = true
           rl.close()
