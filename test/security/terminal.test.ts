@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Chunk, Effect, Layer, Stream } from "effect"
 import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { PassThrough } from "node:stream"
@@ -9,9 +9,7 @@ import { SessionEngine } from "../../src/core/SessionEngine.js"
 import { Approvals } from "../../src/services/Approvals.js"
 import { runCli } from "../support/cli.js"
 import { eventsOf } from "../support/events.js"
-import type { SecurityCase } from "./cases.js"
 import { type Fixture, makeFixture, removeFixtures } from "./fixture.js"
-import { agentConfig, runTurn } from "./run-case.js"
 
 /**
  * Class 9 of issue 30: the terminal shows what content wants it to show. Content (the model's
@@ -89,13 +87,15 @@ describe("a permission question shows the whole of what it decides, visibly", ()
         const now = shown.split("[d] deny always > ").length - 1
         for (; prompts < now; prompts++) input.write("n\n")
       })
-      const c: SecurityCase = { name: "terminal", calls: [] }
       const approvals = Layer.succeed(Approvals, makeTerminalApprovals({ input, output, color: true }))
       const events = yield* Effect.gen(function* () {
         const engine = yield* SessionEngine
         const { header } = yield* engine.createSession({ cwd: fx.ws, client: "security-suite" })
-        return yield* runTurn(c, header.sessionId)
-      }).pipe(Effect.provide(agentLayer({ ...agentConfig(fx, c), model: { spec: "scripted", scriptPath: scriptFile(fx) }, approvals })))
+        return Chunk.toArray(yield* Stream.runCollect(engine.runTurn({ sessionId: header.sessionId, content: "go" })))
+      }).pipe(
+        // The agent as the CLI builds it (see run-case.ts), asking at the terminal.
+        Effect.provide(agentLayer({ dataDir: fx.data, configDir: fx.config, store: "sqlite", model: { spec: "scripted", scriptPath: scriptFile(fx) }, approvals, workspaceRoots: [fx.ws] }))
+      )
       return { events, shown }
     })
 
