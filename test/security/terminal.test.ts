@@ -85,7 +85,8 @@ describe("a permission question shows the whole of what it decides, visibly", ()
       output.on("data", (chunk: Buffer) => {
         shown += chunk.toString("utf8")
         const now = shown.split("[d] deny always > ").length - 1
-        for (; prompts < now; prompts++) input.write("n\n")
+        // Typed after the prompt, as a person would (a terminal's input arrives in a later tick).
+        for (; prompts < now; prompts++) setImmediate(() => input.write("n\n"))
       })
       const approvals = Layer.succeed(Approvals, makeTerminalApprovals({ input, output, color: true }))
       const events = yield* Effect.gen(function* () {
