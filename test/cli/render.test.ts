@@ -1,6 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import type { AgentEvent } from "../../src/domain/events.js"
+import { Schema } from "effect"
 import { makeRenderer } from "../../src/cli/render.js"
+import { terminalString } from "../../src/cli/terminal-text.js"
+import { AgentEvent as AgentEventSchema } from "../../src/domain/events.js"
+import { goldenTranscripts } from "../support/golden.js"
 import { costLine } from "../../src/cli/turn-output.js"
 import { addSpend, noSpend } from "../../src/domain/spend.js"
 
@@ -126,5 +130,25 @@ describe("cost, budgets and structured output in a timeline", () => {
     expect(read).toContain("── done\n")
     expect(read).not.toContain("cost")
     expect(timeline(events, true)).not.toContain("structured output")
+  })
+})
+
+describe("colour is the CLI's own and nothing else", () => {
+  it("every golden log, live and replayed: with colour on, the text less the CLI's colour codes is the plain text, and no colour code shows as ^[", () => {
+    const decode = Schema.decodeUnknownSync(AgentEventSchema)
+    const transcripts = goldenTranscripts()
+    expect(transcripts.length).toBeGreaterThan(0)
+    for (const transcript of transcripts) {
+      const events = transcript.events.map((event) => decode(event))
+      for (const live of [true, false]) {
+        const text = (color: boolean) => {
+          const renderer = makeRenderer({ color, live })
+          return events.flatMap((event) => renderer.render(event)).map((segment) => terminalString(segment.text)).join("")
+        }
+        const colored = text(true)
+        expect(colored, transcript.name).not.toContain("^[")
+        expect(colored.replace(/\x1b\[(0|1|2|31|32|33|36)m/g, ""), transcript.name).toBe(text(false))
+      }
+    }
   })
 })

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import fc from "fast-check"
+import { readdirSync, readFileSync } from "node:fs"
+import { join, relative, resolve } from "node:path"
 import { Writable } from "node:stream"
 import { Effect } from "effect"
 import { makeWriters, writeSync } from "../../src/cli/io.js"
@@ -144,4 +146,21 @@ describe("the CLI's writers sanitize what they are given", () => {
       expect(err.written).toEqual(["\x1b[2m^Mhidden\x1b[0m"])
     })
   )
+})
+
+describe("one way to the terminal", () => {
+  /** Every source file of the CLI, but the writers themselves. */
+  const sources = (dir: string): ReadonlyArray<string> =>
+    readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+      entry.isDirectory() ? sources(join(dir, entry.name)) : entry.name.endsWith(".ts") ? [join(dir, entry.name)] : []
+    )
+
+  it("no file of src/cli but io.ts writes to a stream or the console itself: everything printed passes the sanitizer", () => {
+    const cli = resolve(import.meta.dirname, "../../src/cli")
+    const writers = sources(cli)
+      .filter((file) => file !== join(cli, "io.ts"))
+      .filter((file) => /\.write\(|\bconsole\.|Console\.(log|error|info|warn)\(/.test(readFileSync(file, "utf8")))
+      .map((file) => relative(cli, file))
+    expect(writers).toEqual([])
+  })
 })
