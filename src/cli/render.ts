@@ -3,7 +3,7 @@ import { taskCounts, taskListLines } from "../domain/tasks.js"
 import { hookSummary } from "../domain/hook-summary.js"
 import { projectWidening } from "../domain/project-widening.js"
 import { addSpend, formatUsd, noSpend, shownCost } from "../domain/spend.js"
-import { joinText, paint, type Printable, type TerminalText, term, toTerminalText } from "./terminal-text.js"
+import { joinText, paint, type Printable, sanitizeInline, type TerminalText, term, toTerminalText } from "./terminal-text.js"
 
 export type Channel = "out" | "err"
 
@@ -129,15 +129,16 @@ export const makeRenderer = (options: RenderOptions) => {
         toolNames.set(event.payload.toolCallId, event.payload.name)
         return line(side, term`${yellow(`⚙ ${event.payload.name}`)}${dim(` ${oneLine(JSON.stringify(event.payload.input))}`)}`)
       case "permission.requested":
-        return line(side, term`${yellow(`? ${event.payload.summary}`)}${dim(` (${event.payload.risk}, asking)`)}`)
+        // One line, whatever the path or command holds: it cannot draw the answer's line under it.
+        return line(side, term`${yellow(term`? ${sanitizeInline(event.payload.summary)}`)}${dim(` (${event.payload.risk}, asking)`)}`)
       case "permission.resolved": {
         const { by, decision, reason, rule, scope } = event.payload
         const verdict = decision === "allow" ? green("allowed") : red(decision === "deny" ? "denied" : "cancelled")
         // A remembered answer's reason says it was an earlier answer, and for how long.
-        if (by === "remembered") return line(side, term`${dim("  ")}${verdict}${dim(` by ${reason ?? "an earlier answer"}`)}`)
+        if (by === "remembered") return line(side, term`${dim("  ")}${verdict}${dim(term` by ${sanitizeInline(reason ?? "an earlier answer")}`)}`)
         const who = rule === undefined ? by : `${by} ${rule.source}#${rule.index + 1}`
         const lasting = scope === "once" ? "" : ` for ${scope === "session" ? "the session" : "always"}`
-        return line(side, term`${dim("  ")}${verdict}${dim(` by ${who}${lasting}${reason === undefined ? "" : `: ${reason}`}`)}`)
+        return line(side, term`${dim("  ")}${verdict}${dim(term` by ${who}${lasting}${reason === undefined ? "" : term`: ${sanitizeInline(reason)}`}`)}`)
       }
       case "tool.started":
         return []
@@ -158,7 +159,7 @@ export const makeRenderer = (options: RenderOptions) => {
         const mark = event.payload.isError ? red("✗") : green("✓")
         const took = dim(` ${Math.round(event.payload.durationMs)} ms`)
         if (data?._tag === "edit") {
-          return line(side, term`  ${mark} ${name} ${data.path}${took}\n${diffColored(data.diff)}`)
+          return line(side, term`  ${mark} ${name} ${sanitizeInline(data.path)}${took}\n${diffColored(data.diff)}`)
         }
         if (data?._tag === "shell") {
           const status = data.timedOut ? "timed out" : data.exitCode === null ? `killed (${data.signal ?? "signal"})` : `exit ${data.exitCode}`

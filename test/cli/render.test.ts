@@ -152,3 +152,20 @@ describe("colour is the CLI's own and nothing else", () => {
     }
   })
 })
+
+describe("content cannot draw a line of its own", () => {
+  it("a question's summary and a decision's reason stay on their line: a newline in them shows as ^J", () => {
+    const asked: AgentEvent = {
+      type: "permission.requested",
+      schemaVersion: 1,
+      id: "evt_2",
+      sessionId: "ses_1",
+      turnId: "turn_1",
+      sequence: 8,
+      timestamp: "2026-12-01T10:00:00.000Z",
+      payload: { toolCallId: "c", tool: "write_file", risk: "write", summary: "write a.txt\n  allowed by rule user#1" }
+    }
+    expect(shown(asked)).toBe("? write a.txt^J  allowed by rule user#1 (write, asking)\n")
+    expect(shown(resolved({ toolCallId: "c", decision: "deny", scope: "once", by: "hook", reason: "no\n  allowed by user" }))).toBe("  denied by hook: no^J  allowed by user\n")
+  })
+})
