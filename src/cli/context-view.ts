@@ -3,6 +3,7 @@ import { summarySectionHeadings } from "../domain/summary-sections.js"
 import { conversationSpans, inSpans, type Rewind } from "../domain/rewound.js"
 import { type TodoItem, taskListLines } from "../domain/tasks.js"
 import type { Segment } from "./render.js"
+import { indentLines, joinText, paint, type Printable, type TerminalText, term } from "./terminal-text.js"
 
 /** A compaction as `sessions show --context` shows it: the events it replaced are `from`..`through`. */
 export interface CompactionEntry {
@@ -61,18 +62,20 @@ const taskLines = (todos: ReadonlyArray<TodoItem>) => (todos.length === 0 ? ["  
  * now (which summary, which events verbatim, the task list, the last request's size).
  * `render` prints one replaced event (the timeline's renderer); the events come in log order.
  */
-export const makeContextView = (overview: ContextOverview, render: (event: AgentEvent) => ReadonlyArray<Segment>, paint: { readonly bold: (t: string) => string; readonly dim: (t: string) => string }) => {
+export const makeContextView = (overview: ContextOverview, render: (event: AgentEvent) => ReadonlyArray<Segment>, color: boolean) => {
+  const bold = paint(color, "1")
+  const dim = paint(color, "2")
   const held = conversationSpans(overview.rewinds, overview.last)
   const inEffect = overview.compactions.filter((c) => inSpans(held, c.sequence)).at(-1)
   const printed = new Set<number>()
   let current: CompactionEntry | undefined
-  let buffer = ""
+  let buffer: Array<Printable> = []
 
-  const header = (c: CompactionEntry): string => {
+  const header = (c: CompactionEntry): TerminalText => {
     const p = c.payload
     const state = inSpans(held, c.sequence) ? (c === inEffect ? "in effect" : "folded into a later summary") : "undone by a rewind: the model sees these events verbatim again"
-    const lines = [
-      paint.bold(`── compaction #${c.sequence} (${p.trigger}, ${state})`),
+    const lines: Array<Printable> = [
+      bold(`── compaction #${c.sequence} (${p.trigger}, ${state})`),
       `   replaced events #${c.from}–#${c.through} (${p.turns.length} turn(s)); history ${p.tokensBefore} → ${p.tokensAfter} tokens${p.pieces === undefined ? "" : `; ${p.pieces} summary request(s)`}`
     ]
     if (p.sections === undefined) lines.push("   summary:", indent(p.summary, "     "))
@@ -83,14 +86,14 @@ export const makeContextView = (overview: ContextOverview, render: (event: Agent
       }
     }
     if (p.changedFiles !== undefined) lines.push(`   files changed through #${c.through} (from the log): ${p.changedFiles.length === 0 ? "none" : p.changedFiles.join(", ")}`)
-    lines.push(paint.dim(`   events it replaced:`))
-    return `${lines.join("\n")}\n`
+    lines.push(dim(`   events it replaced:`))
+    return term`${joinText(lines, "\n")}\n`
   }
 
   const flush = (): ReadonlyArray<Segment> => {
-    const out = buffer === "" ? [] : [{ channel: "out" as const, text: `${indent(buffer, paint.dim("   │ "))}\n` }]
-    buffer = ""
-    return out
+    const text = joinText(buffer)
+    buffer = []
+    return text.text === "" ? [] : [{ channel: "out", text: term`${indentLines(text, dim("   │ "))}\n` }]
   }
 
   /** The segments for one event of the log: a compaction's header where its range starts, the event (indented) inside a range, nothing outside. */
@@ -110,14 +113,14 @@ export const makeContextView = (overview: ContextOverview, render: (event: Agent
     }
     // Rendered even outside a range, so the renderer keeps its turn numbers and tool names.
     const segments = render(event)
-    if (current !== undefined) buffer += segments.map((s) => s.text).join("")
+    if (current !== undefined) buffer.push(...segments.map((s) => s.text))
     return out
   }
 
   const end = (): ReadonlyArray<Segment> => {
     const out: Array<Segment> = [...flush()]
-    for (const c of overview.compactions) if (!printed.has(c.sequence)) out.push({ channel: "out", text: header(c) + `${paint.dim("   │ (none)")}\n` })
-    const lines: Array<string> = [paint.bold("── what the model sees now")]
+    for (const c of overview.compactions) if (!printed.has(c.sequence)) out.push({ channel: "out", text: term`${header(c)}${dim("   │ (none)")}\n` })
+    const lines: Array<Printable> = [bold("── what the model sees now")]
     if (overview.compactions.length === 0) lines.push("   no compaction: the whole conversation verbatim")
     else if (inEffect === undefined) lines.push("   no summary in effect (every compaction was undone by a rewind): the conversation verbatim")
     else lines.push(`   the summary of compaction #${inEffect.sequence} instead of events up to #${inEffect.through}, then the events after it verbatim`)
@@ -128,7 +131,7 @@ export const makeContextView = (overview: ContextOverview, render: (event: Agent
     if (built !== undefined) {
       lines.push(`   last request (#${built.sequence}): ${built.payload.totalTokens} of ${built.payload.budget} tokens (history ${built.payload.historyTokens}, tools ${built.payload.toolsTokens}${built.payload.tasks === undefined ? "" : `, task list ${built.payload.tasks.tokens}`})`)
     }
-    out.push({ channel: "out", text: `${lines.join("\n")}\n` })
+    out.push({ channel: "out", text: term`${joinText(lines, "\n")}\n` })
     return out
   }
 

@@ -1,5 +1,6 @@
 import { optionLabel } from "./argv-check.js"
 import { type ArgSpec, type CommandSpec, commandName } from "./command-tree.js"
+import { joinText, paint, type Printable, type TerminalText, term } from "./terminal-text.js"
 import { twoColumns, wrap } from "./wrap.js"
 
 export interface HelpStyle {
@@ -28,20 +29,20 @@ export const usageLine = (command: CommandSpec): string => {
  * width; repeatable options say so, nothing is padded past the width, and no ANSI codes
  * unless `style.color`.
  */
-export const renderHelp = (command: CommandSpec, style: HelpStyle): string => {
-  const bold = (text: string) => (style.color ? `\x1b[1m${text}\x1b[0m` : text)
+export const renderHelp = (command: CommandSpec, style: HelpStyle): TerminalText => {
+  const bold = paint(style.color, "1")
   const isProgram = command.path.length === 1
-  const sections: Array<string> = [`${bold("Usage:")} ${usageLine(command)}\n`]
+  const sections: Array<Printable> = [term`${bold("Usage:")} ${usageLine(command)}\n`]
   const about = isProgram ? `${commandName(command)} ${style.version}: ${command.description}` : command.description
   if (about !== "") sections.push(`${wrap(about, style.width).join("\n")}\n`)
-  const columns = (rows: ReadonlyArray<readonly [string, string]>, term?: (text: string) => string) =>
-    twoColumns(rows, { width: style.width, maxTerm: TERM_COLUMN, indent: 2, ...(term === undefined ? {} : { term }) })
+  const columns = (rows: ReadonlyArray<readonly [string, string]>, termStyle?: (text: string) => Printable) =>
+    twoColumns(rows, { width: style.width, maxTerm: TERM_COLUMN, indent: 2, ...(termStyle === undefined ? {} : { term: termStyle }) })
 
   const described = command.args.filter((arg) => arg.description !== "")
-  if (described.length > 0) sections.push(`${bold("Arguments:")}\n${columns(described.map((arg) => [arg.name, arg.description]))}`)
+  if (described.length > 0) sections.push(term`${bold("Arguments:")}\n${columns(described.map((arg) => [arg.name, arg.description]))}`)
   const subcommands = command.subcommands()
   if (subcommands.length > 0) {
-    sections.push(`${bold("Commands:")}\n${columns(subcommands.map((c) => [c.path.at(-1) ?? "", c.description]), bold)}`)
+    sections.push(term`${bold("Commands:")}\n${columns(subcommands.map((c) => [c.path.at(-1) ?? "", c.description]), bold)}`)
   }
   const options: Array<readonly [string, string]> = command.options.map((o) => [
     optionLabel(o),
@@ -49,7 +50,7 @@ export const renderHelp = (command: CommandSpec, style: HelpStyle): string => {
   ])
   options.push(["-h, --help", "Show this help"])
   if (isProgram) options.push(["--version", "Print the version"])
-  sections.push(`${bold("Options:")}\n${columns(options)}`)
+  sections.push(term`${bold("Options:")}\n${columns(options)}`)
   if (subcommands.length > 0) sections.push(`Run ${commandName(command)} <command> --help for a command's options.\n`)
-  return sections.join("\n")
+  return joinText(sections, "\n")
 }

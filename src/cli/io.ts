@@ -1,8 +1,9 @@
 import * as Effect from "effect/Effect"
 import type { Writable } from "node:stream"
 import type { Segment } from "./render.js"
+import { type Printable, terminalString } from "./terminal-text.js"
 
-const closed = new WeakSet<Writable>()
+const closed = new WeakSet<Writable | NodeJS.WritableStream>()
 
 /** A reader that went away (`| head`) is not an error: stop writing to it, quietly. */
 const watch = (stream: NodeJS.WriteStream) =>
@@ -20,15 +21,30 @@ const drained = (stream: Writable): Effect.Effect<void> =>
     stream.once("drain", () => resume(Effect.void))
   })
 
-/** Writes the text now; false when the stream's buffer is full and the writer should wait for its drain. */
-const writeNow = (stream: Writable, text: string): boolean => text.length === 0 || closed.has(stream) || stream.write(text)
+/**
+ * Writes the text now; false when the stream's buffer is full and the writer should wait for its
+ * drain. The one place the CLI writes to a stream: a plain string is sanitized here
+ * (`terminal-text.ts`), so no content reaches a terminal with its control characters.
+ */
+const writeNow = (stream: Writable | NodeJS.WritableStream, value: Printable): boolean => {
+  const text = terminalString(value)
+  return text.length === 0 || closed.has(stream) || stream.write(text)
+}
+
+/**
+ * For what cannot wait as an effect (a logger, the last error before exit, a question asked on a
+ * stream the caller names): written now, sanitized the same way.
+ */
+export const writeSync = (stream: Writable | NodeJS.WritableStream, value: Printable): void => {
+  writeNow(stream, value)
+}
 
 /**
  * Writers on two streams. A write happens at once and suspends only when it filled its
  * stream's buffer: the usual write costs no suspension (the CLI writes a few times per event).
  */
 export const makeWriters = (streams: { readonly out: Writable; readonly err: Writable }) => {
-  const writeTo = (stream: Writable, text: string): Effect.Effect<void> =>
+  const writeTo = (stream: Writable, text: Printable): Effect.Effect<void> =>
     Effect.suspend(() => (writeNow(stream, text) ? Effect.void : drained(stream)))
 
   /** The segments in order; after a write that filled its stream's buffer, the rest wait for its drain. */
@@ -42,12 +58,17 @@ export const makeWriters = (streams: { readonly out: Writable; readonly err: Wri
     })
 
   return {
-    stdout: (text: string) => writeTo(streams.out, text),
-    stderr: (text: string) => writeTo(streams.err, text),
+    stdout: (text: Printable) => writeTo(streams.out, text),
+    stderr: (text: Printable) => writeTo(streams.err, text),
     writeSegments
   }
 }
 
 export const { stdout, stderr, writeSegments } = makeWriters({ out: process.stdout, err: process.stderr })
+
+/** Calls `done` once stdout and then stderr have taken everything written to them (each callback runs after the writes before it). */
+export const whenFlushed = (done: () => void): void => {
+  process.stdout.write("", () => process.stderr.write("", done))
+}
 
 export const useColor = (stream: NodeJS.WriteStream) => stream.isTTY === true && process.env["NO_COLOR"] === undefined

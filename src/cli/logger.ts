@@ -1,6 +1,7 @@
 import * as Cause from "effect/Cause"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
+import { writeSync } from "./io.js"
 
 const textOf = (message: unknown): string => {
   const parts = Array.isArray(message) ? message : [message]
@@ -15,7 +16,7 @@ export const cliLogger = Logger.make<unknown, void>(({ logLevel, message, cause 
   if (LogLevel.lessThan(logLevel, LogLevel.Info)) return
   const level = logLevel.label.toLowerCase()
   const why = Cause.isEmpty(cause) ? "" : ` (${Cause.pretty(cause).split("\n")[0] ?? ""})`
-  process.stderr.write(`custom-agent: ${level}: ${textOf(message)}${why}\n`)
+  writeSync(process.stderr, `custom-agent: ${level}: ${textOf(message)}${why}\n`)
 })
 
 export const cliLoggerLayer = Logger.replace(Logger.defaultLogger, cliLogger)

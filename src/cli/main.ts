@@ -28,7 +28,7 @@ import { toolsCommand } from "./commands/tools.js"
 import { trustCommand } from "./commands/trust.js"
 import { USAGE_EXIT_CODE, usageMessage } from "./errors.js"
 import { renderHelp } from "./help.js"
-import { stderr, stdout, useColor } from "./io.js"
+import { stderr, stdout, useColor, whenFlushed, writeSync } from "./io.js"
 import { cliLoggerLayer } from "./logger.js"
 
 export const version = packageVersion()
@@ -96,7 +96,7 @@ const report = (command: string) => (cause: Cause.Cause<unknown>) => {
     const error = failure.value
     if (ValidationError.isValidationError(error)) return usageFailure(command, usageMessage(error))
     return Effect.sync(() => {
-      process.stderr.write(`custom-agent: ${messageOf(error)}\n`)
+      writeSync(process.stderr, `custom-agent: ${messageOf(error)}\n`)
       const code = typeof error === "object" && error !== null && "exitCode" in error && typeof error.exitCode === "number" ? error.exitCode : 1
       process.exitCode = code
     })
@@ -106,7 +106,7 @@ const report = (command: string) => (cause: Cause.Cause<unknown>) => {
       process.exitCode = 130
       return
     }
-    process.stderr.write(`custom-agent: internal error (please report it):\n${Cause.pretty(cause)}\n`)
+    writeSync(process.stderr, `custom-agent: internal error (please report it):\n${Cause.pretty(cause)}\n`)
     process.exitCode = 70
   })
 }
@@ -143,7 +143,7 @@ const exitWhenFlushed: Teardown = (exit) => {
   // A command that ended on its own has set its code (see `report`); one stopped by Ctrl-C or
   // SIGTERM was interrupted, which `report` never sees: the same 130 as every other interruption.
   const fallback = Exit.isSuccess(exit) ? 0 : Cause.isInterruptedOnly(exit.cause) ? 130 : 1
-  process.stdout.write("", () => process.stderr.write("", () => process.exit(process.exitCode ?? fallback)))
+  whenFlushed(() => process.exit(process.exitCode ?? fallback))
 }
 
 export const runMain = (argv: ReadonlyArray<string>) =>

@@ -3,12 +3,14 @@ import { taskCounts, taskListLines } from "../domain/tasks.js"
 import { hookSummary } from "../domain/hook-summary.js"
 import { projectWidening } from "../domain/project-widening.js"
 import { addSpend, formatUsd, noSpend, shownCost } from "../domain/spend.js"
+import { joinText, paint, type Printable, sanitizeInline, type TerminalText, term, toTerminalText } from "./terminal-text.js"
 
 export type Channel = "out" | "err"
 
 export interface Segment {
   readonly channel: Channel
-  readonly text: string
+  /** Content sanitized, with the CLI's own colours (see `terminal-text.ts`). */
+  readonly text: Printable
 }
 
 export interface RenderOptions {
@@ -21,8 +23,7 @@ export interface RenderOptions {
   readonly live: boolean
 }
 
-/** An ANSI colour (SGR `code`) around a text, when colour is on. */
-export const paint = (on: boolean, code: string) => (text: string) => (on ? `\x1b[${code}m${text}\x1b[0m` : text)
+export { paint }
 
 const oneLine = (text: string, max = 120) => {
   const line = text.replace(/\s+/g, " ").trim()
@@ -56,26 +57,29 @@ export const makeRenderer = (options: RenderOptions) => {
   let inThinking = false
   const toolNames = new Map<string, string>()
 
-  const write = (channel: Channel, text: string): Segment => {
-    if (text.length > 0) atLineStart[channel] = text.endsWith("\n")
+  const write = (channel: Channel, content: Printable): Segment => {
+    const text: TerminalText = toTerminalText(content)
+    if (text.text.length > 0) atLineStart[channel] = text.text.endsWith("\n")
     return { channel, text }
   }
   /** A whole line on a channel, breaking off any streamed text first. */
-  const line = (channel: Channel, text: string): Array<Segment> => {
+  const line = (channel: Channel, text: Printable): Array<Segment> => {
     const out: Array<Segment> = []
     // Streamed text on stdout and status lines on stderr share a terminal.
     if (!atLineStart.out) out.push(write("out", "\n"))
     if (channel === "err" && !atLineStart.err) out.push(write("err", "\n"))
-    out.push(write(channel, `${text}\n`))
+    out.push(write(channel, term`${text}\n`))
     return out
   }
 
   const diffColored = (diff: string) =>
-    diff
-      .split("\n")
-      .filter((l) => !l.startsWith("===") && !l.startsWith("Index:"))
-      .map((l) => (l.startsWith("+") && !l.startsWith("+++") ? green(l) : l.startsWith("-") && !l.startsWith("---") ? red(l) : dim(l)))
-      .join("\n")
+    joinText(
+      diff
+        .split("\n")
+        .filter((l) => !l.startsWith("===") && !l.startsWith("Index:"))
+        .map((l) => (l.startsWith("+") && !l.startsWith("+++") ? green(l) : l.startsWith("-") && !l.startsWith("---") ? red(l) : dim(l))),
+      "\n"
+    )
 
   const render = (event: AgentEvent): ReadonlyArray<Segment> => {
     if (event.type !== "model.thinking_delta" && inThinking) {
@@ -88,9 +92,9 @@ export const makeRenderer = (options: RenderOptions) => {
         const parent = event.payload.parent
         return line(
           "out",
-          bold(`session ${event.sessionId}`) +
-            dim(` · ${event.payload.client} · ${event.payload.cwd}${event.payload.model === undefined ? "" : ` · ${event.payload.model}`} · ${event.timestamp}`) +
-            (parent === undefined ? "" : dim(`\n  subagent ${parent.agent} (level ${parent.depth}) of session ${parent.sessionId}, started by its call ${parent.toolCallId}`))
+          term`${bold(`session ${event.sessionId}`)}${dim(` · ${event.payload.client} · ${event.payload.cwd}${event.payload.model === undefined ? "" : ` · ${event.payload.model}`} · ${event.timestamp}`)}${
+            parent === undefined ? "" : dim(`\n  subagent ${parent.agent} (level ${parent.depth}) of session ${parent.sessionId}, started by its call ${parent.toolCallId}`)
+          }`
         )
       }
       case "session.renamed":
@@ -111,29 +115,30 @@ export const makeRenderer = (options: RenderOptions) => {
         return options.live ? [] : line("out", cyan(`── turn ${turnNumber} · ${clock(event.timestamp)} ──`))
       case "user.message":
         if (options.live) return []
-        return line("out", bold(`› ${event.payload.content}`) + (event.payload.mode === "steer" ? dim(" (steer)") : ""))
+        return line("out", term`${bold(`› ${event.payload.content}`)}${event.payload.mode === "steer" ? dim(" (steer)") : ""}`)
       case "model.delta":
         return [write("out", event.payload.text)]
       case "model.thinking_delta": {
         const text = event.payload.redacted === undefined ? event.payload.text : "[redacted thinking]"
         if (text === "") return []
-        const prefix = inThinking ? "" : `${atLineStart[side] && atLineStart.out ? "" : "\n"}${dim("thinking: ")}`
+        const prefix = inThinking ? "" : term`${atLineStart[side] && atLineStart.out ? "" : "\n"}${dim("thinking: ")}`
         inThinking = true
-        return [write(side, prefix + dim(text))]
+        return [write(side, term`${prefix}${dim(text)}`)]
       }
       case "model.tool_call_requested":
         toolNames.set(event.payload.toolCallId, event.payload.name)
-        return line(side, yellow(`⚙ ${event.payload.name}`) + dim(` ${oneLine(JSON.stringify(event.payload.input))}`))
+        return line(side, term`${yellow(`⚙ ${event.payload.name}`)}${dim(` ${oneLine(JSON.stringify(event.payload.input))}`)}`)
       case "permission.requested":
-        return line(side, yellow(`? ${event.payload.summary}`) + dim(` (${event.payload.risk}, asking)`))
+        // One line, whatever the path or command holds: it cannot draw the answer's line under it.
+        return line(side, term`${yellow(term`? ${sanitizeInline(event.payload.summary)}`)}${dim(` (${event.payload.risk}, asking)`)}`)
       case "permission.resolved": {
         const { by, decision, reason, rule, scope } = event.payload
         const verdict = decision === "allow" ? green("allowed") : red(decision === "deny" ? "denied" : "cancelled")
         // A remembered answer's reason says it was an earlier answer, and for how long.
-        if (by === "remembered") return line(side, dim("  ") + verdict + dim(` by ${reason ?? "an earlier answer"}`))
+        if (by === "remembered") return line(side, term`${dim("  ")}${verdict}${dim(term` by ${sanitizeInline(reason ?? "an earlier answer")}`)}`)
         const who = rule === undefined ? by : `${by} ${rule.source}#${rule.index + 1}`
         const lasting = scope === "once" ? "" : ` for ${scope === "session" ? "the session" : "always"}`
-        return line(side, dim("  ") + verdict + dim(` by ${who}${lasting}${reason === undefined ? "" : `: ${reason}`}`))
+        return line(side, term`${dim("  ")}${verdict}${dim(term` by ${who}${lasting}${reason === undefined ? "" : term`: ${sanitizeInline(reason)}`}`)}`)
       }
       case "tool.started":
         return []
@@ -154,13 +159,13 @@ export const makeRenderer = (options: RenderOptions) => {
         const mark = event.payload.isError ? red("✗") : green("✓")
         const took = dim(` ${Math.round(event.payload.durationMs)} ms`)
         if (data?._tag === "edit") {
-          return line(side, `  ${mark} ${name} ${data.path}${took}\n${diffColored(data.diff)}`)
+          return line(side, term`  ${mark} ${name} ${sanitizeInline(data.path)}${took}\n${diffColored(data.diff)}`)
         }
         if (data?._tag === "shell") {
           const status = data.timedOut ? "timed out" : data.exitCode === null ? `killed (${data.signal ?? "signal"})` : `exit ${data.exitCode}`
-          return line(side, `  ${mark} ${dim("$")} ${data.command} ${dim(`(${status})`)}${took}\n${dim(lines(event.payload.output, 20))}`)
+          return line(side, term`  ${mark} ${dim("$")} ${data.command} ${dim(`(${status})`)}${took}\n${dim(lines(event.payload.output, 20))}`)
         }
-        return line(side, `  ${mark} ${name}${took}${event.payload.isError ? ` ${red(oneLine(event.payload.output))}` : dim(` ${oneLine(event.payload.output, 100)}`)}`)
+        return line(side, term`  ${mark} ${name}${took}${event.payload.isError ? term` ${red(oneLine(event.payload.output))}` : dim(` ${oneLine(event.payload.output, 100)}`)}`)
       }
       case "model.completed": {
         turnSpend = addSpend(turnSpend, event)
@@ -186,17 +191,17 @@ export const makeRenderer = (options: RenderOptions) => {
         const { turns, tokensBefore, tokensAfter, fromSequence, throughSequence, pieces, spend } = event.payload
         const range = fromSequence === undefined ? "" : ` (events #${fromSequence}–#${throughSequence}${pieces === undefined || pieces < 2 ? "" : `, summarized in ${pieces} pieces`})`
         const cost = shownCost(spend)
-        return line(side, yellow(`── compacted ${turns.length} earlier turn(s)${range}: ${tokensBefore} → ${tokensAfter} tokens`) + (cost === undefined ? "" : dim(` · ${cost}`)))
+        return line(side, term`${yellow(`── compacted ${turns.length} earlier turn(s)${range}: ${tokensBefore} → ${tokensAfter} tokens`)}${cost === undefined ? "" : dim(` · ${cost}`)}`)
       }
       case "task.updated": {
         const { todos } = event.payload
         if (todos.length === 0) return line(side, cyan("☰ task list cleared"))
         const counts = taskCounts(todos)
         const head = cyan(`☰ task list: ${counts.completed}/${todos.length} done${counts.in_progress === 0 ? "" : `, ${counts.in_progress} in progress`}`)
-        return line(side, [head, ...taskListLines(todos).map((l, i) => `  ${todos[i]?.status === "completed" ? dim(l) : l}`)].join("\n"))
+        return line(side, joinText([head, ...taskListLines(todos).map((l, i) => term`  ${todos[i]?.status === "completed" ? dim(l) : l}`)], "\n"))
       }
       case "memory.candidate_proposed":
-        return line(side, cyan(`✎ memory proposed (${event.payload.scope}): ${oneLine(event.payload.text)}`) + dim(" — review with: custom-agent memory review"))
+        return line(side, term`${cyan(`✎ memory proposed (${event.payload.scope}): ${oneLine(event.payload.text)}`)}${dim(" — review with: custom-agent memory review")}`)
       case "memory.approved":
         return line(side, green(`✓ memory approved (${event.payload.scope}) by ${event.payload.by}: ${oneLine(event.payload.text)}`))
       case "memory.rejected":
@@ -219,18 +224,18 @@ export const makeRenderer = (options: RenderOptions) => {
         if (options.live && changed.length === 0 && notKept.length === 0) return []
         const what = trigger === "before_tools" ? "checkpoint before tools" : "checkpoint"
         const left = notKept.length === 0 ? "" : yellow(` (not kept: ${notKept.map((file) => `${file.path} ${file.reason.replace(/_/g, " ")}`).join(", ")})`)
-        return line(side, dim(`  ${what} #${event.sequence}: ${changed.length === 0 ? "no changes" : `${changed.length} changed`}`) + left)
+        return line(side, term`${dim(`  ${what} #${event.sequence}: ${changed.length === 0 ? "no changes" : `${changed.length} changed`}`)}${left}`)
       }
       case "checkpoint.restored": {
         const { paths, drift, by, redo, checkpointSequence } = event.payload
         const files = paths.length === 0 ? "nothing to restore" : `${paths.length} file(s): ${oneLine(paths.join(", "), 100)}`
         const overwrote = drift.length === 0 ? "" : yellow(` (overwrote changes made outside the agent: ${drift.join(", ")})`)
-        return line(side, cyan(`↺ ${redo ? "redo: " : ""}files restored to checkpoint #${checkpointSequence} by ${by}: ${files}`) + overwrote)
+        return line(side, term`${cyan(`↺ ${redo ? "redo: " : ""}files restored to checkpoint #${checkpointSequence} by ${by}: ${files}`)}${overwrote}`)
       }
       case "conversation.rewound":
         return line(side, cyan(`↺ ${event.payload.redo ? "redo: " : ""}conversation rewound to #${event.payload.toSequence} by ${event.payload.by}`))
       case "output.structured":
-        return options.live ? [] : line("out", green(`{} structured output validated`) + dim(` (${event.payload.attempts} attempt${event.payload.attempts === 1 ? "" : "s"}): ${oneLine(JSON.stringify(event.payload.value), 160)}`))
+        return options.live ? [] : line("out", term`${green(`{} structured output validated`)}${dim(` (${event.payload.attempts} attempt${event.payload.attempts === 1 ? "" : "s"}): ${oneLine(JSON.stringify(event.payload.value), 160)}`)}`)
       case "subagent.started":
         return line(side, cyan(`↳ subagent ${event.payload.agent} (session ${event.payload.childSessionId}): ${oneLine(event.payload.prompt, 100)}`))
       case "subagent.completed": {
@@ -239,7 +244,7 @@ export const makeRenderer = (options: RenderOptions) => {
         const how = stopReason === "final" ? green("answered") : yellow(stopReason.replace("_", " "))
         const cost = shownCost(spend)
         const spent = cost === undefined ? "" : ` · ${cost}`
-        return line(side, dim("  ") + `${how}${dim(` · subagent ${agent} · ${usage.inputTokens} in / ${usage.outputTokens} out tokens${spent} · ${oneLine(answer, 100)}`)}`)
+        return line(side, term`${dim("  ")}${how}${dim(` · subagent ${agent} · ${usage.inputTokens} in / ${usage.outputTokens} out tokens${spent} · ${oneLine(answer, 100)}`)}`)
       }
       case "turn.completed": {
         const { stopReason, errorCode, message } = event.payload
@@ -256,7 +261,7 @@ export const makeRenderer = (options: RenderOptions) => {
           stopReason === "error"
             ? `error${errorCode === undefined ? "" : ` (${errorCode})`}${said}`
             : `${stopReason.replace("_", " ")}${stopReason === "budget" && message !== undefined ? `: ${message}` : ""}`
-        return line(side, (stopReason === "error" ? red : yellow)(`── ${detail}`) + dim(spent))
+        return line(side, term`${(stopReason === "error" ? red : yellow)(`── ${detail}`)}${dim(spent)}`)
       }
     }
   }

@@ -1,9 +1,7 @@
 import type { AgentEvent } from "../domain/events.js"
 import type { Span } from "../domain/rewound.js"
 import type { Segment } from "./render.js"
-
-const DIM = "\x1b[2m"
-const RESET = "\x1b[0m"
+import { dimAll, term, terminalString } from "./terminal-text.js"
 
 /**
  * `sessions show`'s marks for the parts of the conversation a rewind left out: a line where one
@@ -13,10 +11,9 @@ const RESET = "\x1b[0m"
 export const markRewound = (spans: ReadonlyArray<Span>, color: boolean) => {
   let current: Span | undefined
   let atLineStart = true
-  const mark = (text: string): Segment => ({ channel: "out", text: `${atLineStart ? "" : "\n"}${color ? `${DIM}${text}${RESET}` : text}\n` })
+  const mark = (text: string): Segment => ({ channel: "out", text: term`${atLineStart ? "" : "\n"}${dimAll(color, text)}\n` })
   // A segment's own colours end in a reset: dimming starts again after each one.
-  const dimmed = (segment: Segment): Segment =>
-    color && segment.text.length > 0 ? { ...segment, text: `${DIM}${segment.text.split(RESET).join(`${RESET}${DIM}`)}${RESET}` } : segment
+  const dimmed = (segment: Segment): Segment => ({ ...segment, text: dimAll(color, segment.text) })
 
   return (event: AgentEvent, segments: ReadonlyArray<Segment>): ReadonlyArray<Segment> => {
     const out: Array<Segment> = []
@@ -33,7 +30,8 @@ export const markRewound = (spans: ReadonlyArray<Span>, color: boolean) => {
     }
     for (const segment of segments) {
       out.push(current === undefined ? segment : dimmed(segment))
-      if (segment.channel === "out" && segment.text.length > 0) atLineStart = segment.text.endsWith("\n")
+      const text = terminalString(segment.text)
+      if (segment.channel === "out" && text.length > 0) atLineStart = text.endsWith("\n")
     }
     return out
   }

@@ -7,9 +7,9 @@ import * as Option from "effect/Option"
 import { pulledUntil } from "../core/for-each-pulled.js"
 import type { EventOf } from "../domain/events.js"
 import type { HostFrame } from "../domain/host.js"
-import * as InteractiveApprovals from "../layers/approvals/interactive.js"
 import * as PolicyApprovals from "../layers/approvals/policy.js"
 import { stderr, useColor } from "./io.js"
+import { makeTerminalApprovals } from "./permission-question.js"
 import type { TurnClient } from "./turn-client.js"
 import { termsOf } from "./output-schema.js"
 import { interactive, makePrinter, type RunArgs, titleOf } from "./turn-output.js"
@@ -51,7 +51,7 @@ export const runTurn = <E>(client: TurnClient<E>, args: RunArgs) =>
     const live = yield* Deferred.make<void>()
     // Known once the prompt is admitted; a turn's events may arrive before that.
     const ourTurn = yield* Deferred.make<string>()
-    const terminal = InteractiveApprovals.make({ input: process.stdin, output: process.stderr, color: useColor(process.stderr) })
+    const terminal = makeTerminalApprovals({ input: process.stdin, output: process.stderr, color: useColor(process.stderr) })
 
     const answer = (event: EventOf<"permission.requested">, ours: boolean) =>
       Effect.gen(function* () {

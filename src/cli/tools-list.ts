@@ -1,5 +1,6 @@
 import type { ToolDefinition } from "../domain/model.js"
 import { wrap } from "./wrap.js"
+import { jsonText, type TerminalText } from "./terminal-text.js"
 
 const indent = (text: string, prefix: string) =>
   text
@@ -34,9 +35,9 @@ export const formatTools = (tools: ReadonlyArray<ToolDefinition>, width: number)
     .join("\n")
 
 /** The same, for programs: one JSON array of `{ name, description, inputSchema }`. */
-export const toolsJson = (tools: ReadonlyArray<ToolDefinition>): string =>
-  `${JSON.stringify(
+export const toolsJson = (tools: ReadonlyArray<ToolDefinition>): TerminalText =>
+  jsonText(`${JSON.stringify(
     tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema })),
     null,
     2
-  )}\n`
+  )}\n`)

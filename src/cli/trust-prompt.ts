@@ -2,13 +2,21 @@ import * as Effect from "effect/Effect"
 import type { ProjectTrust } from "../domain/permissions.js"
 import type { PermissionEngineShape } from "../services/PermissionEngine.js"
 import { askLine, isYes } from "./ask-line.js"
+import { writeSync } from "./io.js"
+import { joinText, sanitizeInline as one, type TerminalText, term } from "./terminal-text.js"
 
-/** What a person is asked to trust: the file, its hash, and the allow rules it would turn on. */
-export const describeTrust = (status: ProjectTrust): string => {
-  const allows = status.allowRules.map((rule) => `  allow ${rule.tool}${rule.command === undefined ? "" : ` command "${rule.command}"`}${rule.path === undefined ? "" : ` path "${rule.path}"`}`)
+/**
+ * What a person is asked to trust: the file, its hash, and the allow rules it would turn on.
+ * Each rule and hook is one line whatever it holds (its newlines and controls shown visibly), so
+ * the listing shows every command that would run and nothing a file chose to draw over it.
+ */
+export const describeTrust = (status: ProjectTrust): TerminalText => {
+  const allows = status.allowRules.map(
+    (rule) => term`  allow ${one(rule.tool)}${rule.command === undefined ? "" : term` command "${one(rule.command)}"`}${rule.path === undefined ? "" : term` path "${one(rule.path)}"`}`
+  )
   const network = status.opensNetwork ? ["  the project's settings.json opens the sandbox's network"] : []
-  const hooks = (status.hooks ?? []).map((hook) => `  hook ${hook}`)
-  return [`${status.file} (sha256 ${status.sha256 ?? "-"})`, ...allows, ...network, ...hooks].join("\n")
+  const hooks = (status.hooks ?? []).map((hook) => term`  hook ${one(hook)}`)
+  return joinText([term`${one(status.file)} (sha256 ${status.sha256 ?? "-"})`, ...allows, ...network, ...hooks], "\n")
 }
 
 /** Whether trust would change anything: allow rules to turn on, the network to open, hooks to run. */
@@ -27,10 +35,10 @@ export const promptForTrust = (
   Effect.gen(function* () {
     const status = yield* permissions.projectTrust(workspaceRoot)
     if (status.trusted || !widens(status) || status.sha256 === undefined) return status
-    io.output.write(`This project's own configuration widens what the agent may do, and is not trusted yet:\n${describeTrust(status)}\n`)
+    writeSync(io.output, term`This project's own configuration widens what the agent may do, and is not trusted yet:\n${describeTrust(status)}\n`)
     const answer = yield* askLine(io.input, io.output, "Trust it? [y/N] ")
     if (!isYes(answer)) {
-      io.output.write("Not trusted: only its deny and ask rules apply, the network stays closed, its hooks do not run (custom-agent trust to change that).\n")
+      writeSync(io.output, "Not trusted: only its deny and ask rules apply, the network stays closed, its hooks do not run (custom-agent trust to change that).\n")
       return status
     }
     return yield* permissions.trustProject(workspaceRoot, status.sha256, "user")

@@ -9,6 +9,7 @@ import { CliError } from "./errors.js"
 import { stderr, stdout, useColor, writeSegments } from "./io.js"
 import { OUTPUT_INVALID_EXIT_CODE, type TermsArgs } from "./output-schema.js"
 import { makeRenderer } from "./render.js"
+import { jsonText, paint, term } from "./terminal-text.js"
 
 /** What `run` was asked, whichever way it runs (embedded or against a server). */
 export interface RunArgs extends TermsArgs {
@@ -44,7 +45,8 @@ export const costLine = (turn: Spend, before: Spend): string => {
 }
 
 /**
- * How the turn's events reach the terminal: rendered, or NDJSON exactly as stored. With
+ * How the turn's events reach the terminal: rendered, or NDJSON of the events as stored (the
+ * characters a terminal would obey written as `\uXXXX` escapes: the same JSON values). With
  * `requireOutput` (`--output-schema`), a turn that ends without `output.structured` (its step
  * limit or budget came first) exits as one whose answers never validated.
  */
@@ -63,7 +65,7 @@ export const makePrinter = (json: boolean, options: { readonly requireOutput?: b
         if (event.type === "output.structured") structured = true
         if (event.type === "turn.completed") stoppedBy = event.payload.stopReason
       }),
-      json ? stdout(`${JSON.stringify(event)}\n`) : writeSegments(renderer.render(event))
+      json ? stdout(term`${jsonText(JSON.stringify(event))}\n`) : writeSegments(renderer.render(event))
     )
   /** An event of the session from before this run: counted in the session's cost, not shown. */
   const earlier = (event: AgentEvent) =>
@@ -80,7 +82,7 @@ export const makePrinter = (json: boolean, options: { readonly requireOutput?: b
         Effect.suspend(() => {
           if (json) return Effect.void
           const text = `${costLine(spent, before)}session ${sessionId}`
-          return stderr(useColor(process.stderr) ? `\x1b[2m${text}\x1b[0m\n` : `${text}\n`)
+          return stderr(term`${paint(useColor(process.stderr), "2")(text)}\n`)
         })
       ),
       Effect.zipRight(

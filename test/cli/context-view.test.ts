@@ -10,8 +10,7 @@ import { engineLayer, replayAll } from "../support/engine-harness.js"
 
 const view = (log: ReadonlyArray<AgentEvent>) => {
   const overview = log.reduce(foldOverview, emptyOverview())
-  const plain = (text: string) => text
-  const context = makeContextView(overview, makeRenderer({ color: false, live: false }).render, { bold: plain, dim: plain })
+  const context = makeContextView(overview, makeRenderer({ color: false, live: false }).render, false)
   return [...log.flatMap((event) => context.view(event)), ...context.end()].map((segment) => segment.text).join("")
 }
 

@@ -21,18 +21,18 @@ describe("help, rendered from the command tree", () => {
     expect(usageLine(find("run"))).toBe("custom-agent run [options] <prompt>")
     expect(usageLine(find("cluster", "migrate"))).toBe("custom-agent cluster migrate --database URL")
     expect(usageLine(find("sessions"))).toBe("custom-agent sessions <command>")
-    const run = renderHelp(find("run"), { color: false, width: 80, version: "1.2.3" })
+    const run = renderHelp(find("run"), { color: false, width: 80, version: "1.2.3" }).text
     expect(run).toMatch(/\n {2}--attach URI +Attach an MCP resource by URI: its text goes\n +with the prompt \(repeatable\)\n/)
   })
 
   it("colour only when asked for; within the width; no boilerplate", () => {
     for (const command of [tree, ...tree.subcommands(), ...tree.subcommands().flatMap((c) => c.subcommands())]) {
-      const plain = renderHelp(command, { color: false, width: 80, version: "1.2.3" })
+      const plain = renderHelp(command, { color: false, width: 80, version: "1.2.3" }).text
       expect(plain).not.toContain("\x1b")
       for (const line of plain.split("\n")) expect(line.length, line).toBeLessThanOrEqual(80)
       for (const text of BOILERPLATE) expect(plain).not.toContain(text)
     }
-    expect(renderHelp(tree, { color: true, width: 80, version: "1.2.3" })).toContain("\x1b[1mUsage:\x1b[0m")
+    expect(renderHelp(tree, { color: true, width: 80, version: "1.2.3" }).text).toContain("\x1b[1mUsage:\x1b[0m")
   })
 
   it("the built CLI's --help on a pipe, or with NO_COLOR: plain text, the command's full name, its subcommands", { timeout: 60_000 }, async () => {

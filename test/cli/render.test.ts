@@ -1,6 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import type { AgentEvent } from "../../src/domain/events.js"
+import { Schema } from "effect"
 import { makeRenderer } from "../../src/cli/render.js"
+import { terminalString } from "../../src/cli/terminal-text.js"
+import { AgentEvent as AgentEventSchema } from "../../src/domain/events.js"
+import { goldenTranscripts } from "../support/golden.js"
 import { costLine } from "../../src/cli/turn-output.js"
 import { addSpend, noSpend } from "../../src/domain/spend.js"
 
@@ -126,5 +130,42 @@ describe("cost, budgets and structured output in a timeline", () => {
     expect(read).toContain("── done\n")
     expect(read).not.toContain("cost")
     expect(timeline(events, true)).not.toContain("structured output")
+  })
+})
+
+describe("colour is the CLI's own and nothing else", () => {
+  it("every golden log, live and replayed: with colour on, the text less the CLI's colour codes is the plain text, and no colour code shows as ^[", () => {
+    const decode = Schema.decodeUnknownSync(AgentEventSchema)
+    const transcripts = goldenTranscripts()
+    expect(transcripts.length).toBeGreaterThan(0)
+    for (const transcript of transcripts) {
+      const events = transcript.events.map((event) => decode(event))
+      for (const live of [true, false]) {
+        const text = (color: boolean) => {
+          const renderer = makeRenderer({ color, live })
+          return events.flatMap((event) => renderer.render(event)).map((segment) => terminalString(segment.text)).join("")
+        }
+        const colored = text(true)
+        expect(colored, transcript.name).not.toContain("^[")
+        expect(colored.replace(/\x1b\[(0|1|2|31|32|33|36)m/g, ""), transcript.name).toBe(text(false))
+      }
+    }
+  })
+})
+
+describe("content cannot draw a line of its own", () => {
+  it("a question's summary and a decision's reason stay on their line: a newline in them shows as ^J", () => {
+    const asked: AgentEvent = {
+      type: "permission.requested",
+      schemaVersion: 1,
+      id: "evt_2",
+      sessionId: "ses_1",
+      turnId: "turn_1",
+      sequence: 8,
+      timestamp: "2026-12-01T10:00:00.000Z",
+      payload: { toolCallId: "c", tool: "write_file", risk: "write", summary: "write a.txt\n  allowed by rule user#1" }
+    }
+    expect(shown(asked)).toBe("? write a.txt^J  allowed by rule user#1 (write, asking)\n")
+    expect(shown(resolved({ toolCallId: "c", decision: "deny", scope: "once", by: "hook", reason: "no\n  allowed by user" }))).toBe("  denied by hook: no^J  allowed by user\n")
   })
 })

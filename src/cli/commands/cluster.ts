@@ -2,6 +2,7 @@ import { Command, Options } from "@effect/cli"
 import * as Effect from "effect/Effect"
 import { stdout } from "../io.js"
 import { formatTable } from "../table.js"
+import { jsonText } from "../terminal-text.js"
 
 const database = Options.text("database").pipe(
   Options.withPseudoName("URL"),
@@ -41,7 +42,7 @@ const statusCommand = Command.make("status", { database, json }, (args) =>
     const runners = yield* status.clusterStatus(args.database)
     if (args.json) {
       const entries = runners.map(({ address, healthy, lastHeartbeat, shards }) => ({ address, healthy, lastHeartbeat, shards }))
-      return yield* stdout(`${JSON.stringify(entries)}\n`)
+      return yield* stdout(jsonText(`${JSON.stringify(entries)}\n`))
     }
     if (runners.length === 0) return yield* stdout("no runners have registered in this database\n")
     const rows = runners.map((runner) => [

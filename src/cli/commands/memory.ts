@@ -9,7 +9,7 @@ import { type Memory, type MemoryCandidate, MemoryStore } from "../../services/M
 import { EventStore } from "../../services/EventStore.js"
 import { CliError } from "../errors.js"
 import { localAgentConfig } from "../local-host.js"
-import { stdout } from "../io.js"
+import { stdout, writeSync } from "../io.js"
 import { exchangeOf, formatExchange } from "../memory-evidence.js"
 import { interactive } from "../turn-output.js"
 import * as shared from "../options.js"
@@ -68,7 +68,7 @@ const approved = (candidateId: string, memory: Memory, prefix: string) =>
 const ask = (question: string) =>
   Effect.async<string>((resume) => {
     const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: false })
-    process.stderr.write(question)
+    writeSync(process.stderr, question)
     let answered = false
     rl.once("line", (line) => {
       answered = true

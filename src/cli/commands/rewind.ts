@@ -6,6 +6,7 @@ import { RewindDrift, type RewindResult, type RewindTarget, type RewindWhat } fr
 import { askLine, isYes } from "../ask-line.js"
 import { CliError, usageError } from "../errors.js"
 import { stderr, stdout } from "../io.js"
+import { sanitizeInline } from "../terminal-text.js"
 import { localHostLayer } from "../local-host.js"
 import * as shared from "../options.js"
 import { describeTransport, remoteLayer } from "../remote.js"
@@ -48,7 +49,7 @@ const withDriftQuestion = (forced: boolean, attempt: (force: boolean) => Effect.
     (drift) =>
       Effect.gen(function* () {
         if (!interactive()) return yield* driftRefused(drift)
-        yield* stderr(`These files changed since the session's last checkpoint by something other than the agent:\n${drift.paths.map((p) => `  ${p}\n`).join("")}`)
+        yield* stderr(`These files changed since the session's last checkpoint by something other than the agent:\n${drift.paths.map((p) => `  ${sanitizeInline(p)}\n`).join("")}`)
         const answer = yield* askLine(process.stdin, process.stderr, "overwrite them? [y/N] ")
         if (!isYes(answer)) return yield* new CliError({ message: "nothing was changed" })
         return yield* attempt(true)

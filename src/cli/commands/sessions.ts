@@ -16,10 +16,11 @@ import { stderr, stdout, useColor, writeSegments } from "../io.js"
 import { localHostLayer } from "../local-host.js"
 import { describeTransport, remoteLayer } from "../remote.js"
 import { emptyOverview, foldOverview, makeContextView } from "../context-view.js"
-import { makeRenderer, paint } from "../render.js"
+import { makeRenderer } from "../render.js"
 import { markRewound } from "../rewound-marks.js"
 import { missing, sessionId, where, type Where } from "../session-args.js"
 import { formatTable } from "../table.js"
+import { jsonText } from "../terminal-text.js"
 import { rewindCommands } from "./rewind.js"
 import { underParents } from "../../domain/session-tree.js"
 
@@ -120,7 +121,7 @@ const show = Command.make("show", { sessionId, context: contextFlag, ...where },
       if (args.context) {
         // A first read finds the compactions, so each is printed above the events it replaced.
         const overview = yield* source.events(args.sessionId).pipe(Stream.runFold(emptyOverview(), foldOverview))
-        const view = makeContextView(overview, renderer.render, { bold: paint(color, "1"), dim: paint(color, "2") })
+        const view = makeContextView(overview, renderer.render, color)
         yield* source.events(args.sessionId).pipe(Stream.runForEach((event) => writeSegments(view.view(event))))
         return yield* writeSegments(view.end())
       }
@@ -159,10 +160,11 @@ const exportCommand = Command.make("export", { sessionId, otlp, ...where }, (arg
           yield* stderr(`sent ${sent.spans} span(s) of ${sent.traces} turn(s) to ${sent.url}\n`)
         })
       : source.export(args.sessionId).pipe(
+          // A terminal may be what reads it: characters it would obey are written as `\uXXXX`, the same JSON.
           Stream.map((event) => `${JSON.stringify(event)}\n`),
-          // Lines are written in groups: fewer writes, the same bytes.
+          // Lines are written in groups: fewer writes.
           Stream.grouped(256),
-          Stream.runForEach((chunk) => stdout(Array.from(chunk).join("")))
+          Stream.runForEach((chunk) => stdout(jsonText(Array.from(chunk).join(""))))
         )
   )
 ).pipe(Command.withDescription("Write a session's events to stdout as JSONL, or send its trace over OTLP (--otlp)"))

@@ -9,6 +9,7 @@ import { CliError } from "../errors.js"
 import { stdout } from "../io.js"
 import * as shared from "../options.js"
 import { describeTrust } from "../trust-prompt.js"
+import { term } from "../terminal-text.js"
 
 const cwd = shared.existingDirectory("cwd").pipe(
   Options.withDescription("The project whose .custom-agent/permissions.json to trust (default: the current directory)"),
@@ -27,10 +28,10 @@ export const trustCommand = Command.make("trust", { cwd, status, dataDir: shared
     if (current.sha256 === undefined) return yield* new CliError({ message: `${current.file} does not exist: there is nothing to trust` })
     if (args.status || current.trusted) {
       const state = current.trusted ? `trusted${current.trustedAt === undefined ? "" : ` since ${current.trustedAt}`}` : "not trusted"
-      return yield* stdout(`${describeTrust(current)}\n${state}\n`)
+      return yield* stdout(term`${describeTrust(current)}\n${state}\n`)
     }
     const trusted = yield* permissions.trustProject(root, current.sha256, "user")
-    yield* stdout(`${describeTrust(trusted)}\ntrusted: its allow rules, settings and hooks apply until a file changes\n`)
+    yield* stdout(term`${describeTrust(trusted)}\ntrusted: its allow rules, settings and hooks apply until a file changes\n`)
   }).pipe(
     Effect.provide(
       Permissions.layer({ userRulesFile: userPermissionsFile(configDir), approvalsFile: approvalsFile(dataDir), trustFile: trustFile(dataDir) })

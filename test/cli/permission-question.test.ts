@@ -1,0 +1,73 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { PassThrough } from "node:stream"
+import { describeQuestion, makeTerminalApprovals } from "../../src/cli/permission-question.js"
+import type { ApprovalRequest } from "../../src/services/Approvals.js"
+
+const request = (risk: ApprovalRequest["risk"], detail?: string): ApprovalRequest => ({
+  sessionId: "ses_1",
+  turnId: "turn_1",
+  toolCallId: "call_1",
+  tool: risk === "write" ? "write_file" : "shell",
+  risk,
+  summary: "a question",
+  input: {},
+  ...(detail === undefined ? {} : { detail })
+})
+
+/** The question on fake terminal streams; each of `lines` is typed once the question before it was asked. */
+const answer = (risk: ApprovalRequest["risk"], lines: ReadonlyArray<string>, close = false) =>
+  Effect.gen(function* () {
+    const input = new PassThrough()
+    const output = new PassThrough()
+    let shown = ""
+    const queue = [...lines]
+    output.on("data", (chunk: Buffer) => {
+      shown += chunk.toString()
+      if (/> $/.test(shown)) {
+        const next = queue.shift()
+        if (next !== undefined) input.write(`${next}\n`)
+        else if (close) input.end()
+      }
+    })
+    const result = yield* makeTerminalApprovals({ input, output, color: false }).ask(request(risk))
+    return { result, shown }
+  })
+
+describe("the permission question at a terminal", () => {
+  it.live("a lasting answer about a write asks which paths it covers", () =>
+    Effect.gen(function* () {
+      const globs = yield* answer("write", ["a", "src/** docs/*.md"])
+      expect(globs.result).toMatchObject({ decision: "allow", scope: "always", by: "user", paths: ["src/**", "docs/*.md"] })
+      expect(globs.shown).toContain("remember for which paths?")
+      const plain = yield* answer("write", ["s", ""])
+      expect(plain.result).toMatchObject({ decision: "allow", scope: "session" })
+      expect(plain.result.paths).toBe(undefined)
+    })
+  )
+
+  it.live("other answers settle at once; an unknown key asks again; closed input denies", () =>
+    Effect.gen(function* () {
+      const again = yield* answer("execute", ["x", "s"])
+      expect(again.result).toMatchObject({ decision: "allow", scope: "session" })
+      expect(again.shown).not.toContain("remember for which paths?")
+      expect(again.shown.match(/\[y\] allow once/g)).toHaveLength(2)
+      const closed = yield* answer("execute", [], true)
+      expect(closed.result).toMatchObject({ decision: "deny", reason: "no answer (input closed)" })
+    })
+  )
+
+  it("shows every line of the detail, however long, and the summary on one line", () => {
+    const diff = Array.from({ length: 500 }, (_, i) => `+line ${i + 1}`).join("\n")
+    const shown = describeQuestion({ ...request("write", diff), summary: "write a.txt\nallowed by rule user#1" }, false).text
+    expect(shown).toContain("+line 1\n")
+    expect(shown).toContain("+line 500\n")
+    expect(shown).toContain("write a.txt^Jallowed by rule user#1")
+  })
+
+  it("colours the diff with the CLI's own codes only", () => {
+    const shown = describeQuestion(request("write", "+add\x1b[8m hidden\n-gone"), true).text
+    expect(shown).toContain("\x1b[32m+add^[[8m hidden\x1b[0m")
+    expect(shown).toContain("\x1b[31m-gone\x1b[0m")
+  })
+})
