@@ -22,6 +22,7 @@ import * as Stream from "effect/Stream"
 import { isAbsolute } from "node:path"
 import { AgentHost } from "../host/AgentHost.js"
 import { PendingAsks } from "../host/pending-asks.js"
+import { workspaceMismatch } from "../host/session-workspace.js"
 import { McpHub } from "../services/McpHub.js"
 import { Files } from "../services/ToolRouter.js"
 import { fromEngineError, internalError, invalidParams, type ProtocolError, sessionNotFound } from "./errors.js"
@@ -80,6 +81,12 @@ export const make = (peer: ClientPeer, barrier: UpdateBarrier, info: AgentInfo) 
 
     const checkCwd = (cwd: string) => (isAbsolute(cwd) ? Effect.void : invalidParams(`cwd must be an absolute path, got ${cwd}`))
 
+    /** A session is only opened in its own workspace: the editor's project is what the person chose to let the agent act on. */
+    const sameWorkspace = (sessionId: string, sessionCwd: string, clientCwd: string) => {
+      const mismatch = workspaceMismatch(sessionId, sessionCwd, clientCwd)
+      return mismatch === undefined ? Effect.void : invalidParams(mismatch, { sessionId, sessionCwd, cwd: clientCwd })
+    }
+
     const agent: AcpAgent = {
       initialize: (params) =>
         Effect.sync(() => {
@@ -114,9 +121,8 @@ export const make = (peer: ClientPeer, barrier: UpdateBarrier, info: AgentInfo) 
           yield* checkCwd(params.cwd)
           const servers = yield* serversOf(params)
           const view = yield* host.getSession(params.sessionId).pipe(Effect.mapError(fromEngineError))
-          if (view.cwd !== params.cwd) {
-            yield* Effect.logWarning(`session ${view.sessionId} works in ${view.cwd}, not in ${params.cwd}; it keeps its own`)
-          }
+          // Before anything starts (MCP servers, the replay): the session would act on its own folder, not the editor's.
+          yield* sameWorkspace(view.sessionId, view.cwd, params.cwd)
           yield* hub.configureSession(view.sessionId, view.cwd, servers)
           // The whole history, as updates, before the answer (ACP: the client renders it as it comes).
           const translator = makeTranslator({ cwd: view.cwd, replay: true })
@@ -137,11 +143,11 @@ export const make = (peer: ClientPeer, barrier: UpdateBarrier, info: AgentInfo) 
         Effect.gen(function* () {
           yield* checkCwd(params.cwd)
           const servers = yield* serversOf(params)
+          // A fork works in its source's folder: refused before it is written when that is not the editor's.
+          const source = yield* host.getSession(params.sessionId).pipe(Effect.mapError(fromEngineError))
+          yield* sameWorkspace(source.sessionId, source.cwd, params.cwd)
           // All of the source's history: the host copies it up to its last completed turn.
           const view = yield* host.forkSession(params.sessionId, { by: "acp" }).pipe(Effect.mapError(fromEngineError))
-          if (view.cwd !== params.cwd) {
-            yield* Effect.logWarning(`the fork ${view.sessionId} works in ${view.cwd}, its source's workspace, not in ${params.cwd}`)
-          }
           yield* hub.configureSession(view.sessionId, view.cwd, servers)
           const session = sessions.open(view.sessionId, view.cwd, acpModeOf(view.permissionMode))
           return { sessionId: view.sessionId, modes: modeState(session.mode) }

@@ -8,6 +8,8 @@ import { pulledUntil } from "../core/for-each-pulled.js"
 import type { EventOf } from "../domain/events.js"
 import type { HostFrame } from "../domain/host.js"
 import * as PolicyApprovals from "../layers/approvals/policy.js"
+import { workspaceMismatch } from "../host/session-workspace.js"
+import { CliError } from "./errors.js"
 import { stderr, useColor } from "./io.js"
 import { makeTerminalApprovals } from "./permission-question.js"
 import type { TurnClient } from "./turn-client.js"
@@ -47,6 +49,9 @@ export const runTurn = <E>(client: TurnClient<E>, args: RunArgs) =>
       ? yield* client.getSession(args.session.value)
       : yield* client.createSession({ cwd: process.cwd(), title: titleOf(args.prompt), client: "cli", attachments: args.attach })
     const sessionId = view.sessionId
+    // A session acts on its own folder: continued from elsewhere it would widen what this run reaches.
+    const mismatch = Option.isSome(args.session) ? workspaceMismatch(sessionId, view.cwd, process.cwd()) : undefined
+    if (mismatch !== undefined) return yield* new CliError({ message: `${mismatch} (cd ${view.cwd} first)` })
     const after = Option.isSome(args.session) ? view.lastSequence : 0
     const live = yield* Deferred.make<void>()
     // Known once the prompt is admitted; a turn's events may arrive before that.

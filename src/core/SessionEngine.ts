@@ -54,7 +54,8 @@ import { outputCheck } from "./output-check.js"
 import { OutputValidator } from "../services/OutputValidator.js"
 import { TraceContext } from "../services/TraceContext.js"
 import type { TurnTerms } from "../domain/turn-terms.js"
-import { turnSpend } from "./budget.js"
+import { turnBudget, turnSpend } from "./budget.js"
+import { turnAllowance } from "./turn-allowance.js"
 
 export type { Draft } from "./session-actor.js"
 export type { RedoRequest, RewindRequest } from "./rewind.js"
@@ -365,7 +366,7 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
      */
     const runClaimed = (actor: SessionActor, running: RunningTurn, input: RunTurnInput, sink: TurnSink, delegation?: Delegation): Effect.Effect<void, EngineError> => {
       // Every event of the turn passes here, so its budget sees its requests, summaries and subagents alike.
-      const spent = turnSpend()
+      const spent = turnSpend(delegation?.above?.spent)
       const emit = (draft: Draft) =>
         actor.commit(draft).pipe(
           Effect.tap((event) => {
@@ -464,13 +465,27 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
           mode: () => state.mode,
           model: gateway
         }
+        // A child a task call runs takes its steps from this turn's allowance too; one prompted on its own is its own root.
+        const allowance = turnAllowance(
+          input.maxSteps ?? agent?.maxSteps ?? options.maxSteps,
+          turnBudget(input.terms, self.model.info.id, spent),
+          delegation?.above?.allowance
+        )
         const taskTool = Option.isNone(agents)
           ? undefined
-          : { agents: agents.value, limits: subagentLimits, delegation: self, sessionId: input.sessionId, turnId, runChild, record: (draft: Draft) => emit({ ...draft, turnId }) }
+          : {
+              agents: agents.value,
+              limits: subagentLimits,
+              delegation: self,
+              turn: { spent, allowance },
+              sessionId: input.sessionId,
+              turnId,
+              runChild,
+              record: (draft: Draft) => emit({ ...draft, turnId })
+            }
         const outcome = yield* runTurnBody({
           turnId,
           ...(agent === undefined ? {} : { agent: agent.name }),
-          spent,
           prompt: { content: input.content, sequence: message.sequence },
           hooks: hookContext,
           ...(sessionStart === undefined ? {} : { sessionStart }),
@@ -479,7 +494,7 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
           context: agent === undefined ? context : childContext(context, agent),
           compactionThreshold: options.compactionThreshold,
           mcp,
-          maxSteps: input.maxSteps ?? agent?.maxSteps ?? options.maxSteps,
+          allowance,
           ...(input.terms === undefined ? {} : { terms: input.terms }),
           output: outputCheck({ terms: input.terms, validator: outputValidator, turnId, emit }),
           takeSteering: takeSteering(actor),

@@ -4,23 +4,38 @@ import { addSpend, formatUsd, noSpend, type Spend, sumSpend } from "../domain/sp
 import type { TurnTerms } from "../domain/turn-terms.js"
 import type { TurnOutcome } from "./turn.js"
 
-/** What a turn's committed events spent: its own requests (summaries included) and what its subagents reported. */
+/** What a turn's committed events spent: its own requests (summaries included) and its subagents' as they spend. */
 export interface TurnSpend {
   /** Each event the turn commits (other events add nothing). */
   readonly observe: (event: AgentEvent) => void
+  /** A request of a subagent below this turn (at any depth), as its own turn commits it. */
+  readonly descendant: (spend: Spend) => void
   readonly own: () => Spend
-  /** A subagent counts once its `subagent.completed` is recorded (a child still running, once it ends). */
+  /** Every request of the turn's subagents so far, a child still running included. */
   readonly delegated: () => Spend
 }
 
-export const turnSpend = (): TurnSpend => {
+/**
+ * A turn's spend; `above` is the spend of the turn that delegated this one (a `task` child):
+ * each request counts there too the moment it commits, so a limit of any turn up the tree
+ * sees a running child's spend, not only a finished one's. A `subagent.completed` then adds
+ * nothing (its `spend` is what was counted already).
+ */
+export const turnSpend = (above?: TurnSpend): TurnSpend => {
   let own = noSpend
   let delegated = noSpend
+  const descendant = (spend: Spend) => {
+    delegated = sumSpend(delegated, spend)
+    above?.descendant(spend)
+  }
   return {
     observe: (event) => {
-      if (event.type === "subagent.completed") delegated = addSpend(delegated, event)
-      else own = addSpend(own, event)
+      if (event.type === "subagent.completed") return
+      const spend = addSpend(noSpend, event)
+      own = sumSpend(own, spend)
+      above?.descendant(spend)
     },
+    descendant,
     own: () => own,
     delegated: () => delegated
   }

@@ -15,6 +15,8 @@ import { type PreparedCall, ToolCallRejected, type ToolRouterShape, type ToolSco
 import { messageOf } from "../domain/cause-message.js"
 import type { Draft } from "./session-actor.js"
 import type { Spend } from "../domain/spend.js"
+import type { TurnSpend } from "./budget.js"
+import type { TurnAllowance } from "./turn-allowance.js"
 
 export const TASK_TOOL = "task"
 
@@ -42,6 +44,14 @@ export interface Delegation {
   readonly agent?: AgentDefinition
   /** The model this turn asks: a child's definition's, else its parent's. */
   readonly model: ModelGatewayShape
+  /** The turn that delegated this one (a child a `task` call runs): its steps and spend count there too. */
+  readonly above?: DelegatingTurn
+}
+
+/** A turn as its children see it: what they spend and the steps they take are its own too. */
+export interface DelegatingTurn {
+  readonly spent: TurnSpend
+  readonly allowance: TurnAllowance
 }
 
 /** What a `task` call asks the engine to run: a child session of the calling turn. */
@@ -79,6 +89,8 @@ export interface TaskToolContext {
   readonly agents: AgentsShape
   readonly limits: SubagentLimits
   readonly delegation: Delegation
+  /** This turn, as the children it starts count against it. */
+  readonly turn: DelegatingTurn
   readonly sessionId: string
   readonly turnId: string
   readonly runChild: RunChild
@@ -166,7 +178,7 @@ const prepareTask = (ctx: TaskToolContext, running: { count: number }, toolCallI
         parent: { sessionId: ctx.sessionId, turnId: ctx.turnId, toolCallId, workspaceRoot },
         agent,
         prompt,
-        delegation: { depth, rootSessionId: ctx.delegation.rootSessionId, recordInRoot: ctx.delegation.recordInRoot, mode: ctx.delegation.mode, agent },
+        delegation: { depth, rootSessionId: ctx.delegation.rootSessionId, recordInRoot: ctx.delegation.recordInRoot, mode: ctx.delegation.mode, agent, above: ctx.turn },
         parentModel: ctx.delegation.model
       }
       let soFar: (() => ChildResult) | undefined

@@ -10,7 +10,7 @@ import type { ContextBuilderShape, ContextSourceText } from "../services/Context
 import type { McpHubShape } from "../services/McpHub.js"
 import type { ModelGatewayShape } from "../services/ModelGateway.js"
 import type { TurnTerms } from "../domain/turn-terms.js"
-import { turnBudget, type TurnSpend } from "./budget.js"
+import type { TurnAllowance } from "./turn-allowance.js"
 import { compactHistory } from "./compaction.js"
 import { forEachChunkPulled } from "./for-each-pulled.js"
 import { assembleSystem, budgetOf, hashSource, measure, taskSection, withTasks } from "./context.js"
@@ -37,7 +37,8 @@ export interface TurnContext {
   /** Share of the usable window a request may fill before older turns are compacted. */
   readonly compactionThreshold: number
   readonly mcp: McpHubShape
-  readonly maxSteps: number
+  /** The steps and spend the turn may still take: its own limits and those of every turn that delegated to it. */
+  readonly allowance: TurnAllowance
   /** Spending limits and an output schema the prompt asked for. */
   readonly terms?: TurnTerms
   /** Judges the final answer against the output schema, if the turn has one. */
@@ -51,8 +52,6 @@ export interface TurnContext {
   readonly hooks: HookContext
   /** The agent definition a subagent's turn runs, named in its model requests. */
   readonly agent?: string
-  /** What the turn's committed events have spent so far (its requests, summaries and subagents), counted by its budget. */
-  readonly spent: TurnSpend
   /** Set on the session's first turn in this process: SessionStart hooks run first (`startup`: a new session; `resume`: one loaded from its log). */
   readonly sessionStart?: "startup" | "resume"
 }
@@ -73,7 +72,6 @@ type StepResult =
  */
 export const runTurnBody = (ctx: TurnContext): Effect.Effect<TurnOutcome, EventStoreError> =>
   Effect.gen(function* () {
-    const budget = turnBudget(ctx.terms, ctx.gateway.info.id, ctx.spent)
     // The context sources are read once per turn, at its first request: files edited during
     // a turn (AGENTS.md, a newly approved memory) count from the next one.
     const sources = readOnce(ctx.context.sources({ sessionId: ctx.state.sessionId, workspaceRoot: ctx.tools.workspaceRoot }))
@@ -87,13 +85,11 @@ export const runTurnBody = (ctx: TurnContext): Effect.Effect<TurnOutcome, EventS
     }
     // A Stop hook may send the agent back to work once per turn: the bound that keeps two hooks from looping.
     let continued = false
-    for (let step = 1; step <= ctx.maxSteps; step++) {
-      if (step > 1) {
-        // Step boundary: the step that crossed a limit has finished (its tools ran); no new request.
-        const over = budget.exceeded()
-        if (Option.isSome(over)) return over.value
-        yield* admitSteering(ctx)
-      }
+    for (let step = 1; ; step++) {
+      // Step boundary: the step that crossed a limit has finished (its tools ran); no new request.
+      const over = ctx.allowance.beforeStep(step)
+      if (Option.isSome(over)) return over.value
+      if (step > 1) yield* admitSteering(ctx)
       yield* recordMcpNotices(ctx)
       const result = yield* modelStep(ctx, sources)
       if (result._tag === "Failed") return result.outcome
@@ -123,7 +119,6 @@ export const runTurnBody = (ctx: TurnContext): Effect.Effect<TurnOutcome, EventS
         }
       }
     }
-    return { stopReason: "max_steps", message: `the turn reached its limit of ${ctx.maxSteps} model steps` }
   })
 
 /**

@@ -1,3 +1,4 @@
+import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -25,6 +26,7 @@ import {
   SubscriberLagged
 } from "../domain/host.js"
 import { SessionTitle } from "../domain/session-title.js"
+import { importTail } from "../domain/import-tail.js"
 import { describeProblem, planImport } from "../domain/session-log.js"
 import type { PermissionMode } from "../domain/permissions.js"
 import type { RewindDrift, RewindResult, RewindUnavailable } from "../domain/rewind.js"
@@ -130,7 +132,9 @@ export interface AgentHostShape {
   /**
    * Writes a whole exported session, all or nothing, after checking it is one valid log that
    * keeps the engine's invariants (`planImport`); `unverified` writes one that breaks them,
-   * marked in its header, and `unverified` in the result names the first violation.
+   * marked in its header, and `unverified` in the result names the first violation. The
+   * file's events are followed by the host's `importTail`: the session starts in `default`
+   * mode with an empty inbox, whatever the file recorded (`events` counts the file's).
    */
   readonly importSession: (
     events: ReadonlyArray<AgentEvent>,
@@ -292,7 +296,14 @@ export const make = Effect.gen(function* () {
         if (plan._tag === "Refused") return yield* new InvalidSessionLog({ message: describeProblem(plan.problem) })
         const sessionId = plan.events[0]?.sessionId ?? ""
         if ((yield* store.head(sessionId))._tag === "Some") return yield* new SessionExists({ sessionId })
-        yield* store.appendAll(plan.events)
+        // History is not authority: the file's events as they are, then the host's reset of what they could grant.
+        const tailIds = yield* Effect.replicateEffect(ids.make("evt"), 2)
+        let next = 0
+        const tail = importTail(plan.events, {
+          newId: () => tailIds[next++] ?? "",
+          timestamp: new Date(yield* Clock.currentTimeMillis).toISOString()
+        })
+        yield* store.appendAll([...plan.events, ...tail])
         const imported: ImportedSession = {
           sessionId,
           events: plan.events.length,

@@ -83,7 +83,10 @@ describe("custom-agent (the built CLI)", () => {
     const ok = await runCli(["sessions", "import", file], { env: { CUSTOM_AGENT_HOME: to } })
     expect(ok.code).toBe(0)
     const sessionId = parseEventLines(run.stdout)[0]?.sessionId ?? ""
-    expect((await runCli(["sessions", "export", sessionId], { env: { CUSTOM_AGENT_HOME: to } })).stdout).toBe(run.stdout)
+    // The file's events as they were, then the import's reset: the session starts in default mode.
+    const exported = (await runCli(["sessions", "export", sessionId], { env: { CUSTOM_AGENT_HOME: to } })).stdout
+    expect(exported.startsWith(run.stdout)).toBe(true)
+    expect(parseEventLines(exported.slice(run.stdout.length))).toMatchObject([{ type: "session.mode_changed", payload: { mode: "default", by: "import" } }])
     const again = await runCli(["sessions", "import", file], { env: { CUSTOM_AGENT_HOME: to } })
     expect(again.code).not.toBe(0)
     expect(again.stderr).toContain("already exists")

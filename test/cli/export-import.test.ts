@@ -84,7 +84,9 @@ describe("sessions import", () => {
       client: "test",
       unverifiedImport: { problem: "event 4: tool.started for call c without an earlier permission.resolved allowing it" }
     })
-    expect(exported.slice(1)).toEqual(broken.slice(1))
+    expect(exported.slice(1, -1)).toEqual(broken.slice(1))
+    // Then the import's own reset: the session starts in default mode whatever the file recorded.
+    expect(exported.slice(-1)).toMatchObject([{ sequence: broken.length + 1, type: "session.mode_changed", payload: { mode: "default", by: "import" } }])
   })
 
   it("what no store can hold is refused even --unverified: a gap, a hostile session id", async () => {

@@ -146,13 +146,17 @@ for (const store of storeCases) {
         expect(endOf(log)).toEqual({ stopReason: "budget", message: "the turn used 1300 tokens (1200 by its subagents), its limit is 1000" })
       }).pipe(on(delegating(600))))
 
-    it.live("a child with no price stops a parent with a cost limit at the next boundary instead of spending blind", () =>
+    it.live("a child with no price stops at its next boundary, and its parent with a cost limit at its own, instead of spending blind", () =>
       Effect.gen(function* () {
         const log = yield* runParent({ maxCostUsd: 100 })
         expect(eventsOf(log, "model.completed")).toHaveLength(1)
-        expect(eventsOf(log, "subagent.completed")[0]?.payload.spend).toEqual({ requests: 2, tokens: 700, costUsd: 0, unpriced: 2 })
+        // The parent's limit binds the running child: no second request once one had no price.
+        const completed = eventsOf(log, "subagent.completed")[0]?.payload
+        expect(completed?.spend).toEqual({ requests: 1, tokens: 600, costUsd: 0, unpriced: 1 })
+        expect(completed?.stopReason).toBe("budget")
+        expect(completed?.message).toContain("the turn that delegated this one has no room left (the cost of 1 of its subagents' model request(s) is unknown")
         expect(endOf(log)).toMatchObject({ stopReason: "budget" })
-        expect(endOf(log)?.message).toContain("the cost of 2 of its subagents' model request(s) is unknown")
+        expect(endOf(log)?.message).toContain("the cost of 1 of its subagents' model request(s) is unknown")
       }).pipe(on(delegating(100), true)))
 
     it.live("each request counts once: a child's log totals its own requests and its children's, its parent's adds them to its own", () =>

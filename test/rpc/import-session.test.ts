@@ -30,6 +30,9 @@ const brokenLog = (sessionId: string) =>
     { type: "turn.completed", turnId: "t", payload: { stopReason: "final" } }
   ].map((draft, i) => decodeEvent({ id: `evt_${i + 1}`, schemaVersion: 1, sessionId, sequence: i + 1, timestamp: "2026-01-01T00:00:00.000Z", ...draft }))
 
+/** What an import writes after the file's events: history is not authority (`importTail`). */
+const importReset = (sequence: number) => ({ sequence, type: "session.mode_changed", payload: { mode: "default", by: "import" } })
+
 layer(E2E, { timeout: 30_000, excludeTestServices: true })("ImportSession checks the engine's invariants", (it) => {
   it.effect("a log that breaks them is refused naming the first violation; nothing is written", () =>
     Effect.gen(function* () {
@@ -56,16 +59,19 @@ layer(E2E, { timeout: 30_000, excludeTestServices: true })("ImportSession checks
         type: "session.created",
         payload: { client: "elsewhere", unverifiedImport: { problem: "event 3: tool.started for call c without an earlier permission.resolved allowing it" } }
       })
-      expect(log.slice(1)).toEqual(brokenLog("ses_unverified").slice(1))
+      expect(log.slice(1, -1)).toEqual(brokenLog("ses_unverified").slice(1))
+      expect(log.slice(-1)).toMatchObject([importReset(6)])
     }))
 
-  it.effect("a log the engine wrote is imported as it is, unmarked", () =>
+  it.effect("a log the engine wrote is imported as it is, unmarked, then the import's reset to default mode", () =>
     Effect.gen(function* () {
       const client = yield* AgentClient
       const session = yield* client.CreateSession({ cwd: "/w" })
       const original = Chunk.toArray(yield* Stream.runCollect(client.ExportSession({ sessionId: session.sessionId })))
       const copy = original.map((event) => ({ ...event, sessionId: "ses_copy" }))
       expect(yield* client.ImportSession({ events: copy, unverified: true })).toEqual({ sessionId: "ses_copy", events: copy.length })
-      expect(Chunk.toArray(yield* Stream.runCollect(client.ExportSession({ sessionId: "ses_copy" })))).toEqual(copy)
+      const exported = Chunk.toArray(yield* Stream.runCollect(client.ExportSession({ sessionId: "ses_copy" })))
+      expect(exported.slice(0, -1)).toEqual(copy)
+      expect(exported.slice(-1)).toMatchObject([importReset(copy.length + 1)])
     }))
 })

@@ -5,6 +5,8 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { SessionEngine } from "../../src/core/SessionEngine.js"
 import * as AgentFolders from "../../src/layers/agents/folders.js"
+import type { AgentEvent } from "../../src/domain/events.js"
+import type { TurnTerms } from "../../src/domain/turn-terms.js"
 import { EventStore } from "../../src/services/EventStore.js"
 import { replayAll } from "../support/engine-harness.js"
 import { eventsOf } from "../support/events.js"
@@ -277,5 +279,65 @@ describe("security: a project's definition cannot send the session's work to ano
         })
       )
     )
+  })
+})
+
+describe("security: a child never outruns the turn that delegated it", () => {
+  /** A child that would read the same file over and over: one request per step, as long as it is let. */
+  const greedy = (steps: number, usage?: { readonly inputTokens: number; readonly outputTokens: number }) => ({
+    responses: Array.from({ length: steps }, (_, i) => ({ chunks: [toolCall("read_file", { path: "a.txt" }, `greedy_${i + 1}`)], ...(usage === undefined ? {} : { usage }) }))
+  })
+  const requestsOf = (log: ReadonlyArray<AgentEvent>) => eventsOf(log, "model.completed").length
+
+  const delegatingTurn = (cwd: string, extra: { readonly maxSteps?: number; readonly terms?: TurnTerms }) =>
+    Effect.gen(function* () {
+      const engine = yield* SessionEngine
+      const { header } = yield* engine.createSession({ cwd, client: "test" })
+      yield* Stream.runDrain(engine.runTurn({ sessionId: header.sessionId, content: "go", permissionMode: "bypass", ...extra }))
+      const parent = yield* replayAll(header.sessionId)
+      const child = yield* replayAll(childrenOf(parent)[0] ?? "")
+      return { parent, child }
+    })
+
+  it.effect("a project definition's maxSteps 50 under the user's --max-steps 2: the whole turn, child included, makes 2 requests", () => {
+    const eager = { name: "eager", description: "Keeps going", tools: "read_file", maxSteps: 50, body: "Never stop." }
+    const cwd = subagentWorkspace([eager], { "a.txt": "alpha\n" })
+    const script = { responses: [{ chunks: [task("eager", "read forever")] }, "done"], agents: { eager: greedy(20) } }
+    return Effect.gen(function* () {
+      const { parent, child } = yield* delegatingTurn(cwd, { maxSteps: 2 })
+      expect(requestsOf(parent) + requestsOf(child)).toBe(2)
+      expect(eventsOf(child, "turn.completed")[0]?.payload).toMatchObject({ stopReason: "max_steps" })
+      expect(eventsOf(child, "turn.completed")[0]?.payload.message).toContain("the turn that delegated this one has no room left")
+      expect(eventsOf(parent, "turn.completed")[0]?.payload).toMatchObject({ stopReason: "max_steps", message: "the turn reached its limit of 2 model steps" })
+    }).pipe(Effect.provide(subagentEngine(script)))
+  })
+
+  it.effect("the engine's own limit holds the same way: a definition's maxSteps 50 under an engine limit of 4 (grandchildren too)", () => {
+    const eager = { name: "eager", description: "Keeps going", tools: "read_file, task", maxSteps: 50, body: "Never stop." }
+    const cwd = subagentWorkspace([eager], { "a.txt": "alpha\n" })
+    const script = {
+      responses: [{ chunks: [task("eager", "read forever")] }, "done"],
+      agents: { eager: { responses: [{ chunks: [task("eager", "you too")] }, ...greedy(20).responses] } }
+    }
+    return Effect.gen(function* () {
+      const { parent, child } = yield* delegatingTurn(cwd, {})
+      const grandchild = yield* replayAll(childrenOf(child)[0] ?? "")
+      expect(requestsOf(parent) + requestsOf(child) + requestsOf(grandchild)).toBe(4)
+      expect(eventsOf(parent, "turn.completed")[0]?.payload).toMatchObject({ stopReason: "max_steps" })
+    }).pipe(Effect.provide(subagentEngine(script, { engine: { maxSteps: 4 } })))
+  })
+
+  it.effect("a child stops before the request that would pass its parent's token limit, not only after it ends", () => {
+    const eager = { name: "eager", description: "Keeps going", tools: "read_file", maxSteps: 50, body: "Never stop." }
+    const cwd = subagentWorkspace([eager], { "a.txt": "alpha\n" })
+    const usage = { inputTokens: 600, outputTokens: 0 }
+    const script = { responses: [{ chunks: [task("eager", "read forever")], usage: { inputTokens: 100, outputTokens: 0 } }, "done"], agents: { eager: greedy(20, usage) } }
+    return Effect.gen(function* () {
+      // 100 + 600 stays under 1000; the child's second request (1300) crosses it; a third is never made.
+      const { parent, child } = yield* delegatingTurn(cwd, { terms: { maxTurnTokens: 1_000 } })
+      expect(requestsOf(child)).toBe(2)
+      expect(eventsOf(child, "turn.completed")[0]?.payload).toMatchObject({ stopReason: "budget" })
+      expect(eventsOf(parent, "turn.completed")[0]?.payload).toEqual({ stopReason: "budget", message: "the turn used 1300 tokens (1200 by its subagents), its limit is 1000" })
+    }).pipe(Effect.provide(subagentEngine(script)))
   })
 })
