@@ -94,7 +94,7 @@ export const coreLayer = (config: AgentConfig) => {
           MemoryFile.layer(memoryFile(config.dataDir))
         )
       ),
-      Layer.provide(sandbox)
+      Layer.provide(Layer.merge(sandbox, permissions))
     ),
     HooksLayer.layer({ configDir: config.configDir }).pipe(Layer.provide(Layer.merge(sandbox, permissions))),
     permissions,

@@ -16,11 +16,19 @@ import { PermissionEngine } from "../services/PermissionEngine.js"
 import { ToolRouter } from "../services/ToolRouter.js"
 import { trustedProjectNetwork } from "./project-network.js"
 
-/** The MCP hub; the MCP SDK loads only once a session has servers to run. Stdio servers run in the sandbox. */
-export const mcpLayer = (userConfigDir: string, clientVersion: string): Layer.Layer<McpHub, never, Sandbox> =>
+/**
+ * The MCP hub; the MCP SDK loads only once a session has servers to run. Stdio servers run in
+ * the sandbox; a project's servers start only once the permission engine says its
+ * configuration is trusted as it is.
+ */
+export const mcpLayer = (userConfigDir: string, clientVersion: string): Layer.Layer<McpHub, never, Sandbox | PermissionEngine> =>
   Layer.scoped(
     McpHub,
-    Effect.flatMap(Sandbox, (sandbox) => LazyMcp.make({ userConfigDir, clientVersion, sandbox }))
+    Effect.gen(function* () {
+      const sandbox = yield* Sandbox
+      const permissions = yield* PermissionEngine
+      return yield* LazyMcp.make({ userConfigDir, clientVersion, sandbox, projectTrust: permissions.projectTrust })
+    })
   )
 
 /** Every tool a session can call, from every source, behind one router: local tools, skills, MCP servers. */

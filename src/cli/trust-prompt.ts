@@ -8,11 +8,13 @@ export const describeTrust = (status: ProjectTrust): string => {
   const allows = status.allowRules.map((rule) => `  allow ${rule.tool}${rule.command === undefined ? "" : ` command "${rule.command}"`}${rule.path === undefined ? "" : ` path "${rule.path}"`}`)
   const network = status.opensNetwork ? ["  the project's settings.json opens the sandbox's network"] : []
   const hooks = (status.hooks ?? []).map((hook) => `  hook ${hook}`)
-  return [`${status.file} (sha256 ${status.sha256 ?? "-"})`, ...allows, ...network, ...hooks].join("\n")
+  const servers = (status.mcpServers ?? []).map((server) => `  mcp server ${server}`)
+  return [`${status.file} (sha256 ${status.sha256 ?? "-"})`, ...allows, ...network, ...hooks, ...servers].join("\n")
 }
 
-/** Whether trust would change anything: allow rules to turn on, the network to open, hooks to run. */
-export const widens = (status: ProjectTrust) => status.allowRules.length > 0 || status.opensNetwork || (status.hooks ?? []).length > 0
+/** Whether trust would change anything: allow rules to turn on, the network to open, hooks to run, MCP servers to start. */
+export const widens = (status: ProjectTrust) =>
+  status.allowRules.length > 0 || status.opensNetwork || (status.hooks ?? []).length > 0 || (status.mcpServers ?? []).length > 0
 
 /**
  * Before a turn on a terminal: a project whose rules file holds allow rules nobody trusted yet
@@ -30,7 +32,7 @@ export const promptForTrust = (
     io.output.write(`This project's own configuration widens what the agent may do, and is not trusted yet:\n${describeTrust(status)}\n`)
     const answer = yield* askLine(io.input, io.output, "Trust it? [y/N] ")
     if (!isYes(answer)) {
-      io.output.write("Not trusted: only its deny and ask rules apply, the network stays closed, its hooks do not run (custom-agent trust to change that).\n")
+      io.output.write("Not trusted: only its deny and ask rules apply, the network stays closed, its hooks and MCP servers do not run (custom-agent trust to change that).\n")
       return status
     }
     return yield* permissions.trustProject(workspaceRoot, status.sha256, "user")
