@@ -1,31 +1,28 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { mkdirSync, writeFileSync } from "node:fs"
+import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { LocalFileAccess } from "../../../src/layers/tools/local-file-access.js"
 import { startHttpServer } from "../../support/mcp-http-server.js"
 import { makeHub, tempDir } from "../../support/mcp-fixtures.js"
 
-const writeProjectConfig = (root: string, config: unknown) => {
-  mkdirSync(join(root, ".custom-agent"), { recursive: true })
-  writeFileSync(join(root, ".custom-agent", "mcp.json"), JSON.stringify(config))
-}
-
 describe("MCP: a Streamable HTTP server", () => {
-  it.live("configured by url in the project's mcp.json, with a header from the environment: tools listed and called", () =>
+  it.live("configured by url in the user's mcp.json, with a header from the environment: tools listed and called", () =>
     Effect.scoped(
       Effect.gen(function* () {
         const server = yield* startHttpServer({ token: "s3cret" })
         const root = yield* tempDir("mcp-http-")
-        writeProjectConfig(root, {
-          mcpServers: { calc: { type: "http", url: server.url, headers: { Authorization: "Bearer ${MCP_TEST_TOKEN}" } } }
-        })
-        const hub = yield* makeHub({ env: { MCP_TEST_TOKEN: "s3cret" } })
+        const userConfigDir = yield* tempDir("mcp-http-user-")
+        writeFileSync(
+          join(userConfigDir, "mcp.json"),
+          JSON.stringify({ mcpServers: { calc: { type: "http", url: server.url, headers: { Authorization: "Bearer ${MCP_TEST_TOKEN}" } } } })
+        )
+        const hub = yield* makeHub({ userConfigDir, env: { MCP_TEST_TOKEN: "s3cret" } })
         yield* hub.configureSession("s1", root, [])
 
         const tools = yield* hub.source.tools({ sessionId: "s1", workspaceRoot: "/" })
         expect(tools.map((t) => t.definition.name)).toEqual(["mcp__calc__add"])
-        expect(yield* hub.status("s1")).toEqual([{ name: "calc", transport: "http", state: "ready", tools: ["mcp__calc__add"] }])
+        expect(yield* hub.status("s1")).toEqual([{ name: "calc", transport: "http", origin: "user", state: "ready", tools: ["mcp__calc__add"] }])
         expect(yield* hub.instructions("s1")).toEqual([{ server: "calc", text: "Adds numbers over HTTP." }])
 
         const add = tools[0]
