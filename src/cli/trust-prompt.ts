@@ -32,7 +32,7 @@ export const promptForTrust = (
     io.output.write(`This project's own configuration widens what the agent may do, and is not trusted yet:\n${describeTrust(status)}\n`)
     const answer = yield* askLine(io.input, io.output, "Trust it? [y/N] ")
     if (!isYes(answer)) {
-      io.output.write("Not trusted: only its deny and ask rules apply, the network stays closed, its hooks and MCP servers do not run (custom-agent trust to change that).\n")
+      io.output.write("Not trusted: only its deny and ask rules apply, the network stays closed, its hooks do not run, its MCP servers do not start (custom-agent trust to change that).\n")
       return status
     }
     return yield* permissions.trustProject(workspaceRoot, status.sha256, "user")
