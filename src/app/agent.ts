@@ -97,7 +97,7 @@ export const coreLayer = (config: AgentConfig) => {
           MemoryFile.layer(memoryFile(config.dataDir))
         )
       ),
-      Layer.provide(spawning)
+      Layer.provide(Layer.merge(spawning, permissions))
     ),
     HooksLayer.layer({ configDir: config.configDir }).pipe(Layer.provide(Layer.merge(spawning, permissions))),
     permissions,

@@ -21,14 +21,25 @@ import { trustedProjectNetwork } from "./project-network.js"
 
 /**
  * The MCP hub; the MCP SDK loads only once a session has servers to run. Stdio servers run in
- * the sandbox and inherit what the SubprocessEnvironment passes (else what the user's settings.json does).
+ * the sandbox and inherit what the SubprocessEnvironment passes (else what the user's settings.json
+ * does); a project's servers start only once the permission engine says its configuration is
+ * trusted as it is.
  */
-export const mcpLayer = (userConfigDir: string, clientVersion: string): Layer.Layer<McpHub, never, Sandbox> =>
+export const mcpLayer = (userConfigDir: string, clientVersion: string): Layer.Layer<McpHub, never, Sandbox | PermissionEngine> =>
   Layer.scoped(
     McpHub,
-    Effect.flatMap(Effect.all([Sandbox, Effect.serviceOption(SubprocessEnvironment)]), ([sandbox, environment]) =>
-      LazyMcp.make({ userConfigDir, clientVersion, sandbox, ...Option.match(environment, { onNone: () => ({}), onSome: (policy) => ({ environment: policy }) }) })
-    )
+    Effect.gen(function* () {
+      const sandbox = yield* Sandbox
+      const permissions = yield* PermissionEngine
+      const environment = yield* Effect.serviceOption(SubprocessEnvironment)
+      return yield* LazyMcp.make({
+        userConfigDir,
+        clientVersion,
+        sandbox,
+        projectTrust: permissions.projectTrust,
+        ...Option.match(environment, { onNone: () => ({}), onSome: (policy) => ({ environment: policy }) })
+      })
+    })
   )
 
 /** Every tool a session can call, from every source, behind one router: local tools, skills, MCP servers. */

@@ -16,11 +16,13 @@ export const describeTrust = (status: ProjectTrust): TerminalText => {
   )
   const network = status.opensNetwork ? ["  the project's settings.json opens the sandbox's network"] : []
   const hooks = (status.hooks ?? []).map((hook) => term`  hook ${one(hook)}`)
-  return joinText([term`${one(status.file)} (sha256 ${status.sha256 ?? "-"})`, ...allows, ...network, ...hooks], "\n")
+  const servers = (status.mcpServers ?? []).map((server) => term`  mcp server ${one(server)}`)
+  return joinText([term`${one(status.file)} (sha256 ${status.sha256 ?? "-"})`, ...allows, ...network, ...hooks, ...servers], "\n")
 }
 
-/** Whether trust would change anything: allow rules to turn on, the network to open, hooks to run. */
-export const widens = (status: ProjectTrust) => status.allowRules.length > 0 || status.opensNetwork || (status.hooks ?? []).length > 0
+/** Whether trust would change anything: allow rules to turn on, the network to open, hooks to run, MCP servers to start. */
+export const widens = (status: ProjectTrust) =>
+  status.allowRules.length > 0 || status.opensNetwork || (status.hooks ?? []).length > 0 || (status.mcpServers ?? []).length > 0
 
 /**
  * Before a turn on a terminal: a project whose rules file holds allow rules nobody trusted yet
@@ -38,7 +40,7 @@ export const promptForTrust = (
     writeSync(io.output, term`This project's own configuration widens what the agent may do, and is not trusted yet:\n${describeTrust(status)}\n`)
     const answer = yield* askLine(io.input, io.output, "Trust it? [y/N] ")
     if (!isYes(answer)) {
-      writeSync(io.output, "Not trusted: only its deny and ask rules apply, the network stays closed, its hooks do not run (custom-agent trust to change that).\n")
+      writeSync(io.output, "Not trusted: only its deny and ask rules apply, the network stays closed, its hooks do not run, its MCP servers do not start (custom-agent trust to change that).\n")
       return status
     }
     return yield* permissions.trustProject(workspaceRoot, status.sha256, "user")

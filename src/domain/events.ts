@@ -330,10 +330,10 @@ export const SkillLoaded = defineEvent("skill.loaded", {
   path: Schema.String
 })
 
-/** An MCP server of the session started, failed, died or changed its tools. */
+/** An MCP server of the session started, failed, died, changed its tools, or was left out (`skipped`: a project's server not trusted or named like the user's). */
 export const McpServerNotice = defineEvent("mcp.notice", {
   server: Schema.String,
-  state: Schema.Literal("ready", "failed", "exited", "tools_changed"),
+  state: Schema.Literal("ready", "failed", "exited", "tools_changed", "skipped"),
   message: Schema.optional(Schema.String)
 })
 

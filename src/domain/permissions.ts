@@ -80,6 +80,8 @@ export const ProjectTrust = Schema.Struct({
   trustedAt: Schema.optional(Schema.String),
   trustedBy: Schema.optional(Schema.String),
   /** The project's hook commands (its `.custom-agent/settings.json` and `.claude/settings.json`), one line each; they run only once trusted. */
-  hooks: Schema.optional(Schema.Array(Schema.String))
+  hooks: Schema.optional(Schema.Array(Schema.String)),
+  /** The MCP servers of the project's `.custom-agent/mcp.json`, one line each; they start only once trusted. */
+  mcpServers: Schema.optional(Schema.Array(Schema.String))
 })
 export type ProjectTrust = typeof ProjectTrust.Type

@@ -28,11 +28,16 @@ export const McpServerConfig = Schema.Union(
 )
 export type McpServerConfig = typeof McpServerConfig.Type
 
-export type McpServerState = "configured" | "starting" | "ready" | "failed" | "exited"
+/** `skipped`: configured but never started (a project's server before trust, or one with a user's server's name). */
+export type McpServerState = "configured" | "starting" | "ready" | "failed" | "exited" | "skipped"
+
+/** Where a server was configured: the user's `mcp.json`, the project's, or a client of the session (the user's editor). */
+export type McpServerOrigin = "user" | "project" | "session"
 
 export interface McpServerStatus {
   readonly name: string
   readonly transport: "stdio" | "http"
+  readonly origin?: McpServerOrigin
   readonly state: McpServerState
   readonly message?: string
   /** Tool names as the model sees them (`mcp__<server>__<tool>`). */
@@ -42,7 +47,7 @@ export interface McpServerStatus {
 /** Something about a server a session should record: it started, failed, died, or changed its tools. */
 export interface McpNotice {
   readonly server: string
-  readonly state: "ready" | "failed" | "exited" | "tools_changed"
+  readonly state: "ready" | "failed" | "exited" | "tools_changed" | "skipped"
   readonly message?: string
 }
 

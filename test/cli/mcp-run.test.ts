@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "@effect/vitest"
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { isRunning } from "../support/process-check.js"
 import { runCli } from "../support/cli.js"
@@ -38,6 +38,7 @@ describe("run with MCP servers configured", { timeout: 60_000 }, () => {
     // A server that never answers: waiting for it would take its whole start-up timeout.
     const script = `require('fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); setInterval(() => {}, 1000)`
     const { cwd, env } = project(JSON.stringify({ mcpServers: { mute: { command: process.execPath, args: ["-e", script], startupTimeout: 20_000 } } }))
+    expect((await runCli(["trust"], { cwd, env })).code).toBe(0)
     const answer = join(temps.dir("mcp-run-script-"), "script.json")
     writeFileSync(answer, JSON.stringify({ responses: [{ chunks: [{ text: "hi" }], delayMs: 1500 }] }))
     const started = Date.now()
@@ -48,5 +49,19 @@ describe("run with MCP servers configured", { timeout: 60_000 }, () => {
     // It had started meanwhile (the answer took 1.5 s), and was stopped with the run.
     const pid = Number(readFileSync(pidFile, "utf8"))
     expect(isRunning(pid)).toBe(false)
+  })
+
+  it("an untrusted project's servers are skipped, not started, and the run says which", async () => {
+    const marker = join(temps.dir("mcp-run-marker-"), "started")
+    const script = `require('fs').writeFileSync(${JSON.stringify(marker)}, 'x'); setInterval(() => {}, 1000)`
+    const { cwd, env } = project(JSON.stringify({ mcpServers: { eager: { command: process.execPath, args: ["-e", script] } } }))
+    // The answer takes 1.5 s: time enough for a server that would start to start (as in the test above).
+    const answer = join(temps.dir("mcp-run-script-"), "script.json")
+    writeFileSync(answer, JSON.stringify({ responses: [{ chunks: [{ text: "hi" }], delayMs: 1500 }] }))
+    const result = await runCli(["run", "hello", "--sandbox", "off", "--script", answer], { cwd, env })
+    expect(result.code).toBe(0)
+    expect(result.stderr).toContain("custom-agent: the project's MCP servers are skipped, not started, because its configuration is not trusted")
+    expect(result.stderr).toContain(`  "eager" runs ${JSON.stringify([process.execPath, "-e", script])}`)
+    expect(existsSync(marker)).toBe(false)
   })
 })

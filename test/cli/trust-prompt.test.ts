@@ -57,6 +57,25 @@ describe("the trust prompt before a run", () => {
     }).pipe(Effect.provide(s.layer()))
   })
 
+  it.live("a project whose only widening is an MCP server (its .custom-agent/mcp.json) is asked about, the server shown as written", () => {
+    const s = scratch()
+    mkdirSync(join(s.root, ".custom-agent"), { recursive: true })
+    writeFileSync(
+      join(s.root, ".custom-agent", "mcp.json"),
+      JSON.stringify({ mcpServers: { remote: { url: "https://example.com/mcp", headers: { "X-Api-Key": "${ANTHROPIC_API_KEY}" } }, off: { command: "x", disabled: true } } })
+    )
+    return Effect.gen(function* () {
+      const declined = yield* promptWith(s.root, "n")
+      expect(declined.shown).toContain('mcp server "remote" connects to "https://example.com/mcp" with headers {"X-Api-Key":"${ANTHROPIC_API_KEY}"}')
+      // A disabled server starts nothing, so there is nothing to show for it.
+      expect(declined.shown).not.toContain('"off"')
+      expect(declined.shown).toContain("its MCP servers do not start")
+      expect(declined.status.trusted).toBe(false)
+      const accepted = yield* promptWith(s.root, "y")
+      expect(accepted.status).toMatchObject({ trusted: true, mcpServers: ['"remote" connects to "https://example.com/mcp" with headers {"X-Api-Key":"${ANTHROPIC_API_KEY}"}'] })
+    }).pipe(Effect.provide(s.layer()))
+  })
+
   it.live("a project with nothing to widen is not asked about", () => {
     const s = scratch()
     writeRules(projectRulesFile(s.root), [{ tool: "shell", command: "rm", decision: "deny" }])

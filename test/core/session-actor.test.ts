@@ -50,13 +50,13 @@ const hostLayer = (dir: string, script: Scripted.Script) =>
     Layer.provideMerge(Layer.merge(Fanout.layer({ bufferSize: 4096 }), Mcp.layer({ userConfigDir: join(dir, "config"), sandbox: sandboxOff })))
   )
 
-/** A workspace whose project configures our test MCP server, which writes its pid to `pids`. */
+/** A workspace, and a user configuration with our test MCP server, which writes its pid to `pids`. */
 const workspaceWithServer = (dir: string) => {
   const workspace = join(dir, "ws")
-  mkdirSync(join(workspace, ".custom-agent"), { recursive: true })
+  mkdirSync(workspace, { recursive: true })
   mkdirSync(join(dir, "config"))
   const { name, ...server } = testServer("t", { MCP_TEST_PID_FILE: join(dir, "pids") })
-  writeFileSync(join(workspace, ".custom-agent", "mcp.json"), JSON.stringify({ mcpServers: { [name]: server } }))
+  writeFileSync(join(dir, "config", "mcp.json"), JSON.stringify({ mcpServers: { [name]: server } }))
   return workspace
 }
 

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { Chunk, Effect, Schedule, Stream } from "effect"
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs"
+import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { AgentHost } from "../../src/host/AgentHost.js"
@@ -21,13 +21,12 @@ const freshDir = (prefix: string) => {
   return dir
 }
 
-/** A workspace whose own `.custom-agent/mcp.json` names the reference server; the user has none. */
-const projectWithServer = () => {
-  const cwd = freshDir("attach-ws-")
+/** A user configuration directory whose `mcp.json` names the reference server. */
+const userWithServer = () => {
+  const dir = freshDir("attach-user-")
   const { name, ...server } = everythingServer("demo")
-  mkdirSync(join(cwd, ".custom-agent"))
-  writeFileSync(join(cwd, ".custom-agent", "mcp.json"), JSON.stringify({ mcpServers: { [name]: server } }))
-  return cwd
+  writeFileSync(join(dir, "mcp.json"), JSON.stringify({ mcpServers: { [name]: server } }))
+  return dir
 }
 
 const stores = [
@@ -38,14 +37,14 @@ const stores = [
 const document = "demo://resource/static/document/features.md"
 
 for (const store of stores) {
-  describe(`prompt attachments from the project's MCP servers (${store.name} store)`, () => {
+  describe(`prompt attachments from the user's MCP servers (${store.name} store)`, () => {
     const layer = () =>
-      hostTestLayer(store.layer(), { responses: ["read it"] }, { mcp: McpLazy.layer({ userConfigDir: freshDir("attach-user-"), sandbox: sandboxOff }) })
+      hostTestLayer(store.layer(), { responses: ["read it"] }, { mcp: McpLazy.layer({ userConfigDir: userWithServer(), sandbox: sandboxOff }) })
 
-    it.live("a new session's first prompt attaches a resource of a server in the project's mcp.json", () =>
+    it.live("a new session's first prompt attaches a resource of a server in the user's mcp.json", () =>
       Effect.gen(function* () {
         const host = yield* AgentHost
-        const cwd = projectWithServer()
+        const cwd = freshDir("attach-ws-")
         const view = yield* host.createSession({ cwd, client: "test", attachments: [document] })
         const receipt = yield* host.prompt({ sessionId: view.sessionId, content: "summarize", attachments: [document] })
         expect(receipt._tag).toBe("Started")
@@ -61,7 +60,7 @@ for (const store of stores) {
     it.live("an attachment no server serves fails before a session is created: nothing is left behind", () =>
       Effect.gen(function* () {
         const host = yield* AgentHost
-        const cwd = projectWithServer()
+        const cwd = freshDir("attach-ws-")
         const error = yield* Effect.flip(host.createSession({ cwd, client: "test", attachments: ["demo://resource/nowhere"] }))
         expect(error._tag).toBe("McpError")
         expect(yield* host.listSessions).toEqual([])

@@ -4,7 +4,9 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { sandboxOff } from "../../src/layers/sandbox/off.js"
+import * as Permissions from "../../src/layers/permission/engine.js"
 import * as Mcp from "../../src/layers/tools/mcp.js"
+import type { PermissionEngineShape } from "../../src/services/PermissionEngine.js"
 import type { McpHubShape, McpNotice, McpServerConfig } from "../../src/services/McpHub.js"
 
 const root = fileURLToPath(new URL("../../", import.meta.url))
@@ -44,6 +46,20 @@ export const everythingServer = (name: string): McpServerConfig => ({
 /** A hub whose user configuration directory is a fresh, empty temporary directory; servers run unsandboxed unless `options.sandbox` says otherwise. */
 export const makeHub = (options: Partial<Mcp.McpHubOptions> = {}): Effect.Effect<McpHubShape, never, Scope.Scope> =>
   Effect.flatMap(tempDir("mcp-user-"), (userConfigDir) => Mcp.make({ userConfigDir, sandbox: sandboxOff, ...options }))
+
+/**
+ * The project's configuration trusted as it is now, as a person would after reading it (a
+ * real permission engine, its trust file in a fresh directory); its `projectTrust` for a hub.
+ */
+export const trustedProject = (workspaceRoot: string): Effect.Effect<PermissionEngineShape["projectTrust"], unknown, Scope.Scope> =>
+  Effect.gen(function* () {
+    const data = yield* tempDir("mcp-trust-")
+    const permissions = yield* Permissions.make({ approvalsFile: join(data, "approvals.json") })
+    const status = yield* permissions.projectTrust(workspaceRoot)
+    if (status.sha256 === undefined) return yield* Effect.dieMessage(`nothing to trust in ${workspaceRoot}`)
+    yield* permissions.trustProject(workspaceRoot, status.sha256, "test")
+    return permissions.projectTrust
+  })
 
 /** Drains the session's notices until one matches (polling, within `attempts` × 25 ms); returns all drained. */
 export const awaitNotice = (hub: McpHubShape, sessionId: string, matches: (notice: McpNotice) => boolean, attempts = 400) =>

@@ -75,12 +75,10 @@ describe("how the web page renders a turn", () => {
     const workspace = tempDir("web-render-workspace-")
     const notes = join(workspace, "notes.txt")
     writeFileSync(notes, "# notes\nstatus: draft\nowner: sam\n")
-    mkdirSync(join(workspace, ".custom-agent"))
-    writeFileSync(
-      join(workspace, ".custom-agent", "mcp.json"),
-      JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [everything, "stdio"] } } })
-    )
-    const server = await startScriptedServer(script)
+    // The user's own server: a project's would wait for the project to be trusted.
+    const dirs = { data: tempDir("web-data-"), config: tempDir("web-config-") }
+    writeFileSync(join(dirs.config, "mcp.json"), JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [everything, "stdio"] } } }))
+    const server = await startScriptedServer(script, dirs)
     const { page, pageErrors } = await openPage()
     mkdirSync(artifacts, { recursive: true })
 

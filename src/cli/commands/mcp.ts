@@ -3,9 +3,11 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { resolve } from "node:path"
 import { resolveConfigDir, resolveDataDir } from "../../app/locations.js"
+import { permissionsLayer } from "../../app/permissions.js"
 import * as SandboxLayer from "../../layers/sandbox/layer.js"
 import { type ConfiguredServer, loadConfiguredServers, projectConfigFile, userConfigFile } from "../../layers/tools/mcp-config.js"
 import type { McpServerStatus } from "../../services/McpHub.js"
+import { PermissionEngine } from "../../services/PermissionEngine.js"
 import { CliError } from "../errors.js"
 import { stdout } from "../io.js"
 import * as shared from "../options.js"
@@ -27,11 +29,12 @@ const describeServer = (status: McpServerStatus, origin: ConfiguredServer["origi
 
 const transportOf = (server: ConfiguredServer) => ("command" in server.config ? "stdio" : "http")
 
-/** Starts the servers as a session would (stdio ones in the sandbox) and waits until each is ready or failed. */
+/** Starts the servers as a session would (stdio ones in the sandbox, a project's only once trusted) and waits until each is ready, failed or skipped. */
 const startAll = (args: { readonly sandbox: "auto" | "off" | "on"; readonly sandboxNetwork: boolean }, userConfigDir: string, dir: string) =>
   Effect.gen(function* () {
     // The MCP client (and its SDK) loads only when there is a server to start.
     const Mcp = yield* Effect.promise(() => import("../../layers/tools/mcp.js"))
+    const permissions = yield* PermissionEngine
     return yield* Effect.scoped(
       Effect.gen(function* () {
         // Started as a session would start them: stdio servers in the sandbox.
@@ -41,7 +44,7 @@ const startAll = (args: { readonly sandbox: "auto" | "off" | "on"; readonly sand
           configDir: userConfigDir,
           dataDir: resolveDataDir(undefined)
         })
-        const hub = yield* Mcp.make({ userConfigDir, sandbox })
+        const hub = yield* Mcp.make({ userConfigDir, sandbox, projectTrust: permissions.projectTrust })
         yield* hub.configureSession("mcp-list", dir, [])
         return yield* hub.status("mcp-list")
       })
@@ -58,19 +61,22 @@ const list = Command.make("list", { cwd, sandbox: shared.sandbox, sandboxNetwork
     if (servers.length === 0) {
       return yield* stdout(`no MCP servers configured (looked in ${userConfigFile(userConfigDir)} and ${projectConfigFile(dir)})\n`)
     }
-    const statuses = servers.every((server) => server.disabled === true) ? [] : yield* startAll(args, userConfigDir, dir)
-    const byName = new Map(statuses.map((status) => [status.name, status]))
+    const statuses = servers.every((server) => server.disabled === true)
+      ? []
+      : yield* startAll(args, userConfigDir, dir).pipe(Effect.provide(permissionsLayer(userConfigDir, resolveDataDir(undefined))))
     yield* stdout(
       servers
         .map((server) => {
-          const status = byName.get(server.config.name)
+          const status = statuses.find((candidate) => candidate.name === server.config.name && candidate.origin === server.origin)
           if (server.disabled === true || status === undefined) return `${server.config.name} (${server.origin}, ${transportOf(server)}): disabled\n`
           return describeServer(status, server.origin)
         })
         .join("")
     )
   })
-).pipe(Command.withDescription("Start the configured MCP servers (user and project) and show each one's status and tools; disabled ones are listed as such"))
+).pipe(Command.withDescription(
+    "Start the configured MCP servers (user and project) and show each one's status and tools; disabled ones are listed as such, and a project's that are not trusted (custom-agent trust) or named like one of yours as skipped"
+  ))
 
 export const mcpCommand = Command.make("mcp").pipe(
   Command.withDescription("MCP servers: the tools they add to every session"),

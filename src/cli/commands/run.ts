@@ -9,7 +9,7 @@ import type { McpError } from "../../services/McpHub.js"
 import { PermissionEngine } from "../../services/PermissionEngine.js"
 import { resolveConfigDir } from "../../app/locations.js"
 import { agentSetup } from "../agent-setup.js"
-import { reportMalformedMcpConfig } from "../mcp-config-check.js"
+import { reportMalformedMcpConfig, reportUntrustedMcpServers } from "../mcp-config-check.js"
 import * as shared from "../options.js"
 import { describeTransport, remoteLayer, server, token } from "../remote.js"
 import { maxCostUsd, maxTurnTokens, outputRetries, outputSchema } from "../output-schema.js"
@@ -67,6 +67,7 @@ const runEmbedded = (args: RunArgs) =>
     if (Option.isNone(args.approve) && interactive()) {
       yield* promptForTrust(yield* PermissionEngine, process.cwd(), { input: process.stdin, output: process.stderr })
     }
+    yield* reportUntrustedMcpServers(yield* PermissionEngine, process.cwd())
     const local: TurnClient<EngineError | McpError | SubscriberLagged> = {
       createSession: host.createSession,
       getSession: host.getSession,

@@ -5,6 +5,7 @@ import * as Option from "effect/Option"
 import { resolve } from "node:path"
 import { resolveConfigDir, resolveDataDir } from "../../app/locations.js"
 import { packageVersion } from "../../app/package-root.js"
+import { permissionsLayer } from "../../app/permissions.js"
 import { mcpLayer, routerLayer, skillsLayer } from "../../app/tools.js"
 import * as SandboxLayer from "../../layers/sandbox/layer.js"
 import { layerOff } from "../../layers/sandbox/off.js"
@@ -49,7 +50,9 @@ const list = Command.make("list", { cwd, json, mcp, sandbox: shared.sandbox, san
     }).pipe(
       Effect.provide(routerLayer.pipe(Layer.provideMerge(Layer.mergeAll(args.mcp ? mcpLayer(configDir, packageVersion()) : noMcp, skillsLayer(configDir))))),
       // Stdio servers start in the sandbox, as in a session; without them nothing runs, so no sandbox is needed.
-      Effect.provide(args.mcp ? SandboxLayer.layer({ mode: args.sandbox, network: args.sandboxNetwork, configDir, dataDir: resolveDataDir(undefined) }) : layerOff)
+      Effect.provide(args.mcp ? SandboxLayer.layer({ mode: args.sandbox, network: args.sandboxNetwork, configDir, dataDir: resolveDataDir(undefined) }) : layerOff),
+      // A project's servers start only when its configuration is trusted, as in a session.
+      Effect.provide(permissionsLayer(configDir, resolveDataDir(undefined)))
     )
     // With agent definitions the model is offered `task` too (a session adds it to its router).
     const { agents } = yield* AgentFolders.make({ configDir }).list(workspaceRoot)

@@ -31,7 +31,7 @@ export const trustCommand = Command.make("trust", { cwd, status, dataDir: shared
       return yield* stdout(term`${describeTrust(current)}\n${state}\n`)
     }
     const trusted = yield* permissions.trustProject(root, current.sha256, "user")
-    yield* stdout(term`${describeTrust(trusted)}\ntrusted: its allow rules, settings and hooks apply until a file changes\n`)
+    yield* stdout(term`${describeTrust(trusted)}\ntrusted: its allow rules, settings, hooks and MCP servers apply until a file changes\n`)
   }).pipe(
     Effect.provide(
       Permissions.layer({ userRulesFile: userPermissionsFile(configDir), approvalsFile: approvalsFile(dataDir), trustFile: trustFile(dataDir) })
@@ -39,6 +39,6 @@ export const trustCommand = Command.make("trust", { cwd, status, dataDir: shared
   )
 }).pipe(
   Command.withDescription(
-    "Trust the project's .custom-agent/permissions.json and settings (its hooks, and those of .claude/settings.json) as they are now: its allow rules, network setting and hooks apply until a file changes (deny and ask rules always do)"
+    "Trust the project's .custom-agent/permissions.json, settings and mcp.json (its hooks, those of .claude/settings.json, and its MCP servers) as they are now: its allow rules, network setting, hooks and MCP servers apply until a file changes (deny and ask rules always do)"
   )
 )

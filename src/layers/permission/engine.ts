@@ -161,6 +161,7 @@ export const make = (options: PermissionEngineOptions) =>
         allowRules: loaded.rules.filter((rule) => rule.decision === "allow"),
         opensNetwork: loaded.opensNetwork,
         ...(loaded.hooks.length === 0 ? {} : { hooks: loaded.hooks }),
+        ...(loaded.mcpServers.length === 0 ? {} : { mcpServers: loaded.mcpServers }),
         trusted: entry !== undefined,
         ...(entry === undefined ? {} : { trustedAt: entry.trustedAt, trustedBy: entry.by })
       }

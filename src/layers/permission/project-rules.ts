@@ -10,6 +10,7 @@ import { parseJson } from "../optional-json-file.js"
 import { networkSettingOf, projectSettingsFile } from "../sandbox/settings.js"
 import { readBoundedSync } from "../bounded-file.js"
 import { hookScriptPaths, hookScriptsDigest, hookScriptsStamp } from "./hook-scripts.js"
+import { projectMcpFile, projectMcpHashPart, projectMcpServers } from "./project-mcp.js"
 import { decodeRules, PermissionsFileError } from "./rules-file.js"
 
 export const projectRulesFile = (workspaceRoot: string) => join(workspaceRoot, ".custom-agent", "permissions.json")
@@ -28,6 +29,8 @@ export interface ProjectRules {
   readonly hooks: ReadonlyArray<string>
   /** Files in the workspace those commands name; their content is part of `sha256`. */
   readonly hookScripts: ReadonlyArray<string>
+  /** The servers of the project's `.custom-agent/mcp.json`, one line each (they start only once trusted). */
+  readonly mcpServers: ReadonlyArray<string>
 }
 
 interface Cached {
@@ -93,6 +96,8 @@ const read = (workspaceRoot: string): Effect.Effect<ProjectRules, PermissionsFil
     const text = yield* readText(file)
     const settings = yield* readText(projectSettingsFile(workspaceRoot))
     const claude = yield* readText(claudeSettingsFile(workspaceRoot))
+    const mcp = yield* readText(projectMcpFile(workspaceRoot))
+    const mcpServers = yield* projectMcpServers(workspaceRoot, mcp)
     const rules =
       text === undefined
         ? []
@@ -104,13 +109,15 @@ const read = (workspaceRoot: string): Effect.Effect<ProjectRules, PermissionsFil
     // Claude Code's file counts only for its hooks: a project whose .claude/settings.json runs none
     // keeps the hash (and the trust) it had before hooks were read.
     const claudePart = claudeHooks.length === 0 ? undefined : claude
-    if (text === undefined && settings === undefined && claudePart === undefined) return { file, rules, opensNetwork: false, hooks, hookScripts }
+    if (text === undefined && settings === undefined && claudePart === undefined && mcp === undefined) {
+      return { file, rules, opensNetwork: false, hooks, hookScripts, mcpServers }
+    }
     // One hash over the files and the scripts the hooks name: trusting the rules trusts what the
     // settings open and the hooks they run, and an edit to any needs trust again.
     const hash = sha256(
-      `permissions.json\0${text ?? ""}\0settings.json\0${settings ?? ""}${claudePart === undefined ? "" : `\0claude/settings.json\0${claudePart}`}${hookScriptsDigest(workspaceRoot, hookScripts)}`
+      `permissions.json\0${text ?? ""}\0settings.json\0${settings ?? ""}${claudePart === undefined ? "" : `\0claude/settings.json\0${claudePart}`}${hookScriptsDigest(workspaceRoot, hookScripts)}${projectMcpHashPart(mcp)}`
     )
-    return { file, sha256: hash, rules, opensNetwork: yield* opensNetwork(settings), hooks, hookScripts }
+    return { file, sha256: hash, rules, opensNetwork: yield* opensNetwork(settings), hooks, hookScripts, mcpServers }
   })
 
 /**
@@ -121,7 +128,7 @@ export const makeProjectRules = () => {
   const cache = new Map<string, Cached>()
   return (workspaceRoot: string): Effect.Effect<ProjectRules | PermissionsFileError> =>
     Effect.suspend(() => {
-      const stamp = [projectRulesFile(workspaceRoot), projectSettingsFile(workspaceRoot), claudeSettingsFile(workspaceRoot)]
+      const stamp = [projectRulesFile(workspaceRoot), projectSettingsFile(workspaceRoot), claudeSettingsFile(workspaceRoot), projectMcpFile(workspaceRoot)]
         .map((file) => {
           const { mtimeMs, size } = statOf(file)
           return `${mtimeMs}:${size}`

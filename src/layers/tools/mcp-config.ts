@@ -4,9 +4,8 @@ import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { join } from "node:path"
-import type { McpServerConfig } from "../../services/McpHub.js"
+import type { McpServerConfig, McpServerOrigin } from "../../services/McpHub.js"
 import { readOptionalJson } from "../optional-json-file.js"
-import { childEnvironment, FIXED_ONLY } from "../subprocess-env.js"
 
 /**
  * MCP server configuration files, in the `mcpServers` shape other agents use:
@@ -21,10 +20,12 @@ import { childEnvironment, FIXED_ONLY } from "../subprocess-env.js"
  * `url` (or `"type": "http" | "streamable-http"`). Optional per entry: `cwd` (relative to the
  * session's working directory), `timeout` (ms a tool call may take), `startupTimeout` (ms),
  * `disabled: true` (kept in the list, never started). Unknown fields are ignored, so a file shared with other tools
- * works. In `env` and `headers` values, `${VAR}` is replaced by the environment variable VAR
- * of this process (in a project's file, only one a child would inherit anyway: see
- * subprocess-env.ts) and `${VAR:-fallback}` falls back when VAR is unset or empty; a server
- * that names an unset variable without a fallback does not start (its status says which).
+ * works. In the user's own file, `${VAR}` in `env` and `headers` values is replaced by the
+ * environment variable VAR of this process and `${VAR:-fallback}` falls back when VAR is
+ * unset or empty; a server that names an unset variable without a fallback does not start
+ * (its status says which). A project's file is written by whoever wrote the repository, so
+ * nothing in it is expanded: a project server whose `env` or `headers` names a variable does
+ * not start, and its status says to configure it in the user's file instead.
  * A stdio server does not inherit our whole environment: it gets the allowlisted variables
  * (subprocess-env.ts) plus its `env`, so pass secrets there by reference.
  */
@@ -38,8 +39,8 @@ export class McpConfigError extends Schema.TaggedError<McpConfigError>()("McpCon
   }
 }
 
-/** Where a server was configured; later origins override earlier ones of the same name. */
-export type ServerOrigin = "user" | "project" | "session"
+/** Where a server was configured: the user's file, the project's, or a client of the session (the user's editor). */
+export type ServerOrigin = McpServerOrigin
 
 /** A server as configured. `problem` says why it cannot be started as written (e.g. an unset variable). */
 export interface ConfiguredServer {
@@ -102,6 +103,21 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
 
 const VARIABLE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g
 
+/**
+ * A project's values as written: a reference to a variable is refused, never looked up, so a
+ * repository cannot send the user's secrets to a server it names.
+ */
+const refuseVariables = (values: Readonly<Record<string, string>>, field: string): Either.Either<Record<string, string>, string> => {
+  const named = Object.entries(values).flatMap(([key, value]) =>
+    [...value.matchAll(VARIABLE)].map((match) => `${field}.${key} names \${${match[1] ?? ""}}`)
+  )
+  return named.length === 0
+    ? Either.right({ ...values })
+    : Either.left(
+        `${named.join("; ")}: a project's mcp.json cannot use environment variables (they are not expanded); configure this server in your own mcp.json to pass them`
+      )
+}
+
 /** Expands `${VAR}` and `${VAR:-fallback}` in each value; the unset variables are reported, not guessed. */
 const expand = (
   values: Readonly<Record<string, string>>,
@@ -131,6 +147,10 @@ const disabledIf = (entry: { readonly disabled?: boolean | undefined }) => (entr
 
 type Decoded = { readonly server?: ConfiguredServer; readonly problems: ReadonlyArray<string> }
 
+/** The values of `env` or `headers` as the server gets them: expanded from the user's file, refused with a reference from any other. */
+const valuesOf = (values: Readonly<Record<string, string>>, field: string, origin: ServerOrigin, env: NodeJS.ProcessEnv) =>
+  origin === "user" ? expand(values, field, env) : refuseVariables(values, field)
+
 const decodeEntry = (name: string, raw: unknown, origin: ServerOrigin, env: NodeJS.ProcessEnv): Decoded => {
   const at = `mcpServers.${name}`
   if (!isRecord(raw)) return { problems: [`${at}: expected an object`] }
@@ -145,7 +165,7 @@ const decodeEntry = (name: string, raw: unknown, origin: ServerOrigin, env: Node
     if (Either.isLeft(decoded)) return { problems: describe(at, decoded.left) }
     const entry = decoded.right
     // Not expanded: a disabled server's unset variables are no problem.
-    const env_ = entry.disabled === true ? Either.right(entry.env ?? {}) : expand(entry.env ?? {}, "env", env)
+    const env_ = entry.disabled === true ? Either.right(entry.env ?? {}) : valuesOf(entry.env ?? {}, "env", origin, env)
     const config: McpServerConfig = {
       name,
       command: entry.command,
@@ -160,7 +180,7 @@ const decodeEntry = (name: string, raw: unknown, origin: ServerOrigin, env: Node
     const decoded = decodeHttp(raw)
     if (Either.isLeft(decoded)) return { problems: describe(at, decoded.left) }
     const entry = decoded.right
-    const headers = entry.disabled === true ? Either.right(entry.headers ?? {}) : expand(entry.headers ?? {}, "headers", env)
+    const headers = entry.disabled === true ? Either.right(entry.headers ?? {}) : valuesOf(entry.headers ?? {}, "headers", origin, env)
     const config: McpServerConfig = {
       name,
       url: entry.url,
@@ -181,9 +201,6 @@ export const parseConfig = (
 ): Either.Either<ReadonlyArray<ConfiguredServer>, McpConfigError> => {
   const decoded = decodeFile(json)
   if (Either.isLeft(decoded)) return Either.left(new McpConfigError({ file, problem: describe("file", decoded.left).join("; ") }))
-  // A workspace's file names only what any child inherits anyway: `${ANTHROPIC_API_KEY}` in a
-  // cloned repository's `env` or `headers` is unset, never the key.
-  const source = origin === "project" ? childEnvironment(FIXED_ONLY, {}, env) : env
   const servers: Array<ConfiguredServer> = []
   const problems: Array<string> = []
   for (const [name, raw] of Object.entries(decoded.right.mcpServers ?? {})) {
@@ -191,7 +208,7 @@ export const parseConfig = (
       problems.push("mcpServers: a server name must not be empty")
       continue
     }
-    const entry = decodeEntry(name, raw, origin, source)
+    const entry = decodeEntry(name, raw, origin, env)
     problems.push(...entry.problems)
     if (entry.server !== undefined) servers.push(entry.server)
   }
@@ -210,7 +227,7 @@ export const readConfigFile = (
     Effect.flatMap(Option.match({ onNone: () => Effect.succeed([]), onSome: (json) => parseConfig(file, json, origin, env) }))
   )
 
-/** Servers by name: later groups override earlier entries of the same name. */
+/** Servers by name: later groups override earlier entries of the same name (only ever among the user's own: file, then client). */
 export const mergeServers = (...groups: ReadonlyArray<ReadonlyArray<ConfiguredServer>>): ReadonlyArray<ConfiguredServer> => {
   const byName = new Map<string, ConfiguredServer>()
   for (const group of groups) for (const server of group) byName.set(server.config.name, server)
@@ -224,14 +241,18 @@ export interface ConfigLocations {
   readonly env?: NodeJS.ProcessEnv
 }
 
-/** The configuration files that apply to a directory, user first: project entries override user entries. */
+/** The configuration files that apply to a directory, the user's first; a project's entries never override the user's (see `admitServers`). */
 export const configFiles = (locations: ConfigLocations): ReadonlyArray<{ readonly file: string; readonly origin: ServerOrigin }> => [
   { file: userConfigFile(locations.userConfigDir), origin: "user" },
   ...(locations.cwd === undefined ? [] : [{ file: projectConfigFile(locations.cwd), origin: "project" as const }])
 ]
 
-/** The configured servers of a directory; fails on the first malformed file. */
+/**
+ * Every configured server of a directory, the user's then the project's, each once per file
+ * (a project's entry with a user's entry's name is listed too: which of them a session
+ * starts is `admitServers`' decision); fails on the first malformed file.
+ */
 export const loadConfiguredServers = (locations: ConfigLocations): Effect.Effect<ReadonlyArray<ConfiguredServer>, McpConfigError> =>
   Effect.forEach(configFiles(locations), ({ file, origin }) => readConfigFile(file, origin, locations.env)).pipe(
-    Effect.map((groups) => mergeServers(...groups))
+    Effect.map((groups) => groups.flat())
   )

@@ -301,6 +301,7 @@ export const connect = (server: ConfiguredServer, options: ConnectionOptions): E
       status: () => ({
         name,
         transport: kind,
+        origin: server.origin,
         state,
         ...(message === undefined ? {} : { message }),
         tools: tools.map((tool) => tool.definition.name)

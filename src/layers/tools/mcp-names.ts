@@ -19,3 +19,15 @@ export const modelToolName = (server: string, tool: string): string => {
   const hash = createHash("sha256").update(`${server}\u0000${tool}`).digest("hex").slice(0, HASH_CHARS)
   return `${name.slice(0, MAX_NAME - HASH_CHARS - 1)}_${hash}`
 }
+
+/** What every tool name of a server begins with (before shortening): `mcp__<server>__`. */
+export const serverToolPrefix = (server: string): string => `mcp__${sanitize(server)}__`
+
+/**
+ * Whether two servers' tool names could be confused, one's reading as the other's (`a` and
+ * `a__b`: `mcp__a__b__x`), so that a rule written for one's tools would match the other's.
+ */
+export const toolNamesOverlap = (a: string, b: string): boolean => {
+  const [x, y] = [serverToolPrefix(a), serverToolPrefix(b)]
+  return x.startsWith(y) || y.startsWith(x)
+}

@@ -4,11 +4,14 @@ import * as ExecutionStrategy from "effect/ExecutionStrategy"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Scope from "effect/Scope"
+import { messageOf } from "../../domain/cause-message.js"
 import { McpError, McpHub, type McpHubShape, type McpNotice, type McpServerConfig } from "../../services/McpHub.js"
+import type { PermissionEngineShape } from "../../services/PermissionEngine.js"
 import type { SandboxShape } from "../../services/Sandbox.js"
 import type { EnvironmentPolicy } from "../../services/SubprocessEnvironment.js"
 import type { ToolSource } from "../../services/ToolRouter.js"
-import { type ConfiguredServer, configFiles, mergeServers, readConfigFile } from "./mcp-config.js"
+import { admitServers, type ProjectServersTrust, type SkippedServer, skippedStatus } from "./mcp-admission.js"
+import { type ConfiguredServer, type McpConfigError, mergeServers, projectConfigFile, readConfigFile, userConfigFile } from "./mcp-config.js"
 import { type Connection, connect } from "./mcp-connection.js"
 import { readUserEnvironmentPolicy } from "../subprocess-env-settings.js"
 
@@ -21,8 +24,13 @@ export interface McpHubOptions {
   readonly toolTimeoutMs?: number
   /** The version we report to servers in `initialize`. */
   readonly clientVersion?: string
-  /** Where `${VAR}` references in configuration files are looked up; `process.env` by default. */
+  /** Where `${VAR}` references in the user's configuration file are looked up; `process.env` by default (a project's file is never expanded). */
   readonly env?: NodeJS.ProcessEnv
+  /**
+   * Whether a workspace's configuration is trusted, and for which MCP servers (the permission
+   * engine's `projectTrust`). Without it a project's servers never start.
+   */
+  readonly projectTrust?: PermissionEngineShape["projectTrust"]
   /** Where stdio servers run, with the session's directory as their workspace (HTTP servers are remote: not sandboxed). */
   readonly sandbox: SandboxShape
   /** What stdio servers inherit of our environment besides their entry's `env`; default: what `settings.json` in `userConfigDir` passes. */
@@ -32,9 +40,15 @@ export interface McpHubOptions {
 export const DEFAULT_STARTUP_TIMEOUT_MS = 30_000
 export const DEFAULT_TOOL_TIMEOUT_MS = 120_000
 
+/** A session's servers once started: those running (or failed), and those left out. */
+interface Started {
+  readonly connections: ReadonlyArray<Connection>
+  readonly skipped: ReadonlyArray<SkippedServer>
+}
+
 interface Running {
   readonly scope: Scope.CloseableScope
-  readonly connections: Deferred.Deferred<ReadonlyArray<Connection>>
+  readonly started: Deferred.Deferred<Started>
 }
 
 interface SessionEntry {
@@ -45,10 +59,12 @@ interface SessionEntry {
 }
 
 /**
- * The MCP servers of each session. A session's servers are those of the user's `mcp.json`,
- * the project's `.custom-agent/mcp.json` (for the cwd given to `configureSession`; a session
- * never configured has only the user's) and those given to `configureSession`, later ones
- * overriding earlier ones of the same name; an entry with `disabled: true` is left out. They
+ * The MCP servers of each session. A session's servers are the user's own, from their
+ * `mcp.json` and from `configureSession` (a client's, which override the file's of the same
+ * name), and the project's `.custom-agent/mcp.json` (for the cwd given to `configureSession`
+ * or the session's workspace) once that project's configuration is trusted as it is now;
+ * a project's server named like one of the user's is left out, as is an entry with
+ * `disabled: true`. Left-out servers are noticed ("skipped", with why) and never started. They
  * start, concurrently, the first time the session's tools, status or instructions are asked
  * for, and stop on `release` or when the hub's scope closes. A malformed configuration file is
  * noticed (as a "failed" notice named after the file, in the session's log; `run` also says
@@ -70,27 +86,42 @@ export const make = (options: McpHubOptions): Effect.Effect<McpHubShape, never, 
       return created
     }
 
-    const serversOf = (entry: SessionEntry): Effect.Effect<ReadonlyArray<ConfiguredServer>> =>
-      Effect.gen(function* () {
-        const files = configFiles({ userConfigDir: options.userConfigDir, ...(entry.cwd === undefined ? {} : { cwd: entry.cwd }) })
-        const groups = yield* Effect.forEach(files, ({ file, origin }) =>
-          readConfigFile(file, origin, env).pipe(
-            Effect.catchAll((error) =>
-              Effect.sync(() => {
-                entry.notices.push({ server: error.file, state: "failed", message: error.problem })
-                return []
-              })
-            )
-          )
-        )
-        const session = entry.extra.map((config): ConfiguredServer => ({ config, origin: "session" }))
-        return mergeServers(...groups, session).filter((server) => server.disabled !== true)
+    /** A malformed file is noticed (named after the file) and has no servers; the other still applies. */
+    const noticed = (entry: SessionEntry) => (error: McpConfigError) =>
+      Effect.sync(() => {
+        entry.notices.push({ server: error.file, state: "failed", message: error.problem })
+        return []
       })
 
-    const startAll = (entry: SessionEntry, scope: Scope.Scope): Effect.Effect<ReadonlyArray<Connection>> =>
+    /** What the project's trust covers now; a trust that cannot be read covers nothing. */
+    const projectServersTrust = (cwd: string): Effect.Effect<ProjectServersTrust> => {
+      const lookup = options.projectTrust
+      if (lookup === undefined) return Effect.succeed({ trusted: false, why: "this client does not trust projects' MCP servers" })
+      return lookup(cwd).pipe(
+        Effect.map((trust): ProjectServersTrust =>
+          trust.trusted ? { trusted: true, servers: trust.mcpServers ?? [] } : { trusted: false, why: "the project's configuration is not trusted" }
+        ),
+        Effect.catchAll((error) => Effect.succeed<ProjectServersTrust>({ trusted: false, why: `the project's trust cannot be read (${messageOf(error)})` }))
+      )
+    }
+
+    const serversOf = (entry: SessionEntry): Effect.Effect<{ readonly servers: ReadonlyArray<ConfiguredServer>; readonly skipped: ReadonlyArray<SkippedServer> }> =>
       Effect.gen(function* () {
-        const servers = yield* serversOf(entry)
-        return yield* Effect.forEach(
+        const user = yield* readConfigFile(userConfigFile(options.userConfigDir), "user", env).pipe(Effect.catchAll(noticed(entry)))
+        const session = entry.extra.map((config): ConfiguredServer => ({ config, origin: "session" }))
+        const cwd = entry.cwd
+        const project = cwd === undefined ? [] : yield* readConfigFile(projectConfigFile(cwd), "project").pipe(Effect.catchAll(noticed(entry)))
+        // The trust is asked for after the file is read: the servers started are the ones it covers.
+        const trust = cwd === undefined || project.length === 0 ? { trusted: false as const, why: "" } : yield* projectServersTrust(cwd)
+        const { servers, skipped } = admitServers(mergeServers(user, session), project, trust)
+        for (const { server, reason } of skipped) entry.notices.push({ server: server.config.name, state: "skipped", message: reason })
+        return { servers: servers.filter((server) => server.disabled !== true), skipped }
+      })
+
+    const startAll = (entry: SessionEntry, scope: Scope.Scope): Effect.Effect<Started> =>
+      Effect.gen(function* () {
+        const { servers, skipped } = yield* serversOf(entry)
+        const connections = yield* Effect.forEach(
           servers,
           (server) =>
             connect(server, {
@@ -104,31 +135,37 @@ export const make = (options: McpHubOptions): Effect.Effect<McpHubShape, never, 
             }).pipe(Scope.extend(scope)),
           { concurrency: "unbounded" }
         )
+        return { connections, skipped }
       })
 
+    const nothingStarted: Started = { connections: [], skipped: [] }
+
     /** The session's servers, started on first use; later callers wait for the same start. */
-    const connections = (sessionId: string): Effect.Effect<ReadonlyArray<Connection>> =>
+    const startedOf = (sessionId: string): Effect.Effect<Started> =>
       lock
         .withPermits(1)(
           Effect.gen(function* () {
             const entry = entryOf(sessionId)
-            if (entry.running !== undefined) return entry.running.connections
+            if (entry.running !== undefined) return entry.running.started
             // Servers stop together, in parallel: each stdio server may take a moment to exit.
             const scope = yield* Scope.fork(hubScope, ExecutionStrategy.parallel)
-            const started = yield* Deferred.make<ReadonlyArray<Connection>>()
-            entry.running = { scope, connections: started }
+            const started = yield* Deferred.make<Started>()
+            entry.running = { scope, started }
             // The start belongs to the session, not to whoever asked first: interrupting the
             // asker does not abandon it, and a release during the start leaves no servers.
             yield* startAll(entry, scope).pipe(
               Effect.flatMap((list) => Deferred.succeed(started, list)),
               // Interrupted by a release: whoever waits gets no servers (a no-op once started).
-              Effect.ensuring(Deferred.succeed(started, [])),
+              Effect.ensuring(Deferred.succeed(started, nothingStarted)),
               Effect.forkIn(scope)
             )
             return started
           })
         )
         .pipe(Effect.flatMap(Deferred.await))
+
+    const connections = (sessionId: string): Effect.Effect<ReadonlyArray<Connection>> =>
+      Effect.map(startedOf(sessionId), (started) => started.connections)
 
     /** Detaches the session's servers (under the lock) and stops them (outside it). */
     const stop = (detach: () => Running | undefined): Effect.Effect<void> =>
@@ -160,7 +197,10 @@ export const make = (options: McpHubOptions): Effect.Effect<McpHubShape, never, 
       })
 
     const status: McpHubShape["status"] = (sessionId) =>
-      Effect.map(connections(sessionId), (list) => list.map((connection) => connection.status()))
+      Effect.map(startedOf(sessionId), ({ connections, skipped }) => [
+        ...connections.map((connection) => connection.status()),
+        ...skipped.map(skippedStatus)
+      ])
 
     const drainNotices: McpHubShape["drainNotices"] = (sessionId) =>
       Effect.sync(() => sessions.get(sessionId)?.notices.splice(0) ?? [])

@@ -4,17 +4,19 @@ import { execFile } from "node:child_process"
 import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
+import { trustFile } from "../../../src/app/locations.js"
+import * as Permissions from "../../../src/layers/permission/engine.js"
 import { tempDir, testServer } from "../../support/mcp-fixtures.js"
 
 const root = fileURLToPath(new URL("../../../", import.meta.url))
 
-/** Runs `custom-agent mcp list --cwd <project>` with `configHome` as the user's configuration directory. */
-const mcpList = (project: string, configHome: string) =>
+/** Runs `custom-agent mcp list --cwd <project>` with `configHome` as the user's configuration directory (and `dataHome`, where trust is kept, as its data directory). */
+const mcpList = (project: string, configHome: string, dataHome?: string) =>
   Effect.async<{ readonly code: number; readonly stdout: string; readonly stderr: string }>((resume) => {
     const child = execFile(
       process.execPath,
       ["--import", pathToFileURL(join(root, "node_modules/tsx/dist/loader.mjs")).href, join(root, "test/support/mcp-cli-main.ts"), "mcp", "list", "--cwd", project],
-      { cwd: project, env: { ...process.env, CUSTOM_AGENT_CONFIG_HOME: configHome }, timeout: 60_000 },
+      { cwd: project, env: { ...process.env, CUSTOM_AGENT_CONFIG_HOME: configHome, CUSTOM_AGENT_HOME: dataHome ?? join(configHome, "data") }, timeout: 60_000 },
       (error, stdout, stderr) => resume(Effect.succeed({ code: error === null ? 0 : typeof error.code === "number" ? error.code : -1, stdout, stderr }))
     )
     return Effect.sync(() => child.kill())
@@ -26,17 +28,32 @@ const write = (file: string, content: unknown) => {
 }
 
 describe("custom-agent mcp list", () => {
-  it.live("shows project and user servers with their status and tools, and exits 0 when one failed", () =>
+  it.live("shows project and user servers with their status and tools (a project's once trusted), and exits 0 when one failed", () =>
     Effect.scoped(
       Effect.gen(function* () {
         const project = yield* tempDir("mcp-cli-project-")
         const configHome = yield* tempDir("mcp-cli-user-")
+        const dataHome = yield* tempDir("mcp-cli-data-")
         const server = testServer("unused")
         if (!("command" in server)) return yield* Effect.dieMessage("a stdio server")
         write(join(project, ".custom-agent", "mcp.json"), { mcpServers: { tester: { command: server.command, args: server.args } } })
         write(join(configHome, "mcp.json"), { mcpServers: { ghost: { command: "no-such-mcp-server-command" } } })
 
-        const { code, stdout } = yield* mcpList(project, configHome)
+        const untrusted = yield* mcpList(project, configHome, dataHome)
+        expect(untrusted.stdout).toBe(
+          [
+            "ghost (user, stdio): failed",
+            '  cannot run "no-such-mcp-server-command": command not found',
+            "tester (project, stdio): skipped",
+            "  not started: the project's configuration is not trusted (review it with custom-agent trust)",
+            ""
+          ].join("\n")
+        )
+
+        const permissions = yield* Permissions.make({ approvalsFile: join(dataHome, "approvals.json"), trustFile: trustFile(dataHome) })
+        const status = yield* permissions.projectTrust(project)
+        yield* permissions.trustProject(project, status.sha256 ?? "", "test")
+        const { code, stdout } = yield* mcpList(project, configHome, dataHome)
         expect(stdout).toBe(
           [
             "ghost (user, stdio): failed",

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Effect, Fiber, Stream } from "effect"
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { existsSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { SessionEngine } from "../../../src/core/SessionEngine.js"
 import { LocalFileAccess } from "../../../src/layers/tools/local-file-access.js"
@@ -109,6 +109,7 @@ describe("MCP: failures, interruption and tool list changes", () => {
         expect(statuses[0]).toEqual({
           name: "ghost",
           transport: "stdio",
+          origin: "session",
           state: "failed",
           message: 'cannot run "no-such-mcp-server-command": command not found',
           tools: []
@@ -149,14 +150,13 @@ describe("MCP: failures, interruption and tool list changes", () => {
       })
     ))
 
-  it.live("a server that names an unset variable is not started, and says which", () =>
+  it.live("a server of the user's that names an unset variable is not started, and says which", () =>
     Effect.scoped(
       Effect.gen(function* () {
         const dir = yield* tempDir("mcp-env-")
         const userConfigDir = yield* tempDir("mcp-user-")
-        mkdirSync(join(dir, ".custom-agent"))
         writeFileSync(
-          join(dir, ".custom-agent", "mcp.json"),
+          join(userConfigDir, "mcp.json"),
           JSON.stringify({ mcpServers: { needy: { command: "node", env: { TOKEN: "${MCP_TEST_SURELY_UNSET_VARIABLE}" } } } })
         )
         const hub = yield* makeHub({ userConfigDir, env: {} })
@@ -165,6 +165,7 @@ describe("MCP: failures, interruption and tool list changes", () => {
           {
             name: "needy",
             transport: "stdio",
+            origin: "user",
             state: "failed",
             message: "env.TOKEN uses ${MCP_TEST_SURELY_UNSET_VARIABLE}, which is not set",
             tools: []

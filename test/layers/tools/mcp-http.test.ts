@@ -7,7 +7,7 @@ import { startHttpServer } from "../../support/mcp-http-server.js"
 import { makeHub, tempDir } from "../../support/mcp-fixtures.js"
 
 describe("MCP: a Streamable HTTP server", () => {
-  // The user's file: a project's may name only variables any subprocess inherits (a token is not one).
+  // The user's file: a project's expands no variable.
   it.live("configured by url in the user's mcp.json, with a header from the environment: tools listed and called", () =>
     Effect.scoped(
       Effect.gen(function* () {
@@ -23,7 +23,7 @@ describe("MCP: a Streamable HTTP server", () => {
 
         const tools = yield* hub.source.tools({ sessionId: "s1", workspaceRoot: "/" })
         expect(tools.map((t) => t.definition.name)).toEqual(["mcp__calc__add"])
-        expect(yield* hub.status("s1")).toEqual([{ name: "calc", transport: "http", state: "ready", tools: ["mcp__calc__add"] }])
+        expect(yield* hub.status("s1")).toEqual([{ name: "calc", transport: "http", origin: "user", state: "ready", tools: ["mcp__calc__add"] }])
         expect(yield* hub.instructions("s1")).toEqual([{ server: "calc", text: "Adds numbers over HTTP." }])
 
         const add = tools[0]

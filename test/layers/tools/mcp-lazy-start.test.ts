@@ -7,9 +7,9 @@ import * as LazyMcp from "../../../src/layers/tools/mcp-lazy.js"
 import * as Mcp from "../../../src/layers/tools/mcp.js"
 import type { McpServerConfig } from "../../../src/services/McpHub.js"
 import { awaitPids } from "../../support/process-check.js"
-import { tempDir, testServer } from "../../support/mcp-fixtures.js"
+import { tempDir, testServer, trustedProject } from "../../support/mcp-fixtures.js"
 
-/** A project whose .custom-agent/mcp.json holds these servers (given the file their pids go to), and an empty user configuration. */
+/** A project whose .custom-agent/mcp.json holds these servers (given the file their pids go to), and an empty user configuration. Not trusted yet. */
 const project = (servers: (pids: string) => Record<string, unknown>) =>
   Effect.gen(function* () {
     const dir = yield* tempDir("mcp-start-")
@@ -27,7 +27,8 @@ describe("MCP servers as the app runs them: a request does not wait for their st
     Effect.scoped(
       Effect.gen(function* () {
         const dirs = yield* project((pids) => ({ t: stdio(testServer("t", { MCP_TEST_PID_FILE: pids })) }))
-        const hub = yield* LazyMcp.make({ userConfigDir: dirs.userConfigDir, sandbox: sandboxOff })
+        const projectTrust = yield* trustedProject(dirs.workspaceRoot)
+        const hub = yield* LazyMcp.make({ userConfigDir: dirs.userConfigDir, sandbox: sandboxOff, projectTrust })
         const scope = { sessionId: "s1", workspaceRoot: dirs.workspaceRoot }
         const started = Date.now()
         expect(yield* hub.source.tools(scope)).toEqual([])
@@ -52,17 +53,18 @@ describe("MCP servers as the app runs them: a request does not wait for their st
       })
     ))
 
-  it.live("a disabled server is never started, and overrides an entry of the same name", () =>
+  it.live("a disabled server is never started, and even a trusted project's entry of the same name does not stand in for it", () =>
     Effect.scoped(
       Effect.gen(function* () {
-        const dirs = yield* project((pids) => ({ off: { ...stdio(testServer("off", { MCP_TEST_PID_FILE: pids })), disabled: true } }))
+        const dirs = yield* project((pids) => ({ off: stdio(testServer("off", { MCP_TEST_PID_FILE: pids })) }))
         writeFileSync(
           join(dirs.userConfigDir, "mcp.json"),
-          JSON.stringify({ mcpServers: { off: stdio(testServer("off", { MCP_TEST_PID_FILE: dirs.pids })) } })
+          JSON.stringify({ mcpServers: { off: { ...stdio(testServer("off", { MCP_TEST_PID_FILE: dirs.pids })), disabled: true } } })
         )
-        const hub = yield* Mcp.make({ userConfigDir: dirs.userConfigDir, sandbox: sandboxOff })
+        const projectTrust = yield* trustedProject(dirs.workspaceRoot)
+        const hub = yield* Mcp.make({ userConfigDir: dirs.userConfigDir, sandbox: sandboxOff, projectTrust })
         yield* hub.configureSession("s1", dirs.workspaceRoot, [])
-        expect(yield* hub.status("s1")).toEqual([])
+        expect((yield* hub.status("s1")).map((s) => [s.name, s.origin, s.state])).toEqual([["off", "project", "skipped"]])
         expect(existsSync(dirs.pids)).toBe(false)
       })
     ))
