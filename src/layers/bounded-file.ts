@@ -18,6 +18,7 @@ export type BoundedReadProblem =
   | { readonly _tag: "refused"; readonly problem: string }
 
 export type BoundedRead = { readonly _tag: "text"; readonly text: string } | BoundedReadProblem
+export type BoundedBytes = { readonly _tag: "bytes"; readonly bytes: Buffer } | BoundedReadProblem
 
 // O_NONBLOCK: a fifo opens without waiting for a writer; O_NOCTTY: a terminal never becomes ours.
 const FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY
@@ -36,6 +37,12 @@ const kindOf = (stat: { isDirectory(): boolean; isFIFO(): boolean; isCharacterDe
  * not wait on a thread-pool trip for a file that is usually absent.
  */
 export const readBoundedSync = (file: string, maxBytes: number = CONFIG_MAX_BYTES): BoundedRead => {
+  const read = readBoundedBytesSync(file, maxBytes)
+  return read._tag === "bytes" ? { _tag: "text", text: read.bytes.toString("utf8") } : read
+}
+
+/** As readBoundedSync, the bytes as they are (for a hash). */
+export const readBoundedBytesSync = (file: string, maxBytes: number = CONFIG_MAX_BYTES): BoundedBytes => {
   let fd: number
   try {
     fd = openSync(file, FLAGS)
@@ -46,16 +53,16 @@ export const readBoundedSync = (file: string, maxBytes: number = CONFIG_MAX_BYTE
     const stat = fstatSync(fd)
     if (!stat.isFile()) return notRegular(kindOf(stat))
     if (stat.size > maxBytes) return tooLarge(maxBytes)
-    // One byte more than allowed tells a file that grew past the cap since the fstat.
-    const buffer = Buffer.alloc(maxBytes + 1)
+    // One byte more than fstat said tells a file that grew since (a changing file is not read).
+    const buffer = Buffer.alloc(stat.size + 1)
     let filled = 0
     while (filled < buffer.length) {
       const read = readSync(fd, buffer, filled, buffer.length - filled, null)
       if (read === 0) break
       filled += read
     }
-    if (filled > maxBytes) return tooLarge(maxBytes)
-    return { _tag: "text", text: buffer.subarray(0, filled).toString("utf8") }
+    if (filled > stat.size) return { _tag: "refused", problem: "changed while it was read" }
+    return { _tag: "bytes", bytes: buffer.subarray(0, filled) }
   } catch (error) {
     return { _tag: "refused", problem: `cannot be read (${messageOf(error)})` }
   } finally {

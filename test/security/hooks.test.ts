@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { Chunk, Effect, Stream } from "effect"
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { execFileSync } from "node:child_process"
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { SessionEngine } from "../../src/core/SessionEngine.js"
 import type { AgentEvent } from "../../src/domain/events.js"
@@ -239,4 +240,104 @@ describe(sandboxSuite("security: the sandbox holds Claude Code's project setting
       expect(existsSync(join(dirs.workspace, ".claude-old"))).toBe(false)
     }).pipe(Effect.scoped)
   )
+})
+
+/**
+ * Issue 30, class 6: a trusted hook runs only what the agent cannot change. Its scripts are
+ * hashed by content before every run (an edit that restores the size and times is still seen),
+ * must lie under `.claude/` or `.custom-agent/`, and one missing at trust time never runs.
+ */
+describe("security: a trusted hook runs only what the agent cannot change", () => {
+  const guardHooks = (command: string): HooksJson => ({ PreToolUse: [{ matcher: "write_file", hooks: [{ type: "command", command }] }] })
+  const writeCall: Script = { responses: [{ chunks: [call("write_file", { path: "b.txt", content: "b" }, "w1")] }, "done"] }
+
+  /** Trusts the project as it is now, then runs one turn writing b.txt; returns the hook runs. */
+  const trustThenRun = (workspace: string, configDir: string, between: () => void) =>
+    Effect.gen(function* () {
+      const permissions = yield* PermissionEngine
+      const status = yield* permissions.projectTrust(workspace)
+      yield* permissions.trustProject(workspace, status.sha256 ?? "", "user")
+      between()
+      const events = yield* runTurn(workspace, "write", "accept-edits")
+      return eventsOf(events, "hook.ran")
+    }).pipe(Effect.provide(engineLayer(MemoryStore.layer, writeCall, { tools: localTools(sandboxOff), hooks: hooksLayer(configDir) })))
+
+  it.live("an in-place edit of a trusted script that restores its size and times runs nothing", () => {
+    const workspace = temp.dir("sec-hooks-ws-")
+    const configDir = temp.dir("sec-hooks-config-")
+    const pwned = join(configDir, "pwned")
+    const script = writeScript(join(workspace, ".claude", "hooks", "guard.sh"), `#!/bin/sh\ncat > /dev/null\necho ok\n# ${"-".repeat(300)}\n`)
+    writeSettings(join(workspace, ".claude", "settings.json"), guardHooks('"$CLAUDE_PROJECT_DIR"/.claude/hooks/guard.sh'))
+    return trustThenRun(workspace, configDir, () => {
+      const before = statSync(script)
+      const reference = join(configDir, "times")
+      execFileSync("cp", ["-p", script, reference])
+      // Same length as the original body, then the times put back to the nanosecond.
+      writeFileSync(script, `#!/bin/sh\ncat>/dev/null\ntouch ${pwned}\n#`.padEnd(before.size, "#"))
+      execFileSync("touch", ["-r", reference, script])
+    }).pipe(
+      Effect.map((ran) => {
+        expect(ran).toEqual([])
+        expect(existsSync(pwned)).toBe(false)
+      })
+    )
+  })
+
+  it.live("a trusted hook whose script lies outside .claude/ and .custom-agent/ (where the agent may write) does not run", () => {
+    const workspace = temp.dir("sec-hooks-ws-")
+    const configDir = temp.dir("sec-hooks-config-")
+    const marker = join(configDir, "ran")
+    writeScript(join(workspace, "scripts", "guard.sh"), `#!/bin/sh\ncat > /dev/null\ntouch ${marker}\n`)
+    writeSettings(join(workspace, ".claude", "settings.json"), guardHooks("./scripts/guard.sh"))
+    return trustThenRun(workspace, configDir, () => undefined).pipe(
+      Effect.map((ran) => {
+        expect(ran).toEqual([])
+        expect(existsSync(marker)).toBe(false)
+      })
+    )
+  })
+
+  it.live("a script missing when the project was trusted never runs once created", () => {
+    const workspace = temp.dir("sec-hooks-ws-")
+    const configDir = temp.dir("sec-hooks-config-")
+    const pwned = join(configDir, "pwned")
+    writeSettings(join(workspace, ".claude", "settings.json"), guardHooks('"$CLAUDE_PROJECT_DIR"/.claude/hooks/later.sh'))
+    return trustThenRun(workspace, configDir, () => writeScript(join(workspace, ".claude", "hooks", "later.sh"), `#!/bin/sh\ntouch ${pwned}\n`)).pipe(
+      Effect.map((ran) => {
+        expect(ran).toEqual([])
+        expect(existsSync(pwned)).toBe(false)
+      })
+    )
+  })
+
+  it.live("positive control: the trusted script under .claude/, unchanged, runs", () => {
+    const workspace = temp.dir("sec-hooks-ws-")
+    const configDir = temp.dir("sec-hooks-config-")
+    writeScript(join(workspace, ".claude", "hooks", "guard.sh"), `#!/bin/sh\ncat > /dev/null\necho ok\n`)
+    writeSettings(join(workspace, ".claude", "settings.json"), guardHooks('"$CLAUDE_PROJECT_DIR"/.claude/hooks/guard.sh'))
+    return trustThenRun(workspace, configDir, () => undefined).pipe(Effect.map((ran) => expect(ran.map((e) => e.payload.event)).toEqual(["PreToolUse"])))
+  })
+})
+
+/** Issue 30, class 11: the user's own hooks run as the user; a project's stay in the sandbox. */
+describe(sandboxSuite("security: the user's hooks run as the user, a project's in the sandbox"), () => {
+  it.live.skipIf(!bwrapInstalled)("with the real sandbox, a user hook writes its log outside the workspace; a trusted project hook cannot", () =>
+    Effect.gen(function* () {
+      const dirs = yield* makeDirs()
+      const sandbox = yield* realSandbox(dirs)
+      const userLog = join(dirs.outside, "user-hook.log")
+      const projectLog = join(dirs.outside, "project-hook.log")
+      writeSettings(join(dirs.configDir, "settings.json"), { PreToolUse: [{ hooks: [{ type: "command", command: `cat > /dev/null; echo ran >> ${userLog}` }] }] })
+      writeSettings(join(dirs.workspace, ".claude", "settings.json"), { PreToolUse: [{ hooks: [{ type: "command", command: `cat > /dev/null; echo ran >> ${projectLog}` }] }] })
+      const script: Script = { responses: [{ chunks: [call("write_file", { path: "b.txt", content: "b" }, "w1")] }, "done"] }
+      const events = yield* Effect.gen(function* () {
+        const permissions = yield* PermissionEngine
+        const status = yield* permissions.projectTrust(dirs.workspace)
+        yield* permissions.trustProject(dirs.workspace, status.sha256 ?? "", "user")
+        return yield* runTurn(dirs.workspace, "write", "accept-edits")
+      }).pipe(Effect.provide(engineLayer(MemoryStore.layer, script, { tools: localTools(sandbox), hooks: hooksLayer(dirs.configDir, sandbox) })))
+      expect(eventsOf(events, "hook.ran").map((e) => e.payload.source).sort()).toEqual(["claude", "user"])
+      expect(readFileSync(userLog, "utf8")).toBe("ran\n")
+      expect(existsSync(projectLog)).toBe(false)
+    }).pipe(Effect.scoped))
 })

@@ -9,6 +9,7 @@ import { Sandbox, type SandboxShape } from "../../services/Sandbox.js"
 import { type EnvironmentPolicy, SubprocessEnvironment } from "../../services/SubprocessEnvironment.js"
 import { readUserEnvironmentPolicy } from "../subprocess-env-settings.js"
 import { FIXED_ONLY } from "../subprocess-env.js"
+import { unprotectedScript } from "../permission/hook-scripts.js"
 import { claudeSettingsFile } from "../permission/project-rules.js"
 import { projectSettingsFile } from "../sandbox/settings.js"
 import { type FileHooks, makeHooksReader } from "./config.js"
@@ -60,6 +61,16 @@ export const make = (
       return Effect.logWarning(`${hooks.length} project hook(s) not run: the project's configuration is not trusted (custom-agent trust)`)
     })
 
+  /**
+   * The trusted project hooks that may run now: a hook naming a script the agent could change
+   * (outside `.claude/` and `.custom-agent/`), or one that is gone, runs nothing and says why.
+   */
+  const runnable = (workspaceRoot: string, hooks: ReadonlyArray<ConfiguredHook>) =>
+    Effect.filter(hooks, (hook) => {
+      const problem = unprotectedScript(workspaceRoot, hook.command)
+      return problem === undefined ? Effect.succeed(true) : Effect.as(Effect.logWarning(`project hook not run (${describeHook(hook)}): ${problem}`), false)
+    })
+
   const configured = (workspaceRoot: string): Effect.Effect<Configured> =>
     Effect.gen(function* () {
       const user = yield* read(userFile, "user")
@@ -76,7 +87,7 @@ export const make = (
       const selected = (hooks: ReadonlyArray<ConfiguredHook>) =>
         hooks.filter((hook) => hook.event === invocation.event && matcherSelects(hook.matcher, invocation.target))
       if (!trusted && projectHooks.length > 0) yield* warnUntrusted(invocation.workspaceRoot, projectHooks)
-      const hooks = [...selected(user.hooks), ...(trusted ? selected(projectHooks) : [])]
+      const hooks = [...selected(user.hooks), ...(trusted ? yield* runnable(invocation.workspaceRoot, selected(projectHooks)) : [])]
       if (hooks.length === 0) return []
       const profile = yield* sandbox.profile(invocation.workspaceRoot)
       // Concurrently, as Claude Code runs them; the runs come back in configuration order.

@@ -60,8 +60,11 @@ export const runHook = (
       source: hook.source
     }
     const elapsed = Effect.map(Clock.currentTimeMillis, (now) => now - started)
+    // The user's own hooks are the user's code (a notification, a log): they run as the user,
+    // like Claude Code's. A project's hooks came with the repository and stay in the sandbox.
+    const argv = [shellPath(), "-c", hook.command] as const
     const wrapped = yield* Effect.either(
-      sandbox.wrap({ argv: [shellPath(), "-c", hook.command], cwd: root, workspaceRoot: root, profile, detached: true })
+      hook.source === "user" ? Effect.succeed(argv) : sandbox.wrap({ argv, cwd: root, workspaceRoot: root, profile, detached: true })
     )
     if (wrapped._tag === "Left") {
       const output = `could not run the hook in the sandbox: ${wrapped.left.message}`

@@ -1,17 +1,23 @@
 import { createHash } from "node:crypto"
-import { readFileSync, statSync } from "node:fs"
-import { isAbsolute, relative, resolve } from "node:path"
+import { statSync } from "node:fs"
+import { isAbsolute, join, relative, resolve } from "node:path"
+import { readBoundedBytesSync } from "../bounded-file.js"
+import { isWithin, realLocation } from "../tools/workspace-paths.js"
 
-/** A script bigger than this is judged by its size and time instead of its content. */
-const SCRIPT_HASH_MAX_BYTES = 1024 * 1024
+/** A hook's script bigger than this is never trusted: it could not be hashed before every run. */
+const SCRIPT_MAX_BYTES = 16 * 1024 * 1024
 
 const PROJECT_DIR = /^\$(?:\{(?:CLAUDE_PROJECT_DIR|CUSTOM_AGENT_PROJECT_DIR)\}|CLAUDE_PROJECT_DIR|CUSTOM_AGENT_PROJECT_DIR)(?=\/)/
 
+/** The folders a project hook's scripts must lie in: the agent may not change them (protected paths). */
+export const HOOK_SCRIPT_FOLDERS: ReadonlyArray<string> = [".claude", ".custom-agent"]
+
 /**
- * The files inside the workspace a hook's command names (`.claude/hooks/guard.sh`,
+ * The paths inside the workspace a hook's command names (`.claude/hooks/guard.sh`,
  * `$CLAUDE_PROJECT_DIR/scripts/fmt.js`, `./check`): the words holding a `/`, the project
- * variables put in, relative ones taken from the workspace (where hooks run), sorted. Only
- * regular files count; what a script in turn runs is not followed.
+ * variables put in, relative ones taken from the workspace (where hooks run), sorted. A file, or
+ * nothing yet (a script missing at trust time is part of the trust as missing, so creating it
+ * later needs trust again); folders are not scripts. What a script in turn runs is not followed.
  */
 export const hookScriptPaths = (workspaceRoot: string, commands: ReadonlyArray<string>): ReadonlyArray<string> => {
   const found = new Set<string>()
@@ -23,37 +29,50 @@ export const hookScriptPaths = (workspaceRoot: string, commands: ReadonlyArray<s
       const path = resolve(workspaceRoot, word)
       const inside = relative(workspaceRoot, path)
       if (inside === "" || inside.startsWith("..") || isAbsolute(inside)) continue
-      if (statSync(path, { throwIfNoEntry: false })?.isFile() === true) found.add(path)
+      if (statSync(path, { throwIfNoEntry: false })?.isDirectory() !== true) found.add(path)
     }
   }
   return [...found].sort()
 }
 
 /**
- * What trust keys a hook's scripts by: each one's workspace-relative path and content hash. A
- * script the agent (or anyone) edits after the project was trusted needs trust again, as an edit
- * of the settings file does: a trusted hook must not become a way to run what nobody approved.
+ * What trust keys a hook's scripts by: each one's workspace-relative path and the hash of its
+ * content, read in full every time (no size or time shortcut: an edit that restores them is
+ * still seen). A missing, unreadable or oversized script has a fixed mark instead.
  */
 export const hookScriptsDigest = (workspaceRoot: string, paths: ReadonlyArray<string>): string =>
   paths
     .map((path) => {
-      const stat = statSync(path, { throwIfNoEntry: false })
       const name = relative(workspaceRoot, path)
-      if (stat === undefined) return `\0script\0${name}\0gone`
-      if (stat.size > SCRIPT_HASH_MAX_BYTES) return `\0script\0${name}\0${stat.size}:${stat.mtimeMs}`
-      return `\0script\0${name}\0${createHash("sha256").update(readFileSync(path)).digest("hex")}`
+      const read = readBoundedBytesSync(path, SCRIPT_MAX_BYTES)
+      switch (read._tag) {
+        case "missing":
+          return `\0script\0${name}\0gone`
+        case "refused":
+          return `\0script\0${name}\0unusable`
+        case "bytes":
+          return `\0script\0${name}\0${createHash("sha256").update(read.bytes).digest("hex")}`
+      }
     })
     .join("")
 
-/** The scripts' sizes and times, to tell when they must be read again. */
-export const hookScriptsStamp = (paths: ReadonlyArray<string>): string =>
-  paths
-    .map((path) => {
-      try {
-        const stat = statSync(path, { throwIfNoEntry: false })
-        return stat === undefined ? "-1" : `${stat.mtimeMs}:${stat.size}:${stat.ino}`
-      } catch {
-        return "-2"
-      }
-    })
-    .join("|")
+/**
+ * Why a project hook's command may not run as trusted, or undefined when it may: every script
+ * it names must be a regular file under `.claude/` or `.custom-agent/` (judged where the kernel
+ * resolves it), where the agent cannot change it between the hash and the run; elsewhere in the
+ * workspace the agent could swap it in between.
+ */
+export const unprotectedScript = (workspaceRoot: string, command: string): string | undefined => {
+  const folders = HOOK_SCRIPT_FOLDERS.map((name) => realLocation(join(workspaceRoot, name)))
+  for (const path of hookScriptPaths(workspaceRoot, [command])) {
+    const name = relative(workspaceRoot, path)
+    const read = readBoundedBytesSync(path, SCRIPT_MAX_BYTES)
+    if (read._tag === "missing") return `its script ${name} does not exist`
+    if (read._tag === "refused") return `its script ${name} ${read.problem}`
+    const real = realLocation(path)
+    if (!folders.some((folder) => isWithin(folder, real))) {
+      return `its script ${name} lies outside .claude/ and .custom-agent/, where the agent could change it; move it there`
+    }
+  }
+  return undefined
+}

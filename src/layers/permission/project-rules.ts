@@ -9,7 +9,7 @@ import type { PermissionRule } from "../../domain/permissions.js"
 import { parseJson } from "../optional-json-file.js"
 import { networkSettingOf, projectSettingsFile } from "../sandbox/settings.js"
 import { readBoundedSync } from "../bounded-file.js"
-import { hookScriptPaths, hookScriptsDigest, hookScriptsStamp } from "./hook-scripts.js"
+import { hookScriptPaths, hookScriptsDigest } from "./hook-scripts.js"
 import { projectMcpFile, projectMcpHashPart, projectMcpServers } from "./project-mcp.js"
 import { decodeRules, PermissionsFileError } from "./rules-file.js"
 
@@ -36,18 +36,19 @@ export interface ProjectRules {
 interface Cached {
   readonly stamp: string
   readonly loaded: ProjectRules | PermissionsFileError
-  /** The hook scripts' stamp when they were read. */
+  /** The hook scripts' content digest when they were read. */
   readonly scripts: string
 }
 
 /** -1 for a missing file, asked for without an exception: the file is checked on every tool call and usually absent. */
-const statOf = (file: string): { mtimeMs: number; size: number } => {
+const statOf = (file: string): string => {
   try {
     const stat = statSync(file, { throwIfNoEntry: false })
-    return stat === undefined ? { mtimeMs: -1, size: -1 } : { mtimeMs: stat.mtimeMs, size: stat.size }
+    // ctime too: an edit that restores the size and the times (utimes) still moves it.
+    return stat === undefined ? "-1" : `${stat.mtimeMs}:${stat.ctimeMs}:${stat.size}:${stat.ino}`
   } catch {
     // Unreadable metadata reads as missing here; the read below reports the real problem.
-    return { mtimeMs: -2, size: -2 }
+    return "-2"
   }
 }
 
@@ -129,13 +130,12 @@ export const makeProjectRules = () => {
   return (workspaceRoot: string): Effect.Effect<ProjectRules | PermissionsFileError> =>
     Effect.suspend(() => {
       const stamp = [projectRulesFile(workspaceRoot), projectSettingsFile(workspaceRoot), claudeSettingsFile(workspaceRoot), projectMcpFile(workspaceRoot)]
-        .map((file) => {
-          const { mtimeMs, size } = statOf(file)
-          return `${mtimeMs}:${size}`
-        })
+        .map(statOf)
         .join("|")
       const cached = cache.get(workspaceRoot)
-      const scriptsOf = (loaded: ProjectRules | PermissionsFileError) => hookScriptsStamp(loaded instanceof PermissionsFileError ? [] : loaded.hookScripts)
+      // The scripts by content, every time: hashed before every run, not judged by their times.
+      const scriptsOf = (loaded: ProjectRules | PermissionsFileError) =>
+        hookScriptsDigest(workspaceRoot, loaded instanceof PermissionsFileError ? [] : loaded.hookScripts)
       if (cached !== undefined && cached.stamp === stamp && cached.scripts === scriptsOf(cached.loaded)) return Effect.succeed(cached.loaded)
       return read(workspaceRoot).pipe(
         Effect.merge,
