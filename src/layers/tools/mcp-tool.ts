@@ -9,7 +9,6 @@ import { type Tool, ToolInputError } from "../../services/ToolRouter.js"
 export type CallServerTool = (tool: string, args: Readonly<Record<string, unknown>>, traceparent?: string) => Effect.Effect<ToolResult>
 
 const SUMMARY_ARGS_CHARS = 120
-const DETAIL_CHARS = 4_000
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
@@ -48,7 +47,8 @@ export const makeServerTool = (
         // every MCP call is judged as network, so by default it asks.
         risk: "network",
         summary: `mcp ${server}: ${tool.name} ${clip(json, SUMMARY_ARGS_CHARS)}`,
-        ...(json.length > SUMMARY_ARGS_CHARS ? { detail: clip(JSON.stringify(args, null, 2), DETAIL_CHARS) } : {}),
+        // The whole arguments: a question shows everything it decides on.
+        ...(json.length > SUMMARY_ARGS_CHARS ? { detail: JSON.stringify(args, null, 2) } : {}),
         paths: [],
         outsideWorkspace: false,
         ...(sandbox === undefined ? {} : { sandbox }),
