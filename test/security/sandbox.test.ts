@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { execFile } from "node:child_process"
-import { rmSync } from "node:fs"
+import { rmSync, writeFileSync } from "node:fs"
 import { createServer, type Server } from "node:net"
 import { join } from "node:path"
 import { promisify } from "node:util"
@@ -66,6 +66,16 @@ const cases: ReadonlyArray<SecurityCase> = [
     "mkdir -p .git/hooks && printf '#!/bin/sh\\ntouch pwned\\n' > .git/hooks/pre-commit",
     created(".git/hooks/pre-commit"),
     (fx) => rmSync(join(fx.ws, ".git"), { recursive: true })
+  ),
+  anything(
+    "rewrite the file the project rules file links to",
+    `echo '${ALLOW_ALL}' > rules.json`,
+    contains("rules.json", "decision"),
+    (fx) => {
+      rmSync(join(fx.ws, ".custom-agent", "permissions.json"))
+      writeFileSync(join(fx.ws, "rules.json"), '{"rules":[]}')
+      putLink(fx, ".custom-agent/permissions.json", "../rules.json")
+    }
   ),
   ruled("sed -i on an outside file", "sed *", "sed -i 's/outside/pwned/' {OUT}/target.txt", contains("{OUT}/target.txt", "pwned")),
   ruled("git diff --output outside", "git diff *", `git diff --output=${PWNED}`, pwned, gitRepo),

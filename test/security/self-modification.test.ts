@@ -1,5 +1,8 @@
 import { allowPath, allowShell, denied, editFile, PWNED, pwned, type SecurityCase, sh, writeFile } from "./cases.js"
-import { putLink } from "./fixture.js"
+import { rmSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { contains } from "./cases.js"
+import { type Fixture, putLink } from "./fixture.js"
 import { rememberAnswer } from "./remember.js"
 import { securityCases } from "./suite.js"
 
@@ -59,5 +62,35 @@ const cases: ReadonlyArray<SecurityCase> = [
     before: (fx, sessionId) => rememberAnswer(fx, sessionId, writeFile("a.txt", "fine\n"), "allow", "always")
   })
 ]
+
+/**
+ * Issue 30, class 7: a rules or settings file that is a link is judged where it leads. The
+ * project's rules file links to `rules.json` in the workspace; writing `rules.json` by that
+ * name rewrites the rules (their deny rules apply at once, their allow rules once trusted).
+ */
+const linkedRules = (fx: Fixture) => {
+  rmSync(join(fx.ws, ".custom-agent", "permissions.json"))
+  writeFileSync(join(fx.ws, "rules.json"), '{"rules":[]}')
+  putLink(fx, ".custom-agent/permissions.json", "../rules.json")
+}
+const linkedSettings = (fx: Fixture) => {
+  writeFileSync(join(fx.ws, "conf.json"), "{}")
+  putLink(fx, ".custom-agent/settings.json", "../conf.json")
+}
+const rewritten = contains("rules.json", "allow")
+
+const linkCases: ReadonlyArray<SecurityCase> = [
+  { name: "accept-edits: write the file the rules file links to", mode: "accept-edits", setup: linkedRules, calls: [writeFile("rules.json", ALLOW_ALL)], expect: denied(rewritten) },
+  { name: "accept-edits: edit the file the rules file links to", mode: "accept-edits", setup: linkedRules, calls: [editFile("rules.json", '{"rules":[]}', ALLOW_ALL)], expect: denied(rewritten) },
+  {
+    name: "a write_file ** rule: write the file the settings file links to (hooks, network)",
+    rules: [allowPath("write_file", "**")],
+    setup: linkedSettings,
+    calls: [writeFile("conf.json", JSON.stringify({ sandbox: { network: true } }))],
+    expect: denied(contains("conf.json", "network"))
+  }
+]
+
+securityCases("the agent cannot change its own rules through where their links lead", linkCases)
 
 securityCases("the agent cannot change its own rules", cases)

@@ -4,6 +4,7 @@ import { lstat, readlink, realpath, stat } from "node:fs/promises"
 import { dirname, join, relative, resolve, sep } from "node:path"
 import { SandboxError } from "../../services/Sandbox.js"
 import { errnoCode } from "../tools/fs-errors.js"
+import { linkedConfigTargets } from "../permission/protected-paths.js"
 import { isWithin } from "../tools/workspace-paths.js"
 import type { MountPlan } from "./arguments.js"
 
@@ -65,9 +66,12 @@ export const protectedPaths = (workspaceRoot: string, configDir: string, dataDir
     const claudeStat = yield* lstatOrUndefined(claude)
     const claudeTarget = claudeStat?.isSymbolicLink() === true ? yield* realOrUndefined(claude) : claudeStat?.isDirectory() === true ? claude : undefined
     const claudePaths: ReadonlyArray<ProtectedPath> = claudeTarget === undefined ? [] : [{ path: claudeTarget, kind: "directory" }]
+    // A configuration file that is a link: what it leads to is what the rules are read from.
+    const linkedConfig: ReadonlyArray<ProtectedPath> = linkedConfigTargets(workspaceRoot).map((path) => ({ path, kind: "file" }))
     return [
       { path: join(workspaceRoot, ".custom-agent"), kind: "directory" },
       ...claudePaths,
+      ...linkedConfig,
       ...gitPaths,
       { path: configDir, kind: "directory", mode: 0o700 },
       { path: dataDir, kind: "directory", mode: 0o700 }
