@@ -69,10 +69,12 @@ export const runTurn = <E>(client: TurnClient<E>, args: RunArgs) =>
           risk: event.payload.risk,
           summary: event.payload.summary,
           input: undefined,
+          firm: event.payload.firm === true,
+          outsideWorkspace: event.payload.outsideWorkspace === true,
           ...(event.payload.detail === undefined ? {} : { detail: event.payload.detail })
         }
         const decided = Option.isSome(args.approve)
-          ? PolicyApprovals.answerFor(args.approve.value, event.payload.risk)
+          ? PolicyApprovals.answerFor(args.approve.value, request)
           : interactive()
             ? yield* terminal.ask(request)
             : client.unanswered === "deny"

@@ -150,7 +150,15 @@ const authorize = (ctx: ToolStepContext, call: ToolCall): Effect.Effect<Option.O
       yield* ctx.emit({
         type: "permission.requested",
         turnId: ctx.turnId,
-        payload: { toolCallId: call.toolCallId, tool: call.name, risk, summary, ...(detail === undefined ? {} : { detail }) }
+        payload: {
+          toolCallId: call.toolCallId,
+          tool: call.name,
+          risk,
+          summary,
+          ...(detail === undefined ? {} : { detail }),
+          ...(verdict.firm === true ? { firm: true } : {}),
+          ...(prepared.right.outsideWorkspace ? { outsideWorkspace: true } : {})
+        }
       })
       const answer = yield* ctx.approvals
         .ask({
@@ -161,6 +169,8 @@ const authorize = (ctx: ToolStepContext, call: ToolCall): Effect.Effect<Option.O
           risk,
           summary,
           input: call.input,
+          firm: verdict.firm === true,
+          outsideWorkspace: prepared.right.outsideWorkspace,
           ...(detail === undefined ? {} : { detail })
         })
         .pipe(

@@ -152,7 +152,11 @@ export const PermissionRequested = defineEvent("permission.requested", {
   /** One line a person can judge: the command, the path, the server and tool. */
   summary: Schema.String,
   /** More to show before answering, e.g. the diff an edit would make. */
-  detail: Schema.optional(Schema.String)
+  detail: Schema.optional(Schema.String),
+  /** Only a person may say yes (a protected path, an ask rule, an unconfined command): a headless policy short of allow-all says no. */
+  firm: Schema.optional(Schema.Literal(true)),
+  /** The call reaches outside the workspace: a headless policy short of allow-all says no. */
+  outsideWorkspace: Schema.optional(Schema.Literal(true))
 })
 
 export const PermissionResolved = defineEvent("permission.resolved", {

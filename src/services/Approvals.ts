@@ -12,6 +12,13 @@ export interface ApprovalRequest {
   readonly summary: string
   readonly detail?: string
   readonly input: unknown
+  /**
+   * A question only a person may answer yes to: a protected path, an ask rule someone wrote,
+   * a command that would run unconfined. A headless policy short of `allow-all` denies it.
+   */
+  readonly firm: boolean
+  /** The call reaches outside the workspace: a headless policy short of `allow-all` denies it. */
+  readonly outsideWorkspace: boolean
 }
 
 export interface ApprovalAnswer {

@@ -12,6 +12,8 @@ const request = (risk: ApprovalRequest["risk"], detail?: string): ApprovalReques
   risk,
   summary: "a question",
   input: {},
+  firm: false,
+  outsideWorkspace: false,
   ...(detail === undefined ? {} : { detail })
 })
 

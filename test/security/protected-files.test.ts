@@ -1,4 +1,4 @@
-import { allowPath, allowShell, contains, denied, editFile, type SecurityCase, sh, writeFile } from "./cases.js"
+import { allowPath, allowShell, contains, created, denied, editFile, leaked, readFile, type SecurityCase, sh, writeFile } from "./cases.js"
 import { securityCases } from "./suite.js"
 
 /**
@@ -53,6 +53,12 @@ const cases: ReadonlyArray<SecurityCase> = targets.flatMap((target): ReadonlyArr
     calls: [sh(`echo pwned >> ${target.path}`)],
     expect: denied(marked(target))
   },
+  {
+    name: `write_file ${target.label} under --approve allow-edits (a headless policy answers only ordinary calls)`,
+    approve: "allow-edits",
+    calls: [writeFile(target.path)],
+    expect: denied(marked(target), ["policy"])
+  },
   ...(target.edit === undefined
     ? []
     : [
@@ -72,3 +78,10 @@ const cases: ReadonlyArray<SecurityCase> = targets.flatMap((target): ReadonlyArr
 ])
 
 securityCases("protected files always ask", cases)
+
+/** Issue 30's attacker pass: `--approve allow-edits` and `allow-reads` stay inside the workspace. */
+securityCases("a headless policy short of allow-all answers only calls inside the workspace", [
+  { name: "allow-edits: write_file outside the workspace", approve: "allow-edits", calls: [writeFile("{OUT}/pwned.txt")], expect: denied(created("{OUT}/pwned.txt"), ["policy"]) },
+  { name: "allow-edits: write_file into ~", approve: "allow-edits", calls: [writeFile("{HOME}/.bashrc")], expect: denied(contains("{HOME}/.bashrc", "pwned"), ["policy"]) },
+  { name: "allow-reads: read_file outside the workspace", approve: "allow-reads", calls: [readFile("{OUT}/secret.txt")], expect: denied(leaked, ["policy"]) }
+])

@@ -2,7 +2,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import type { RiskClass } from "../../domain/tools.js"
-import { type ApprovalAnswer, Approvals } from "../../services/Approvals.js"
+import { type ApprovalAnswer, type ApprovalRequest, Approvals } from "../../services/Approvals.js"
 
 /**
  * Headless answers to "ask": never a silent allow. Every answer is recorded as `by: policy`
@@ -18,12 +18,21 @@ const allowed: Record<ApprovalPolicy, ReadonlyArray<RiskClass>> = {
   "allow-all": ["read", "write", "execute", "network"]
 }
 
-export const answerFor = (policy: ApprovalPolicy, risk: RiskClass): ApprovalAnswer => ({
-  decision: allowed[policy].includes(risk) ? "allow" : "deny",
-  scope: "once",
-  by: "policy",
-  reason: `--approve ${policy}`
-})
+/**
+ * A policy answers by the call's risk, but short of `allow-all` never yes to a firm question
+ * (a protected path, an ask rule, an unconfined command) or to a call outside the workspace:
+ * `allow-edits` means edits of the project, not of the agent's rules or the user's files.
+ */
+export const answerFor = (policy: ApprovalPolicy, request: Pick<ApprovalRequest, "risk" | "firm" | "outsideWorkspace">): ApprovalAnswer => {
+  const beyond = policy !== "allow-all" && (request.firm || request.outsideWorkspace)
+  return {
+    decision: !beyond && allowed[policy].includes(request.risk) ? "allow" : "deny",
+    scope: "once",
+    by: "policy",
+    reason: beyond
+      ? `--approve ${policy} answers only ordinary calls inside the workspace, not one ${request.outsideWorkspace ? "that reaches outside it" : "that a person must answer (a protected path, an ask rule, an unconfined command)"}`
+      : `--approve ${policy}`
+  }
+}
 
-export const layer = (policy: ApprovalPolicy) =>
-  Layer.succeed(Approvals, { ask: (request) => Effect.succeed(answerFor(policy, request.risk)) })
+export const layer = (policy: ApprovalPolicy) => Layer.succeed(Approvals, { ask: (request) => Effect.succeed(answerFor(policy, request)) })
