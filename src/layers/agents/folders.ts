@@ -19,10 +19,10 @@ export interface AgentsOptions {
 export const AGENT_MAX_BYTES = 256 * 1024
 
 /** Where agents live, strongest first: `.agents` over `.claude`, the project over the user. */
-const agentFolders = (cwd: string, configDir: string): Effect.Effect<ReadonlyArray<{ readonly folder: string; readonly source: AgentDefinition["source"] }>> =>
+const agentFolders = (cwd: string, configDir: string): Effect.Effect<ReadonlyArray<{ readonly folder: string; readonly source: AgentDefinition["source"]; readonly within?: string }>> =>
   Effect.map(projectRoot(cwd), (root) => [
-    { folder: path.join(root, ".agents", "agents"), source: "project" },
-    { folder: path.join(root, ".claude", "agents"), source: "project" },
+    { folder: path.join(root, ".agents", "agents"), source: "project", within: root },
+    { folder: path.join(root, ".claude", "agents"), source: "project", within: root },
     { folder: path.join(path.resolve(configDir), "agents"), source: "user" }
   ])
 
@@ -30,8 +30,13 @@ const agentFolders = (cwd: string, configDir: string): Effect.Effect<ReadonlyArr
 const agentFile = (entry: Dirent, folder: string) =>
   (entry.isFile() || entry.isSymbolicLink()) && entry.name.endsWith(".md") ? path.join(folder, entry.name) : undefined
 
-const readAgent = (file: string, source: AgentDefinition["source"], folder: string): Effect.Effect<ReadonlyArray<FoundDefinition<AgentDefinition>>> =>
-  readTextPrefix(file, AGENT_MAX_BYTES).pipe(
+const readAgent = (
+  file: string,
+  source: AgentDefinition["source"],
+  folder: string,
+  within: string | undefined
+): Effect.Effect<ReadonlyArray<FoundDefinition<AgentDefinition>>> =>
+  readTextPrefix(file, AGENT_MAX_BYTES, within).pipe(
     Effect.map((read): ReadonlyArray<FoundDefinition<AgentDefinition>> => {
       if (read.truncated) return [{ _tag: "problem", problem: { path: file, message: `it is ${formatBytes(read.size)}, over the ${formatBytes(AGENT_MAX_BYTES)} limit` } }]
       return Either.match(parseAgentFile(read.text), {
@@ -46,7 +51,7 @@ export const make = (options: AgentsOptions): AgentsShape => {
   const list: AgentsShape["list"] = (cwd) =>
     Effect.gen(function* () {
       const { definitions, problems } = yield* collectDefinitions("agent", yield* agentFolders(cwd, options.configDir), agentFile, (file, at) =>
-        readAgent(file, at.source, at.folder)
+        readAgent(file, at.source, at.folder, at.within)
       )
       return { agents: definitions, problems }
     }).pipe(Effect.withSpan("Agents.list"))

@@ -51,7 +51,7 @@ export const discoverInstructions = (options: DiscoverInstructionsOptions): Effe
     for (const { folder, scope } of places) {
       for (const name of INSTRUCTION_FILE_NAMES) {
         const file = path.join(folder, name)
-        const text = yield* readInstructionFile(file, maxBytes)
+        const text = yield* readInstructionFile(file, maxBytes, scope === "project" ? root : undefined)
         if (Option.isNone(text)) continue
         const real = yield* realPath(file)
         if (seen.has(real)) continue
@@ -63,8 +63,8 @@ export const discoverInstructions = (options: DiscoverInstructionsOptions): Effe
   }).pipe(Effect.withSpan("Instructions.discover"))
 
 /** The file's text, capped; none when it is absent (silently) or unreadable (with a warning). */
-const readInstructionFile = (file: string, maxBytes: number): Effect.Effect<Option.Option<string>> =>
-  readTextPrefix(file, maxBytes).pipe(
+const readInstructionFile = (file: string, maxBytes: number, within: string | undefined): Effect.Effect<Option.Option<string>> =>
+  readTextPrefix(file, maxBytes, within).pipe(
     Effect.map((read) =>
       Option.some(
         read.truncated

@@ -22,10 +22,14 @@ export const HEADER_READ_BYTES = 16 * 1024
 export const SKILL_MAX_BYTES = 1024 * 1024
 
 /** Where skills live, strongest first: `.agents` over `.claude`, the project over the user. */
-const skillFolders = (cwd: string, configDir: string): Effect.Effect<ReadonlyArray<{ readonly folder: string; readonly source: Skill["source"] }>> =>
+const skillFolders = (
+  cwd: string,
+  configDir: string
+): Effect.Effect<ReadonlyArray<{ readonly folder: string; readonly source: Skill["source"]; readonly within?: string }>> =>
   Effect.map(projectRoot(cwd), (root) => [
-    { folder: path.join(root, ".agents", "skills"), source: "project" },
-    { folder: path.join(root, ".claude", "skills"), source: "project" },
+    // A project's skills are read only from inside the project (a link out is refused).
+    { folder: path.join(root, ".agents", "skills"), source: "project", within: root },
+    { folder: path.join(root, ".claude", "skills"), source: "project", within: root },
     { folder: path.join(path.resolve(configDir), "skills"), source: "user" }
   ])
 
@@ -33,8 +37,8 @@ const skillFolders = (cwd: string, configDir: string): Effect.Effect<ReadonlyArr
 const skillFile = (entry: Dirent, folder: string) => (entry.isDirectory() || entry.isSymbolicLink() ? path.join(folder, entry.name, "SKILL.md") : undefined)
 
 /** Reads one SKILL.md's front matter; none when the folder holds no SKILL.md (it is not a skill). */
-const readSkill = (file: string, source: Skill["source"], folder: string): Effect.Effect<ReadonlyArray<FoundDefinition<Skill>>> =>
-  readTextPrefix(file, HEADER_READ_BYTES).pipe(
+const readSkill = (file: string, source: Skill["source"], folder: string, within: string | undefined): Effect.Effect<ReadonlyArray<FoundDefinition<Skill>>> =>
+  readTextPrefix(file, HEADER_READ_BYTES, within).pipe(
     Effect.map((read): ReadonlyArray<FoundDefinition<Skill>> =>
       Either.match(parseSkillFile(read.text, read.truncated ? HEADER_READ_BYTES : undefined), {
         onLeft: (message) => [{ _tag: "problem", problem: { path: file, message } }],
@@ -48,7 +52,7 @@ export const make = (options: SkillsOptions): SkillsShape => {
   const list: SkillsShape["list"] = (cwd) =>
     Effect.gen(function* () {
       const { definitions, problems } = yield* collectDefinitions("skill", yield* skillFolders(cwd, options.configDir), skillFile, (file, at) =>
-        readSkill(file, at.source, at.folder)
+        readSkill(file, at.source, at.folder, at.within)
       )
       return { skills: definitions, problems }
     }).pipe(Effect.withSpan("Skills.list"))
@@ -59,7 +63,8 @@ export const make = (options: SkillsOptions): SkillsShape => {
       const skill = listing.skills.find((s) => s.name === name)
       if (skill === undefined) return yield* new SkillNotFound({ name, message: describeMissingSkill(name, listing) })
       const unusable = (why: string) => new SkillNotFound({ name, message: `skill "${name}" (${skill.path}) cannot be loaded: ${why}` })
-      const read = yield* readTextPrefix(skill.path, SKILL_MAX_BYTES).pipe(Effect.mapError((error) => unusable(error.message)))
+      const within = skill.source === "project" ? yield* projectRoot(cwd) : undefined
+      const read = yield* readTextPrefix(skill.path, SKILL_MAX_BYTES, within).pipe(Effect.mapError((error) => unusable(error.message)))
       if (read.truncated) return yield* unusable(`it is ${formatBytes(read.size)}, over the ${formatBytes(SKILL_MAX_BYTES)} limit`)
       // Checked again in full: the file may have changed since it was listed.
       const parsed = parseSkillFile(read.text)
