@@ -15,22 +15,22 @@ import type { UpdateBarrier } from "./update-barrier.js"
  */
 export const clientFileAccess = (peer: ClientPeer, barrier: UpdateBarrier): FileAccess => {
   const forSession = (sessionId: string): FileAccess => ({
-    readText: (path) =>
+    readText: (path, judged) =>
       peer.readsFiles
         ? barrier.caughtUp(sessionId).pipe(
             Effect.zipRight(peer.request(methods.client.fs.readTextFile, { sessionId, path })),
             Effect.map((response) => response.content),
             Effect.mapError((error) => new FileAccessError({ path, message: `the editor could not read ${path}: ${error.message}` }))
           )
-        : LocalFileAccess.readText(path),
-    writeText: (path, content) =>
+        : LocalFileAccess.readText(path, judged),
+    writeText: (path, content, judged) =>
       peer.writesFiles
         ? barrier.caughtUp(sessionId).pipe(
             Effect.zipRight(peer.request(methods.client.fs.writeTextFile, { sessionId, path, content })),
             Effect.asVoid,
             Effect.mapError((error) => new FileAccessError({ path, message: `the editor could not write ${path}: ${error.message}` }))
           )
-        : LocalFileAccess.writeText(path, content)
+        : LocalFileAccess.writeText(path, content, judged)
   })
   return { ...LocalFileAccess, forSession }
 }

@@ -16,8 +16,12 @@ export class FileAccessError extends Schema.TaggedError<FileAccessError>()("File
  * ACP client offers them. Paths are absolute.
  */
 export interface FileAccess {
-  readonly readText: (path: string) => Effect.Effect<string, FileAccessError>
-  readonly writeText: (path: string, content: string) => Effect.Effect<void, FileAccessError>
+  /**
+   * `judged`: the real location the call was judged at (links followed); the access fails
+   * unless the file it opens is that one, so a link swapped in meanwhile cannot redirect it.
+   */
+  readonly readText: (path: string, judged?: string) => Effect.Effect<string, FileAccessError>
+  readonly writeText: (path: string, content: string, judged?: string) => Effect.Effect<void, FileAccessError>
   /**
    * The access one session's tools use, when files are addressed per session (an ACP client
    * serves its buffers by session id). Absent: every session uses this access as it is.

@@ -12,5 +12,5 @@ export const currentContent = (target: WorkspacePath, ctx: ToolContext): Effect.
     const probe = yield* probeDisk(target.absolute)
     if (probe.kind === "missing") return null
     if (probe.kind === "directory") return yield* Effect.fail(`${target.display} is a directory, not a file`)
-    return yield* ctx.files.readText(target.absolute).pipe(Effect.mapError((error) => error.message))
+    return yield* ctx.files.readText(target.absolute, target.real).pipe(Effect.mapError((error) => error.message))
   })

@@ -73,7 +73,7 @@ const editedContent = (
 const editFile = (target: WorkspacePath, request: EditRequest, ctx: ToolContext): Effect.Effect<ToolResult> =>
   Effect.gen(function* () {
     const { before, after, replacements } = yield* editedContent(target, request, ctx)
-    yield* ctx.files.writeText(target.absolute, after).pipe(Effect.mapError((error) => error.message))
+    yield* ctx.files.writeText(target.absolute, after, target.real).pipe(Effect.mapError((error) => error.message))
     const { diff } = unifiedDiff(target.display, before, after)
     const what = replacements === 1 ? "1 replacement" : `${replacements} replacements`
     return okResult(`Edited ${target.display} (${what}):\n${diff}`, { _tag: "edit", path: target.display, before, after, diff })

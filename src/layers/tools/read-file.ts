@@ -7,6 +7,7 @@ import type { ToolContext } from "../../services/ToolRouter.js"
 import { probeDisk } from "./disk-probe.js"
 import { formatBytes } from "./format-bytes.js"
 import { describeFsError } from "./fs-errors.js"
+import { MovedError, openJudgedForRead } from "./judged-open.js"
 import { LineWindow, splitLines } from "./line-window.js"
 import { makeTool } from "./make-tool.js"
 import { looksBinaryText } from "./text-sniff.js"
@@ -62,11 +63,11 @@ const readFile = (target: WorkspacePath, input: ReadFileInput, ctx: ToolContext)
     if (probe.kind === "directory") return errorResult(`${target.display} is a directory; use list_files to see what it holds`)
     if (probe.kind === "file" && probe.binary) return binaryRefusal(target, probe.size)
     if (probe.kind === "file" && probe.size > STREAM_ABOVE_BYTES) {
-      const streamed = yield* streamLines(target.absolute, window).pipe(Effect.either)
+      const streamed = yield* streamLines(target.absolute, target.real, window).pipe(Effect.either)
       if (streamed._tag === "Left") return errorResult(streamed.left)
       return render(target, window, undefined)
     }
-    const text = yield* ctx.files.readText(target.absolute).pipe(Effect.either)
+    const text = yield* ctx.files.readText(target.absolute, target.real).pipe(Effect.either)
     if (text._tag === "Left") return errorResult(text.left.message)
     if (looksBinaryText(text.right)) return binaryRefusal(target, Buffer.byteLength(text.right, "utf8"))
     const lines = splitLines(text.right)
@@ -78,10 +79,11 @@ const binaryRefusal = (target: WorkspacePath, size: number): ToolResult =>
   errorResult(`${target.display} is a binary file (${formatBytes(size)}); read_file only shows text files`)
 
 /** Feeds the window from disk without holding the file in memory; stops reading once the window is full. */
-const streamLines = (absolute: string, window: LineWindow): Effect.Effect<void, string> =>
+const streamLines = (absolute: string, judged: string, window: LineWindow): Effect.Effect<void, string> =>
   Effect.tryPromise({
     try: async (signal) => {
-      const stream = createReadStream(absolute, { encoding: "utf8", signal })
+      // From the descriptor checked to be the judged file (judged-open.ts); the stream closes it.
+      const stream = createReadStream(absolute, { fd: openJudgedForRead(absolute, judged), encoding: "utf8", signal })
       const lines = createInterface({ input: stream, crlfDelay: Infinity })
       try {
         for await (const line of lines) if (!window.push(line)) break
@@ -90,7 +92,7 @@ const streamLines = (absolute: string, window: LineWindow): Effect.Effect<void, 
         stream.destroy()
       }
     },
-    catch: (error) => describeFsError("read", absolute, error)
+    catch: (error) => (error instanceof MovedError ? error.message : describeFsError("read", absolute, error))
   })
 
 /** The numbered lines and, when the window did not reach the end, how to read on. */

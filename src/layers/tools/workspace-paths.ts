@@ -10,6 +10,8 @@ export interface WorkspacePath {
   readonly display: string
   /** True when the path, with every symlink on it followed, lands outside the workspace root. */
   readonly outsideWorkspace: boolean
+  /** Where the kernel resolves it (every link followed), as judged: file access opens only this file. */
+  readonly real: string
 }
 
 /** Shown instead of a diff for a file outside the workspace, which is not read before the call is allowed. */
@@ -30,7 +32,7 @@ export const resolveWorkspacePath = (workspaceRoot: string, input: string): Effe
     const realRoot = realpathOrSelf(workspaceRoot)
     const real = resolveExisting(absolute)
     const outsideWorkspace = !isWithin(realRoot, real) || !isWithin(workspaceRoot, absolute)
-    return { absolute, display: displayPath(workspaceRoot, absolute), outsideWorkspace }
+    return { absolute, display: displayPath(workspaceRoot, absolute), outsideWorkspace, real }
   })
 
 /** `p` relative to the root when it lies inside, else `p` itself. */

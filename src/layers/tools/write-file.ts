@@ -53,7 +53,7 @@ export const writeFileTool = makeTool({
 const writeFile = (target: WorkspacePath, content: string, ctx: ToolContext): Effect.Effect<ToolResult> =>
   Effect.gen(function* () {
     const before = yield* currentContent(target, ctx)
-    yield* ctx.files.writeText(target.absolute, content).pipe(Effect.mapError((error) => error.message))
+    yield* ctx.files.writeText(target.absolute, content, target.real).pipe(Effect.mapError((error) => error.message))
     const { diff, added, removed } = unifiedDiff(target.display, before, content)
     const output =
       before === null
