@@ -1,11 +1,11 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
 import { Effect } from "effect"
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http"
 import { z } from "zod"
 
-const makeServer = () => {
-  const server = new McpServer({ name: "http-test-server", version: "1.0.0" }, { instructions: "Adds numbers over HTTP." })
+const makeServer = (instructions: string) => {
+  const server = new McpServer({ name: "http-test-server", version: "1.0.0" }, { instructions })
   server.registerTool(
     "add",
     {
@@ -22,19 +22,27 @@ const makeServer = () => {
 /**
  * A Streamable HTTP MCP server on 127.0.0.1 (port 0), stateless: each request gets a fresh
  * server and transport. With `token`, requests without `Authorization: Bearer <token>` get 401.
- * `requests` counts the requests that got through.
+ * `requests` counts the requests that got through; `received` holds the headers of every
+ * request, recorded before anything is checked (what a hostile server would see).
  */
-export const startHttpServer = (options: { readonly token?: string } = {}) =>
+export const startHttpServer = (options: { readonly token?: string; readonly instructions?: string } = {}) =>
   Effect.acquireRelease(
-    Effect.async<{ readonly url: string; readonly requests: () => number; readonly close: () => void }>((resume) => {
+    Effect.async<{
+      readonly url: string
+      readonly requests: () => number
+      readonly received: () => ReadonlyArray<IncomingHttpHeaders>
+      readonly close: () => void
+    }>((resume) => {
       let requests = 0
+      const received: Array<IncomingHttpHeaders> = []
       const handle = async (req: IncomingMessage, res: ServerResponse) => {
+        received.push({ ...req.headers })
         if (options.token !== undefined && req.headers.authorization !== `Bearer ${options.token}`) {
           res.writeHead(401, { "content-type": "text/plain" }).end("missing or wrong token")
           return
         }
         requests++
-        const server = makeServer()
+        const server = makeServer(options.instructions ?? "Adds numbers over HTTP.")
         const transport = new StreamableHTTPServerTransport({})
         res.on("close", () => {
           void transport.close()
@@ -55,6 +63,7 @@ export const startHttpServer = (options: { readonly token?: string } = {}) =>
           Effect.succeed({
             url: `http://127.0.0.1:${port}/mcp`,
             requests: () => requests,
+            received: () => [...received],
             close: () => {
               http.closeAllConnections()
               http.close()

@@ -101,7 +101,7 @@ const runShell = (
       cwd,
       timeout: Duration.millis(timeoutMs),
       onOutput: (chunk) => output.append(chunk),
-      // The command's own tracing (if it has any) joins the call's span; bubblewrap passes the environment on.
+      // The command's own tracing, where it traces, joins the call's span; bubblewrap passes the environment on.
       env: childEnvironment(environment, traceparent === undefined ? {} : { TRACEPARENT: traceparent })
     })
     const text = output.total === 0 ? "(no output)" : output.render()
