@@ -1,5 +1,6 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs"
 import { messageOf } from "../domain/cause-message.js"
+import { errnoCode } from "./tools/fs-errors.js"
 
 /**
  * Reading a file the workspace may have planted (a settings file, rules, `.gitignore`) must
@@ -23,8 +24,10 @@ export type BoundedBytes = { readonly _tag: "bytes"; readonly bytes: Buffer } | 
 // O_NONBLOCK: a fifo opens without waiting for a writer; O_NOCTTY: a terminal never becomes ours.
 const FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY
 
-const isMissing = (error: unknown) =>
-  typeof error === "object" && error !== null && "code" in error && (error.code === "ENOENT" || error.code === "ENOTDIR")
+const isMissing = (error: unknown) => {
+  const code = errnoCode(error)
+  return code === "ENOENT" || code === "ENOTDIR"
+}
 
 const notRegular = (what: string) => ({ _tag: "refused" as const, problem: `is not a regular file (${what})` })
 const tooLarge = (maxBytes: number) => ({ _tag: "refused" as const, problem: `is larger than ${maxBytes} bytes` })

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto"
-import { statSync } from "node:fs"
+import { type Stats, statSync } from "node:fs"
+import { messageOf } from "../../domain/cause-message.js"
 import { isAbsolute, join, relative, resolve } from "node:path"
 import { readBoundedBytesSync } from "../bounded-file.js"
 import { isWithin, realLocation } from "../tools/workspace-paths.js"
@@ -66,9 +67,16 @@ export const unprotectedScript = (workspaceRoot: string, command: string): strin
   const folders = HOOK_SCRIPT_FOLDERS.map((name) => realLocation(join(workspaceRoot, name)))
   for (const path of hookScriptPaths(workspaceRoot, [command])) {
     const name = relative(workspaceRoot, path)
-    const read = readBoundedBytesSync(path, SCRIPT_MAX_BYTES)
-    if (read._tag === "missing") return `its script ${name} does not exist`
-    if (read._tag === "refused") return `its script ${name} ${read.problem}`
+    // Judged by its metadata: its content was just hashed for the trust (hookScriptsDigest).
+    let stat: Stats | undefined
+    try {
+      stat = statSync(path, { throwIfNoEntry: false })
+    } catch (error) {
+      return `its script ${name} cannot be inspected (${messageOf(error)})`
+    }
+    if (stat === undefined) return `its script ${name} does not exist`
+    if (!stat.isFile()) return `its script ${name} is not a regular file`
+    if (stat.size > SCRIPT_MAX_BYTES) return `its script ${name} is larger than ${SCRIPT_MAX_BYTES} bytes`
     const real = realLocation(path)
     if (!folders.some((folder) => isWithin(folder, real))) {
       return `its script ${name} lies outside .claude/ and .custom-agent/, where the agent could change it; move it there`

@@ -1,4 +1,5 @@
 import * as fs from "node:fs"
+import { errnoCode } from "./fs-errors.js"
 
 /**
  * Opening the very file a call was judged on. The permission check resolves a path where the
@@ -56,7 +57,7 @@ export const openJudgedForWrite = (path: string, judged: string): number => {
   try {
     fd = fs.openSync(path, base | fs.constants.O_CREAT | fs.constants.O_EXCL, 0o666)
   } catch (error) {
-    if (!(typeof error === "object" && error !== null && "code" in error && error.code === "EEXIST")) throw error
+    if (errnoCode(error) !== "EEXIST") throw error
     created = false
     fd = fs.openSync(path, base)
   }
