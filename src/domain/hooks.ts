@@ -2,6 +2,7 @@ import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { CLAUDE_TOOL_NAMES } from "./claude-tool-names.js"
+import { compileLinearRegex } from "./linear-regex.js"
 
 /** The lifecycle points a hook can run at: Claude Code's names, the subset this agent has. */
 export const HookEventName = Schema.Literal(
@@ -138,7 +139,7 @@ export const matcherSelects = (matcher: string | undefined, target: string | und
     return names.some((name) => wanted.includes(name))
   }
   try {
-    const pattern = new RegExp(`^(?:${matcher})$`)
+    const pattern = compileLinearRegex(`^(?:${matcher})$`)
     return names.some((name) => pattern.test(name))
   } catch {
     return false

@@ -1,4 +1,4 @@
-import picomatch from "picomatch"
+import { compileGlob, type GlobMatcher } from "../../domain/glob.js"
 import type { PermissionRule } from "../../domain/permissions.js"
 import { isWithin } from "../tools/workspace-paths.js"
 
@@ -9,15 +9,27 @@ export interface IndexedRule {
   readonly rule: PermissionRule
 }
 
-const globCache = new Map<string, (s: string) => boolean>()
-/** Compiled globs, one per distinct pattern in the rules files and remembered answers (a bounded set). */
-export const glob = (pattern: string) => {
+const globCache = new Map<string, GlobMatcher>()
+/**
+ * Compiled globs, one per distinct pattern in the rules files and remembered answers (a bounded
+ * set). Rules files are checked for usable globs when read; a pattern that still cannot be
+ * compiled (a remembered answer's) matches nothing, so it neither allows nor denies.
+ */
+export const glob = (pattern: string): GlobMatcher => {
   let matcher = globCache.get(pattern)
   if (matcher === undefined) {
-    matcher = picomatch(pattern, { dot: true })
+    matcher = compileOrNothing(pattern)
     globCache.set(pattern, matcher)
   }
   return matcher
+}
+
+const compileOrNothing = (pattern: string): GlobMatcher => {
+  try {
+    return compileGlob(pattern)
+  } catch {
+    return () => false
+  }
 }
 
 /** A path as rules see it: relative to the workspace when inside it, absolute otherwise. */

@@ -11,6 +11,7 @@ import { errorResult, okResult } from "./tool-results.js"
 import { newWalkStats, WALK_MAX_ENTRIES, walkFiles } from "./workspace-walk.js"
 import { isWithin, relativePosix, resolveWorkspacePath, type WorkspacePath } from "./workspace-paths.js"
 import { messageOf } from "../../domain/cause-message.js"
+import { compileLinearRegex, type LinearRegex } from "../../domain/linear-regex.js"
 
 export const GREP_DEFAULT_RESULTS = 100
 export const GREP_MAX_RESULTS = 1000
@@ -21,7 +22,8 @@ export const GREP_MAX_LINE_CHARS = 300
 
 const GrepInput = Schema.Struct({
   pattern: Schema.String.pipe(Schema.minLength(1)).annotations({
-    description: "JavaScript regular expression to search for, matched against each line."
+    description:
+      "Regular expression to search for, matched against each line (RE2 syntax, as in ripgrep: no lookaround or backreferences)."
   }),
   path: Schema.optionalWith(
     Schema.String.annotations({ description: "File or directory to search: relative to the workspace root, or absolute (default: the root)." }),
@@ -52,13 +54,12 @@ export const grepTool = makeTool({
   prepare: (input, ctx) =>
     Effect.gen(function* () {
       const regex = yield* Effect.try({
-        try: () => new RegExp(input.pattern, input.ignore_case === true ? "i" : ""),
-        catch: (error) =>
-          new ToolInputError({ message: `pattern: not a valid regular expression: ${messageOf(error)}` })
+        try: () => compileLinearRegex(input.pattern, { ignoreCase: input.ignore_case === true }),
+        catch: (error) => new ToolInputError({ message: `pattern: not a usable regular expression: ${messageOf(error)}` })
       })
       const filter = yield* Effect.try({
         try: () => makePathFilter(input.glob),
-        catch: (error) => new ToolInputError({ message: `glob: ${messageOf(error)}` })
+        catch: (error) => new ToolInputError({ message: `glob: not a usable glob: ${messageOf(error)}` })
       })
       const target = yield* resolveWorkspacePath(ctx.workspaceRoot, input.path ?? ".")
       return {
@@ -71,7 +72,7 @@ export const grepTool = makeTool({
     })
 })
 
-const grep = (workspaceRoot: string, target: WorkspacePath, regex: RegExp, filter: PathFilter, maxResults: number): Effect.Effect<ToolResult> =>
+const grep = (workspaceRoot: string, target: WorkspacePath, regex: LinearRegex, filter: PathFilter, maxResults: number): Effect.Effect<ToolResult> =>
   Effect.tryPromise({
     try: async (signal) => {
       const stats = newWalkStats()

@@ -1,8 +1,8 @@
 import { readBoundedSync } from "../bounded-file.js"
-import ignore, { type Ignore } from "ignore"
 import type { Dirent } from "node:fs"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
+import { GitignoreRules } from "./gitignore-rules.js"
 import { isWithin } from "./workspace-paths.js"
 
 /** Directory entries a listing or search looks at before giving up, so a huge unignored tree cannot stall a call. */
@@ -27,7 +27,7 @@ export const newWalkStats = (): WalkStats => ({ entries: 0, truncated: false, un
 
 interface IgnoreScope {
   readonly dir: string
-  readonly rules: Ignore
+  readonly rules: GitignoreRules
 }
 
 /**
@@ -99,11 +99,13 @@ const ancestorScopes = async (workspaceRoot: string, base: string): Promise<Arra
   return scopes
 }
 
-const loadGitignore = async (dir: string): Promise<Ignore | undefined> => {
+const loadGitignore = async (dir: string): Promise<GitignoreRules | undefined> => {
   // Bounded: a planted fifo or a link to a device must not hang or flood the walk. Usually there
   // is none; an unreadable one cannot be honoured, and walking on beats refusing the listing.
   const read = readBoundedSync(path.join(dir, ".gitignore"))
-  return read._tag === "text" ? ignore().add(read.text) : undefined
+  if (read._tag !== "text") return undefined
+  const rules = new GitignoreRules(read.text)
+  return rules.empty ? undefined : rules
 }
 
 /** Git's precedence: the deepest `.gitignore` with a rule for the path decides, its last matching rule wins. */
@@ -112,7 +114,7 @@ const isIgnored = (scopes: ReadonlyArray<IgnoreScope>, absolute: string, isDirec
     const scope = scopes[i]
     if (scope === undefined || !isWithin(scope.dir, absolute) || absolute === scope.dir) continue
     const relative = path.relative(scope.dir, absolute).split(path.sep).join("/")
-    const verdict = scope.rules.test(isDirectory ? `${relative}/` : relative)
+    const verdict = scope.rules.test(relative, isDirectory)
     if (verdict.ignored) return true
     if (verdict.unignored) return false
   }

@@ -77,7 +77,17 @@ describe("grep", () => {
       const root = yield* tempWorkspace
       const error = yield* Effect.flip(prepare(grepTool, { pattern: "foo(" }, root))
       expect(error._tag).toBe("ToolInputError")
-      expect(error.message).toContain("pattern: not a valid regular expression")
+      expect(error.message).toContain("pattern: not a usable regular expression: missing closing )")
+    }))
+
+  it.scoped("a lookahead is refused with the reason; a pattern that backtracks for minutes in JavaScript searches at once", () =>
+    Effect.gen(function* () {
+      const root = yield* tempWorkspace
+      const lookahead = yield* Effect.flip(prepare(grepTool, { pattern: "foo(?=bar)" }, root))
+      expect(lookahead.message).toContain("lookarounds")
+      yield* writeFiles(root, { "as.txt": `${"a".repeat(40)}b\n${"a".repeat(12)}\n` })
+      const result = yield* run(grepTool, { pattern: "^(a+)+$" }, root)
+      expect(result).toEqual({ output: `as.txt:2:${"a".repeat(12)}`, isError: false })
     }))
 
   it.scoped("invalid input is a ToolInputError naming the field", () =>
