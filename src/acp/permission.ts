@@ -53,7 +53,7 @@ export const askClient = (deps: AskDeps, sessionId: string, toolCall: ToolCallUp
     }
     const answer = answerOf(response.right.outcome)
     if (answer === "cancelled") return yield* deps.cancel(sessionId)
-    yield* deps.host.respondPermission(sessionId, toolCallId, answer).pipe(
+    yield* deps.host.respondPermission(sessionId, toolCallId, { ...answer, client: "acp" }).pipe(
       Effect.catchTag("PermissionNotPending", (error) => Effect.logDebug(error.message)),
       // Only a cluster's delivery fails this way; the turn then goes on waiting for an answer.
       Effect.catchAll((error) => Effect.logWarning(`the answer on ${toolCallId} did not reach the session`, error))

@@ -81,8 +81,15 @@ export const runTurn = <E>(client: TurnClient<E>, args: RunArgs) =>
               ? noTerminal
               : undefined
         if (decided === undefined) return yield* stderr("waiting for a client of the server to answer the permission question…\n")
-        // The record says who answered: this client's policy (named in the reason) or the person here.
-        const answer = { decision: decided.decision, scope: decided.scope, by: decided.by, ...(decided.reason === undefined ? {} : { reason: decided.reason }) }
+        // The record says who answered: this client's policy (named in the reason) or the person here,
+        // through the CLI (a server records `rpc:cli` instead: the transport names itself).
+        const answer = {
+          decision: decided.decision,
+          scope: decided.scope,
+          by: decided.by,
+          client: "cli",
+          ...(decided.reason === undefined ? {} : { reason: decided.reason })
+        }
         const heard = yield* client.respondPermission(sessionId, request.toolCallId, answer)
         if (!heard) yield* stderr("(another client answered first)\n")
       })

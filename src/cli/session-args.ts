@@ -5,16 +5,16 @@ import type { StoreKind } from "../app/locations.js"
 import { sessionIdProblem } from "../domain/ids.js"
 import { CliError } from "./errors.js"
 import * as shared from "./options.js"
-import { server, token } from "./remote.js"
+import { server, tokenFile } from "./remote.js"
 
 /** Where the session commands work: the local store (data dir, kind), or a server. */
-export const where = { dataDir: shared.dataDir, store: shared.store, server, token }
+export const where = { dataDir: shared.dataDir, store: shared.store, server, tokenFile }
 
 export interface Where {
   readonly dataDir: Option.Option<string>
   readonly store: StoreKind
   readonly server: Option.Option<string>
-  readonly token: Option.Option<string>
+  readonly tokenFile: Option.Option<string>
 }
 
 /** An id that breaks the one rule is a usage error (exit 2), before any store is opened. */

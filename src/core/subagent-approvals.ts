@@ -22,7 +22,7 @@ export const relayedApprovals = (approvals: ApprovalsShape, delegation: Delegati
     const resolved = (answer: ApprovalAnswer) =>
       mirror({
         type: "permission.resolved",
-        payload: { toolCallId, decision: answer.decision, scope: answer.scope, by: answer.by, ...(answer.reason === undefined ? {} : { reason: answer.reason }) }
+        payload: { toolCallId, decision: answer.decision, scope: answer.scope, by: answer.by, ...(answer.reason === undefined ? {} : { reason: answer.reason }), ...(answer.client === undefined ? {} : { client: answer.client }) }
       })
     const asked: ApprovalRequest = { ...request, sessionId: delegation.rootSessionId, toolCallId, summary }
     return mirror({

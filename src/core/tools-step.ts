@@ -196,6 +196,7 @@ const authorize = (ctx: ToolStepContext, call: ToolCall): Effect.Effect<Option.O
         by: answer.by,
         ...(verdict.rule === undefined ? {} : { rule: verdict.rule }),
         ...(answer.reason === undefined ? {} : { reason: answer.reason }),
+        ...(answer.client === undefined ? {} : { client: answer.client }),
         ...hooked
       })
       decision = answer.decision

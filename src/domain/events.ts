@@ -45,7 +45,7 @@ export type MessageMode = typeof MessageMode.Type
 
 export const SessionCreated = defineEvent("session.created", {
   cwd: Schema.String,
-  /** Which client created it: `cli`, `rpc`, `acp`, `web`, `test`, `library`, ... */
+  /** Which client created it: `cli`, `acp`, `test`, `library`, ..., or `rpc` / `rpc:<name>` over the HTTP API (set by the transport). */
   client: Schema.String,
   title: Schema.optional(Schema.String),
   model: Schema.optional(Schema.String),
@@ -70,7 +70,11 @@ export const SessionCreated = defineEvent("session.created", {
  */
 export const SessionModeChanged = defineEvent("session.mode_changed", {
   mode: PermissionMode,
-  /** Which client changed it: `acp`, `rpc`, `cli`, `web`, ... */
+  /**
+   * Which client changed it: `cli`, `acp`, `import`, or `rpc` when it came over the HTTP API
+   * (`rpc:<name>` with the name the client gave itself, e.g. `rpc:web`, `rpc:cli`). The
+   * transport sets it: a client of the API cannot record itself as `cli`.
+   */
   by: Schema.String
 })
 
@@ -167,7 +171,13 @@ export const PermissionResolved = defineEvent("permission.resolved", {
   rule: Schema.optional(RuleRef),
   reason: Schema.optional(Schema.String),
   /** The hook command that decided (`by: hook`) or changed the question (an ask where the rules allowed). */
-  hook: Schema.optional(Schema.String)
+  hook: Schema.optional(Schema.String),
+  /**
+   * For an answer (`by: user` or `policy`): the client it came through, `cli`, `acp`, or `rpc`
+   * (`rpc:<name>` with the name the client gave itself) when it came over the HTTP API; the
+   * transport sets it, a client cannot. Absent in logs written before it and for the engine's own decisions.
+   */
+  client: Schema.optional(Schema.String)
 })
 
 export const ToolStarted = defineEvent("tool.started", {

@@ -108,7 +108,7 @@ export const PromptInput = Schema.Struct({
   mode: Schema.optionalWith(MessageMode, { default: () => "queue" }),
   /** Becomes the session's mode (recorded) when it is another; left out, the session's mode holds. */
   permissionMode: Schema.optional(PermissionMode),
-  /** Which client sends it (`cli`, `web`, ...), recorded as who changed the mode; default `rpc`. */
+  /** Which client sends it (`cli`, `web`, ...), recorded as who changed the mode; over the HTTP API recorded as `rpc:<this>` (`rpc` when left out). */
   client: Schema.optional(Schema.String),
   /** URIs of MCP resources whose text is attached to the message. */
   attachments: Schema.optional(Schema.Array(Schema.String)),
@@ -133,7 +133,12 @@ export const PermissionAnswer = Schema.Struct({
   /** Who answered: a person (`user`, the default) or a client's headless policy (`policy`). */
   by: Schema.optional(Schema.Literal("user", "policy")),
   /** Why, for the record: a policy's name. */
-  reason: Schema.optional(Schema.String)
+  reason: Schema.optional(Schema.String),
+  /**
+   * The client the answer came through, recorded on `permission.resolved`. Over the HTTP API
+   * the server sets it (`rpc`, or `rpc:<this>`): a client cannot pass for the local terminal.
+   */
+  client: Schema.optional(Schema.String)
 })
 export type PermissionAnswer = typeof PermissionAnswer.Type
 

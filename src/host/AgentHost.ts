@@ -275,7 +275,8 @@ export const make = Effect.gen(function* () {
         decision: answer.decision,
         scope: answer.scope,
         by: answer.by ?? "user",
-        ...(answer.reason === undefined ? {} : { reason: answer.reason })
+        ...(answer.reason === undefined ? {} : { reason: answer.reason }),
+        ...(answer.client === undefined ? {} : { client: answer.client })
       }),
     editQueue: engine.editQueue,
     subscribe,

@@ -56,12 +56,12 @@ export class AgentRpcs extends RpcGroup.make(
    * most one per session per quarter second), and a `KeepAlive` every 15 s on a quiet connection.
    */
   Rpc.make("WatchSessions", { success: SessionListFrame, error: EngineFailure, stream: true }),
-  /** A new title (stored trimmed; blank or over 200 characters is refused), recorded as `session.renamed` by `by` (default `rpc`). */
+  /** A new title (stored trimmed; blank or over 200 characters is refused), recorded as `session.renamed` by `rpc:<by>` (`rpc` when left out: the transport names itself, origin.ts). */
   Rpc.make("RenameSession", {
     payload: { sessionId: SessionId, title: SessionTitle, by: Schema.optional(Schema.String) },
     error: EngineFailure
   }),
-  /** Archives the session (`archived: true`) or brings it back, recorded as `session.archived` by `by` (default `rpc`). */
+  /** Archives the session (`archived: true`) or brings it back, recorded as `session.archived` by `rpc:<by>` (`rpc` when left out: the transport names itself, origin.ts). */
   Rpc.make("ArchiveSession", {
     payload: { sessionId: SessionId, archived: Schema.Boolean, by: Schema.optional(Schema.String) },
     error: EngineFailure
@@ -103,7 +103,7 @@ export class AgentRpcs extends RpcGroup.make(
    * A person's rewind of the session's files, conversation or both (default), to before a turn
    * (1-based) or to a sequence; `path` restores one workspace-relative file (files only).
    * Without `force`, files changed outside the agent since the session's last checkpoint stop
-   * it with RewindDrift and nothing changes. Recorded by `by` (default `rpc`).
+   * it with RewindDrift and nothing changes. Recorded as `rpc:<by>` (`rpc` when left out: the transport names itself, origin.ts).
    */
   Rpc.make("Rewind", {
     payload: {

@@ -6,6 +6,7 @@ import { PermissionEngine } from "../services/PermissionEngine.js"
 import { compactResult } from "./compact-result.js"
 import { defaultKeepAlive, withKeepAlive } from "./keep-alive.js"
 import { AgentRpcs } from "./group.js"
+import { rpcOrigin } from "./origin.js"
 
 export interface HandlerOptions {
   /** How often an idle Subscribe stream sends a KeepAlive frame. */
@@ -14,7 +15,11 @@ export interface HandlerOptions {
 
 const keepAliveFrame = { _tag: "KeepAlive" } as const
 
-/** Protocol code translates; the host owns every decision. */
+/**
+ * Protocol code translates; the host owns every decision. Who did something is this transport's
+ * to say: every actor a request names (`by`, `client`, an answer's `client`) is recorded as
+ * `rpc` or `rpc:<name>` (origin.ts), so no client of the API passes for the local CLI.
+ */
 export const handlersLayer = (options: HandlerOptions = {}) => AgentRpcs.toLayer(
   Effect.gen(function* () {
     const host = yield* AgentHost
@@ -24,21 +29,21 @@ export const handlersLayer = (options: HandlerOptions = {}) => AgentRpcs.toLayer
       CreateSession: ({ cwd, title, client, attachments }) =>
         host.createSession({
           cwd,
-          client: client ?? "rpc",
+          client: rpcOrigin(client),
           ...(title === undefined ? {} : { title }),
           ...(attachments === undefined ? {} : { attachments })
         }),
       ListSessions: () => host.listSessions,
       WatchSessions: () => host.watchSessions,
-      RenameSession: ({ sessionId, title, by }) => host.renameSession(sessionId, title, by ?? "rpc"),
-      ArchiveSession: ({ sessionId, archived, by }) => host.archiveSession(sessionId, archived, by ?? "rpc"),
+      RenameSession: ({ sessionId, title, by }) => host.renameSession(sessionId, title, rpcOrigin(by)),
+      ArchiveSession: ({ sessionId, archived, by }) => host.archiveSession(sessionId, archived, rpcOrigin(by)),
       GetSession: ({ sessionId }) => host.getSession(sessionId),
       Prompt: ({ sessionId, content, mode, permissionMode, client, attachments, maxSteps, terms, requestId }) =>
         host.prompt({
           sessionId,
           content,
           mode,
-          client: client ?? "rpc",
+          client: rpcOrigin(client),
           ...(permissionMode === undefined ? {} : { permissionMode }),
           ...(attachments === undefined ? {} : { attachments }),
           ...(maxSteps === undefined ? {} : { maxSteps }),
@@ -48,8 +53,8 @@ export const handlersLayer = (options: HandlerOptions = {}) => AgentRpcs.toLayer
       Subscribe: ({ sessionId, afterSequence }) =>
         withKeepAlive(host.subscribe(sessionId, afterSequence), keepAliveFrame, options.keepAlive ?? defaultKeepAlive),
       Cancel: ({ sessionId }) => host.cancel(sessionId),
-      SetMode: ({ sessionId, mode, by }) => host.setMode(sessionId, mode, by ?? "rpc"),
-      RespondPermission: ({ sessionId, toolCallId, answer }) => host.respondPermission(sessionId, toolCallId, answer),
+      SetMode: ({ sessionId, mode, by }) => host.setMode(sessionId, mode, rpcOrigin(by)),
+      RespondPermission: ({ sessionId, toolCallId, answer }) => host.respondPermission(sessionId, toolCallId, { ...answer, client: rpcOrigin(answer.client) }),
       EditQueue: ({ sessionId, messageId, action }) => host.editQueue(sessionId, messageId, action),
       ExportSession: ({ sessionId }) => host.exportSession(sessionId),
       ImportSession: ({ events, unverified }) => host.importSession(events, { unverified: unverified ?? false }),
@@ -57,21 +62,21 @@ export const handlersLayer = (options: HandlerOptions = {}) => AgentRpcs.toLayer
       Rewind: ({ sessionId, to, what, path, force, by }) =>
         host.rewind(sessionId, {
           to,
-          by: by ?? "rpc",
+          by: rpcOrigin(by),
           ...(what === undefined ? {} : { what }),
           ...(path === undefined ? {} : { path }),
           ...(force === undefined ? {} : { force })
         }),
-      Redo: ({ sessionId, force, by }) => host.redo(sessionId, { by: by ?? "rpc", ...(force === undefined ? {} : { force }) }),
+      Redo: ({ sessionId, force, by }) => host.redo(sessionId, { by: rpcOrigin(by), ...(force === undefined ? {} : { force }) }),
       ForkSession: ({ sessionId, atSequence, by }) =>
-        host.forkSession(sessionId, { by: by ?? "rpc", ...(atSequence === undefined ? {} : { atSequence }) }),
+        host.forkSession(sessionId, { by: rpcOrigin(by), ...(atSequence === undefined ? {} : { atSequence }) }),
       ListMemoryCandidates: () => memory.pending,
       ListMemories: ({ workspaceRoot }) => (workspaceRoot === undefined ? memory.all : memory.forWorkspace(workspaceRoot)),
       ReviewMemory: ({ candidateId, decision, reason, by }) =>
-        host.reviewMemory({ candidateId, decision, by: by ?? "rpc", ...(reason === undefined ? {} : { reason }) }),
-      DeleteMemory: ({ memoryId, by }) => host.deleteMemory(memoryId, by ?? "rpc"),
+        host.reviewMemory({ candidateId, decision, by: rpcOrigin(by), ...(reason === undefined ? {} : { reason }) }),
+      DeleteMemory: ({ memoryId, by }) => host.deleteMemory(memoryId, rpcOrigin(by)),
       GetProjectTrust: ({ workspaceRoot }) => permissions.projectTrust(workspaceRoot),
-      TrustProject: ({ workspaceRoot, sha256, by }) => permissions.trustProject(workspaceRoot, sha256, by ?? "rpc")
+      TrustProject: ({ workspaceRoot, sha256, by }) => permissions.trustProject(workspaceRoot, sha256, rpcOrigin(by))
     }
   })
 )

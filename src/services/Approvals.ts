@@ -27,6 +27,8 @@ export interface ApprovalAnswer {
   /** `user` when a person answered, `policy` when a headless policy did. */
   readonly by: "user" | "policy"
   readonly reason?: string
+  /** The client the answer came through (`cli`, `acp`, `rpc`, `rpc:web`), recorded on `permission.resolved`. */
+  readonly client?: string
   /**
    * For a "session" or "always" answer about files: the paths or globs a person picked to
    * remember (they must cover the asked paths; otherwise the asked paths are remembered).

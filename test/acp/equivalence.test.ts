@@ -27,7 +27,7 @@ const normalize = (events: ReadonlyArray<AgentEvent>) => {
     const turn = event.turnId === undefined ? undefined : (turns.get(event.turnId) ?? `turn-${turns.size + 1}`)
     if (event.turnId !== undefined && turn !== undefined) turns.set(event.turnId, turn)
     const payload =
-      event.type === "session.created"
+      event.type === "session.created" || (event.type === "permission.resolved" && event.payload.client !== undefined)
         ? { ...event.payload, client: "<client>" }
         : event.type === "tool.completed"
           ? { ...event.payload, durationMs: 0 }

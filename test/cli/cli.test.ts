@@ -152,7 +152,7 @@ describe("custom-agent (the built CLI)", () => {
       // The server wrote to its own data dir: the local store sees the same session.
       const local = await runCli(["sessions", "export", sessionId], { env: { CUSTOM_AGENT_HOME: home } })
       expect(local.stdout).toBe(remote.stdout)
-      const refused = await runCli(["sessions", "list", "--server", server.url, "--token", "wrong"], { env })
+      const refused = await runCli(["sessions", "list", "--server", server.url], { env: { ...env, CUSTOM_AGENT_TOKEN: "wrong" } })
       expect(refused.code).toBe(1)
       expect(refused.stderr).toContain(`server ${server.url}`)
     } finally {

@@ -1,7 +1,9 @@
 import { afterAll, describe, expect, it } from "vitest"
 import { request } from "node:http"
 import { createServer, type Server } from "node:net"
+import { writeFileSync } from "node:fs"
 import { networkInterfaces } from "node:os"
+import { join } from "node:path"
 import { runCli, startServer, stop } from "../support/cli.js"
 import { makeTemp } from "../support/temp-dirs.js"
 
@@ -53,10 +55,12 @@ describe("serve: where it listens", () => {
   })
 
   it("off loopback, a token given explicitly must have 16 characters or more (exit 2)", async () => {
-    const short = await runCli(["serve", "--host", "0.0.0.0", "--token", "a", "--port", "0"])
+    const file = join(temp.dir("serve-token-"), "token")
+    writeFileSync(file, "a\n", { mode: 0o600 })
+    const short = await runCli(["serve", "--host", "0.0.0.0", "--token-file", file, "--port", "0"])
     expect(short.code).toBe(2)
     expect(short.stderr).toBe(
-      "custom-agent: --token is too short: serving on 0.0.0.0 (not loopback) takes a token of at least 16 characters (this one has 1), e.g. `openssl rand -base64 24`\n"
+      "custom-agent: --token-file is too short: serving on 0.0.0.0 (not loopback) takes a token of at least 16 characters (this one has 1), e.g. `openssl rand -base64 24`\n"
     )
     const fromEnv = await runCli(["serve", "--host", "0.0.0.0", "--port", "0"], { env: { CUSTOM_AGENT_TOKEN: "0123456789abcde" } })
     expect(fromEnv.code).toBe(2)
@@ -67,7 +71,9 @@ describe("serve: where it listens", () => {
   })
 
   it("on 0.0.0.0 it answers to its own LAN address and each --allowed-host, and refuses other names", { timeout: 60_000 }, async () => {
-    const server = await startServer(["--host", "0.0.0.0", "--token", "0123456789abcdef", "--allowed-host", "agent.lan", "--data-dir", temp.dir("serve-home-")])
+    const server = await startServer(["--host", "0.0.0.0", "--allowed-host", "agent.lan", "--data-dir", temp.dir("serve-home-")], {
+      env: { CUSTOM_AGENT_TOKEN: "0123456789abcdef" }
+    })
     try {
       const port = portOf(server.url)
       const lan = Object.values(networkInterfaces())

@@ -254,11 +254,11 @@ describe.skipIf(!postgresAvailable)(postgresSuite("serve --cluster: sessions on 
 describe("serve --cluster refuses to start without what it needs", () => {
   it.live("no runner address, or no token: one clear line and exit 1, before connecting anywhere", () =>
     Effect.gen(function* () {
-      const noAddress = yield* Effect.promise(() => runCli(["serve", "--cluster", "postgres://127.0.0.1:1/x", "--token", "a-long-enough-token"]))
+      const noAddress = yield* Effect.promise(() => runCli(["serve", "--cluster", "postgres://127.0.0.1:1/x"], { env: { CUSTOM_AGENT_TOKEN: "a-long-enough-token" } }))
       expect(noAddress.code).toBe(1)
       expect(noAddress.stderr).toContain("--runner-address")
       const badAddress = yield* Effect.promise(() =>
-        runCli(["serve", "--cluster", "postgres://127.0.0.1:1/x", "--token", "a-long-enough-token", "--runner-address", "nowhere"])
+        runCli(["serve", "--cluster", "postgres://127.0.0.1:1/x", "--runner-address", "nowhere"], { env: { CUSTOM_AGENT_TOKEN: "a-long-enough-token" } })
       )
       expect(badAddress.code).toBe(1)
       expect(badAddress.stderr).toContain("is not HOST:PORT")

@@ -41,7 +41,7 @@ const E2E = ClientLive.pipe(
 )
 
 /** Prompts over the API and answers its permission questions with `answer`, until the turn completes. */
-const promptAnswering = (sessionId: string, payload: { readonly content: string; readonly permissionMode?: "plan" | "default"; readonly client?: string }, answer?: { readonly by?: "user" | "policy"; readonly reason?: string }) =>
+const promptAnswering = (sessionId: string, payload: { readonly content: string; readonly permissionMode?: "plan" | "default"; readonly client?: string }, answer?: { readonly by?: "user" | "policy"; readonly reason?: string; readonly client?: string }) =>
   Effect.gen(function* () {
     const client = yield* AgentClient
     const view = yield* client.GetSession({ sessionId })
@@ -61,7 +61,9 @@ const promptAnswering = (sessionId: string, payload: { readonly content: string;
   })
 
 const resolved = (events: ReadonlyArray<AgentEvent>) =>
-  events.flatMap((e) => (e.type === "permission.resolved" ? [{ decision: e.payload.decision, by: e.payload.by, reason: e.payload.reason }] : []))
+  events.flatMap((e) =>
+    e.type === "permission.resolved" ? [{ decision: e.payload.decision, by: e.payload.by, reason: e.payload.reason, client: e.payload.client }] : []
+  )
 
 layer(E2E, { timeout: 30_000, excludeTestServices: true })("the session's mode and who answered, over the RPC API", (it) => {
   it.effect("RespondPermission records a policy's answer as the policy's, a person's as the user's", () =>
@@ -70,9 +72,10 @@ layer(E2E, { timeout: 30_000, excludeTestServices: true })("the session's mode a
       const cwd = tempDir("rpc-answers-")
       const { sessionId } = yield* client.CreateSession({ cwd })
       const byPolicy = yield* promptAnswering(sessionId, { content: "write one" }, { by: "policy", reason: "--approve allow-edits" })
-      expect(resolved(byPolicy)).toEqual([{ decision: "allow", by: "policy", reason: "--approve allow-edits" }])
-      const byPerson = yield* promptAnswering(sessionId, { content: "write another" }, {})
-      expect(resolved(byPerson)).toEqual([{ decision: "allow", by: "user", reason: undefined }])
+      expect(resolved(byPolicy)).toEqual([{ decision: "allow", by: "policy", reason: "--approve allow-edits", client: "rpc" }])
+      // An answer claiming to come from the local CLI is recorded as the API's.
+      const byPerson = yield* promptAnswering(sessionId, { content: "write another" }, { client: "cli" })
+      expect(resolved(byPerson)).toEqual([{ decision: "allow", by: "user", reason: undefined, client: "rpc:cli" }])
       expect(readFileSync(join(cwd, "first.txt"), "utf8")).toBe("x")
       expect(readFileSync(join(cwd, "second.txt"), "utf8")).toBe("x")
     }))
@@ -87,18 +90,19 @@ layer(E2E, { timeout: 30_000, excludeTestServices: true })("the session's mode a
       expect((yield* client.GetSession({ sessionId })).permissionMode).toBe("plan")
       const events = yield* promptAnswering(sessionId, { content: "write it" }, { by: "user" })
       expect(events.find((e) => e.type === "turn.started")?.payload).toMatchObject({ permissionMode: "plan" })
-      expect(resolved(events)).toEqual([{ decision: "deny", by: "mode", reason: expect.any(String) }])
+      expect(resolved(events)).toEqual([{ decision: "deny", by: "mode", reason: expect.any(String), client: undefined }])
       expect(existsSync(join(cwd, "first.txt"))).toBe(false)
 
       // A prompt naming another mode makes it the session's, recorded as its client's change.
       const normal = yield* promptAnswering(sessionId, { content: "back to normal", permissionMode: "default", client: "cli" }, { by: "user" })
-      expect(resolved(normal)).toEqual([{ decision: "allow", by: "user", reason: undefined }])
+      expect(resolved(normal)).toEqual([{ decision: "allow", by: "user", reason: undefined, client: "rpc" }])
       expect(readFileSync(join(cwd, "second.txt"), "utf8")).toBe("x")
       yield* client.SetMode({ sessionId, mode: "default", by: "web" })
       const log = Chunk.toArray(yield* Stream.runCollect(client.ExportSession({ sessionId })))
       expect(log.flatMap((e) => (e.type === "session.mode_changed" ? [e.payload] : []))).toEqual([
         { mode: "plan", by: "rpc" },
-        { mode: "default", by: "cli" }
+        // The request said `cli`; the transport records that it came over the API.
+        { mode: "default", by: "rpc:cli" }
       ])
       const unknown = yield* client.SetMode({ sessionId: "ses_nope", mode: "plan" }).pipe(Effect.flip)
       expect(unknown._tag).toBe("SessionNotFound")

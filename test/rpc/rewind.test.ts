@@ -56,8 +56,8 @@ layer(E2E, { timeout: 30_000, excludeTestServices: true })("Rewind, Redo and For
       expect(filesIn(workspace)).toEqual(afterTurnTwo)
       const log = Chunk.toArray(yield* Stream.runCollect(client.ExportSession({ sessionId })))
       expect(log.slice(-4).map((e) => [e.type, "by" in e.payload ? e.payload.by : undefined])).toEqual([
-        ["checkpoint.restored", "web"],
-        ["conversation.rewound", "web"],
+        ["checkpoint.restored", "rpc:web"],
+        ["conversation.rewound", "rpc:web"],
         ["checkpoint.restored", "rpc"],
         ["conversation.rewound", "rpc"]
       ])
@@ -71,7 +71,7 @@ layer(E2E, { timeout: 30_000, excludeTestServices: true })("Rewind, Redo and For
       expect(filesIn(workspace)).toEqual({ "a.txt": "original\n" })
 
       const fork = yield* client.ForkSession({ sessionId, atSequence: rewound.conversationTo ?? 1, by: "web" })
-      expect(fork).toMatchObject({ cwd: workspace, client: "web", title: "fork of one" })
+      expect(fork).toMatchObject({ cwd: workspace, client: "rpc:web", title: "fork of one" })
       const forked = Chunk.toArray(yield* Stream.runCollect(client.ExportSession({ sessionId: fork.sessionId })))
       expect(forked[1]).toMatchObject({ type: "session.forked", payload: { sourceSessionId: sessionId, atSequence: rewound.conversationTo } })
 

@@ -40,7 +40,7 @@ layer(E2E, { timeout: 30_000, excludeTestServices: true })("the session list ove
       const log = Chunk.toArray(yield* Stream.runCollect(client.ExportSession({ sessionId })))
       expect(log.slice(1).map((event) => [event.type, event.payload])).toEqual([
         ["session.renamed", { title: "Shipping", by: "rpc" }],
-        ["session.archived", { archived: true, by: "web" }]
+        ["session.archived", { archived: true, by: "rpc:web" }]
       ])
 
       expect((yield* Effect.flip(client.RenameSession({ sessionId: "ses_nope", title: "x" })))._tag).toBe("SessionNotFound")

@@ -28,8 +28,8 @@ export interface Runner {
 export const startRunner = async (database: string, home: string, script?: string, failoverAfter = 3): Promise<Runner> => {
   const address = `127.0.0.1:${await freePort()}`
   const started = await startServer(
-    ["--cluster", database, "--runner-address", address, "--token", TOKEN, "--failover-after", String(failoverAfter), ...(script === undefined ? [] : ["--script", script])],
-    { env: { CUSTOM_AGENT_HOME: home, XDG_CONFIG_HOME: join(home, "config") } }
+    ["--cluster", database, "--runner-address", address, "--failover-after", String(failoverAfter), ...(script === undefined ? [] : ["--script", script])],
+    { env: { CUSTOM_AGENT_HOME: home, XDG_CONFIG_HOME: join(home, "config"), CUSTOM_AGENT_TOKEN: TOKEN } }
   )
   return { url: started.url, address, child: started.child }
 }

@@ -1,17 +1,21 @@
 import { Command, Options } from "@effect/cli"
 import * as Effect from "effect/Effect"
 import { stdout } from "../io.js"
+import { warnPasswordInUrl } from "../secret-arguments.js"
 import { formatTable } from "../table.js"
 import { jsonText } from "../terminal-text.js"
 
 const database = Options.text("database").pipe(
   Options.withPseudoName("URL"),
-  Options.withDescription("The cluster's PostgreSQL database, as a URL (postgres://user:password@host:5432/name)")
+  Options.withDescription(
+    "The cluster's PostgreSQL database, as a URL (postgres://user@host:5432/name); give the password in PGPASSWORD or ~/.pgpass, not in the URL, which every local user can read"
+  )
 )
 
 /** The cluster code and the Postgres driver load only when this runs: other commands never pay for them. */
 const migrateCommand = Command.make("migrate", { database }, (args) =>
   Effect.gen(function* () {
+    yield* warnPasswordInUrl("--database", args.database)
     const migrations = yield* Effect.promise(() => import("../../layers/cluster/migrations.js"))
     yield* migrations.migrateDatabase(args.database)
     yield* stdout("the event store's and the cluster's tables are in place\n")
@@ -38,6 +42,7 @@ const elapsed = (seconds: number): string => {
 /** Like `migrate`, the cluster code and the driver load only when this runs. */
 const statusCommand = Command.make("status", { database, json }, (args) =>
   Effect.gen(function* () {
+    yield* warnPasswordInUrl("--database", args.database)
     const status = yield* Effect.promise(() => import("../../layers/cluster/status.js"))
     const runners = yield* status.clusterStatus(args.database)
     if (args.json) {

@@ -25,7 +25,7 @@ const withClient = <A>(args: Where & { readonly sessionId: string }, use: (clien
     return Effect.flatMap(Effect.promise(() => import("./rewind-remote.js")), (remote) => Effect.flatMap(remote.remoteRewindClient, use)).pipe(
       known,
       describeTransport(url),
-      Effect.provide(remoteLayer(url, args.token))
+      Effect.provide(remoteLayer(url, args.tokenFile))
     )
   }
   return Effect.flatMap(localRewindClient, use).pipe(known, Effect.provide(localHostLayer(args)))

@@ -11,7 +11,7 @@ import { resolveConfigDir } from "../../app/locations.js"
 import { agentSetup } from "../agent-setup.js"
 import { reportMalformedMcpConfig, reportUntrustedMcpServers } from "../mcp-config-check.js"
 import * as shared from "../options.js"
-import { describeTransport, remoteLayer, server, token } from "../remote.js"
+import { describeTransport, remoteLayer, server, tokenFile } from "../remote.js"
 import { maxCostUsd, maxTurnTokens, outputRetries, outputSchema } from "../output-schema.js"
 import { runTurn } from "../run-turn.js"
 import { promptForTrust } from "../trust-prompt.js"
@@ -110,7 +110,7 @@ export const runCommand = Command.make(
     sandbox: shared.sandbox,
     sandboxNetwork: shared.sandboxNetwork,
     server,
-    token
+    tokenFile
   },
   // Two paths that fail differently; the CLI reports either one the same way (main.ts).
   (args): Effect.Effect<void, unknown> => {
@@ -118,7 +118,7 @@ export const runCommand = Command.make(
       const url = args.server.value
       return Effect.flatMap(Effect.promise(() => import("./run-remote.js")), (remote) => remote.runRemote(args)).pipe(
         describeTransport(url),
-        Effect.provide(remoteLayer(url, args.token))
+        Effect.provide(remoteLayer(url, args.tokenFile))
       )
     }
     return runEmbedded(args).pipe(

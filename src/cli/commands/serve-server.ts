@@ -14,11 +14,14 @@ import { type AgentArgs, agentSetup } from "../agent-setup.js"
 import { CliError } from "../errors.js"
 import { listenFailure, parseListenHost } from "../listen-host.js"
 import { stdout } from "../io.js"
+import { warnPasswordInUrl } from "../secret-arguments.js"
+import { configuredToken, TOKEN_ENV } from "../token-source.js"
 
 export interface ServeArgs extends AgentArgs {
   readonly port: number
   readonly host: string
-  readonly token: Option.Option<string>
+  /** `--token-file`; else `$CUSTOM_AGENT_TOKEN`; else a new random token. */
+  readonly tokenFile: Option.Option<string>
   /** More names the Host header may give (`--allowed-host`). */
   readonly allowedHost: ReadonlyArray<string>
   /** Seconds an unused session stays in memory. */
@@ -63,25 +66,26 @@ const MIN_TOKEN_LENGTH = 16
 export const serve = (args: ServeArgs) =>
     Effect.gen(function* () {
       const listen = yield* Either.mapLeft(parseListenHost(args.host), (message) => new CliError({ message, exitCode: 2 }))
-      const configured = Option.orElse(args.token, () => Option.fromNullable(process.env["CUSTOM_AGENT_TOKEN"]).pipe(Option.filter((t) => t !== "")))
+      const configured = yield* configuredToken(args.tokenFile)
       // Every runner must accept the same token, so a cluster never makes one up.
       if (Option.isSome(args.cluster) && Option.isNone(configured)) {
-        return yield* new CliError({ message: "--cluster needs a token every runner shares: pass --token or set CUSTOM_AGENT_TOKEN" })
+        return yield* new CliError({ message: `--cluster needs a token every runner shares: set ${TOKEN_ENV} or pass --token-file PATH` })
       }
       if (!listen.loopback && Option.isNone(configured)) {
         return yield* new CliError({
-          message: `refusing to listen on ${listen.url} without a configured token: set CUSTOM_AGENT_TOKEN or pass --token`
+          message: `refusing to listen on ${listen.url} without a configured token: set ${TOKEN_ENV} or pass --token-file PATH`
         })
       }
-      if (!listen.loopback && Option.isSome(configured) && configured.value.length < MIN_TOKEN_LENGTH) {
-        const given = Option.isSome(args.token) ? "--token" : "CUSTOM_AGENT_TOKEN"
+      if (!listen.loopback && Option.isSome(configured) && configured.value.value.length < MIN_TOKEN_LENGTH) {
+        const { source, value } = configured.value
         return yield* new CliError({
-          message: `${given} is too short: serving on ${listen.url} (not loopback) takes a token of at least ${MIN_TOKEN_LENGTH} characters (this one has ${configured.value.length}), e.g. \`openssl rand -base64 24\``,
+          message: `${source} is too short: serving on ${listen.url} (not loopback) takes a token of at least ${MIN_TOKEN_LENGTH} characters (this one has ${value.length}), e.g. \`openssl rand -base64 24\``,
           exitCode: 2
         })
       }
+      if (Option.isSome(args.cluster)) yield* warnPasswordInUrl("--cluster", args.cluster.value)
       const host = yield* hostFor(args)
-      const bearer = Option.getOrElse(configured, () => randomBytes(24).toString("base64url"))
+      const bearer = Option.match(configured, { onNone: () => randomBytes(24).toString("base64url"), onSome: (token) => token.value })
       const announce = Layer.effectDiscard(
         HttpServer.addressWith((address) => {
           const port = address._tag === "TcpAddress" ? address.port : 0

@@ -2,15 +2,12 @@ import { Command, Options } from "@effect/cli"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as shared from "../options.js"
+import { serverTokenFile } from "../token-source.js"
 
 const port = Options.integer("port").pipe(Options.withDescription("Port to listen on (0: a free port the system picks)"), Options.withDefault(7420))
 const host = Options.text("host").pipe(
   Options.withDescription("Address to bind (an IPv6 one with or without brackets); anything but loopback requires a configured token of 16 characters or more"),
   Options.withDefault("127.0.0.1")
-)
-const token = Options.text("token").pipe(
-  Options.withDescription("Bearer token clients must send (default: $CUSTOM_AGENT_TOKEN, else a new random one)"),
-  Options.optional
 )
 const allowedHost = Options.text("allowed-host").pipe(
   Options.withDescription(
@@ -20,7 +17,7 @@ const allowedHost = Options.text("allowed-host").pipe(
 )
 
 const cluster = Options.text("cluster").pipe(
-  Options.withDescription("Run as one runner of a cluster on this PostgreSQL database (a URL; run `cluster migrate` on it first)"),
+  Options.withDescription("Run as one runner of a cluster on this PostgreSQL database (a URL without its password: give that in PGPASSWORD or ~/.pgpass; run `cluster migrate` on it first)"),
   Options.optional
 )
 const runnerAddress = Options.text("runner-address").pipe(
@@ -38,7 +35,7 @@ export const serveCommand = Command.make(
   {
     port,
     host,
-    token,
+    tokenFile: serverTokenFile,
     allowedHost,
     sessionIdle: shared.sessionIdle,
     cluster,

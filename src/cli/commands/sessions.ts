@@ -75,21 +75,21 @@ const localSource = Effect.gen(function* () {
 })
 
 /** The server named by --server, through its API. */
-const onServer = <A>(url: string, token: Where["token"], use: (source: Source) => Effect.Effect<A, unknown>) =>
+const onServer = <A>(url: string, tokenFile: Where["tokenFile"], use: (source: Source) => Effect.Effect<A, unknown>) =>
   Effect.flatMap(Effect.promise(() => import("./sessions-remote.js")), (remote) => Effect.flatMap(remote.remoteSource, use)).pipe(
     describeTransport(url),
-    Effect.provide(remoteLayer(url, token))
+    Effect.provide(remoteLayer(url, tokenFile))
   )
 
 /** Reads sessions from the local store alone (nothing else is built or read), or from the server named by --server. */
 const withReader = <A>(args: Where, use: (reader: Reader) => Effect.Effect<A, unknown>) =>
   Option.isSome(args.server)
-    ? onServer(args.server.value, args.token, use)
+    ? onServer(args.server.value, args.tokenFile, use)
     : Effect.flatMap(localReader, use).pipe(Effect.provide(storeLayer(args.store, resolveDataDir(Option.getOrUndefined(args.dataDir)))))
 
 /** Runs a command against the local host (export and import go through it, as a server's do), or the server named by --server. */
 const withSource = <A>(args: Where, use: (source: Source) => Effect.Effect<A, unknown>) =>
-  Option.isSome(args.server) ? onServer(args.server.value, args.token, use) : Effect.flatMap(localSource, use).pipe(Effect.provide(localHostLayer(args)))
+  Option.isSome(args.server) ? onServer(args.server.value, args.tokenFile, use) : Effect.flatMap(localSource, use).pipe(Effect.provide(localHostLayer(args)))
 
 const list = Command.make("list", where, (args) =>
   withReader(args, (source) =>
