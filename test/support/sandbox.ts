@@ -1,9 +1,10 @@
-import { Effect, type Scope } from "effect"
-import { execFileSync } from "node:child_process"
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs"
+import { Effect, Schema, type Scope } from "effect"
+import { execFileSync, spawn } from "node:child_process"
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, realpathSync, rmSync, writeFileSync } from "node:fs"
 import { createServer, type Server } from "node:net"
 import { homedir } from "node:os"
 import { delimiter, join } from "node:path"
+import { fileURLToPath, pathToFileURL } from "node:url"
 import * as SandboxLayer from "../../src/layers/sandbox/layer.js"
 import type { SandboxShape, SandboxUnavailable } from "../../src/services/Sandbox.js"
 import { tempDir } from "./mcp-fixtures.js"
@@ -77,3 +78,50 @@ export const hostListener = Effect.acquireRelease(
       server.close(() => resume(Effect.void))
     })
 )
+
+const root = fileURLToPath(new URL("../../", import.meta.url))
+const tsxLoader = pathToFileURL(join(root, "node_modules/tsx/dist/loader.mjs")).href
+
+/**
+ * Runs `argv` holding `inherited` (descriptor number -> an open descriptor of this process),
+ * left open without close-on-exec as a launcher's `exec 50>>~/.bashrc` leaves one (a number below
+ * the highest named and not named is left closed). Resolves when it has exited.
+ */
+export const runHolding = (argv: readonly [string, ...Array<string>], inherited: Readonly<Record<number, number>>, env: NodeJS.ProcessEnv = process.env) =>
+  Effect.async<{ readonly code: number | null; readonly stdout: string; readonly stderr: string }, Error>((resume) => {
+    const highest = Math.max(2, ...Object.keys(inherited).map(Number))
+    const stdio = Array.from({ length: highest + 1 }, (_, fd): "ignore" | "pipe" | number => (fd === 1 || fd === 2 ? "pipe" : (inherited[fd] ?? "ignore")))
+    const child = spawn(argv[0], argv.slice(1), { stdio, env })
+    let stdout = ""
+    let stderr = ""
+    child.stdout?.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")))
+    child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")))
+    child.on("error", (error) => resume(Effect.fail(error)))
+    child.on("close", (code) => resume(Effect.succeed({ code, stdout, stderr })))
+    return Effect.sync(() => void child.kill("SIGKILL"))
+  })
+
+/** A host file opened for appending, closed with the scope: a descriptor to hand down. */
+export const openForAppend = (path: string): Effect.Effect<number, never, Scope.Scope> =>
+  Effect.acquireRelease(
+    Effect.sync(() => openSync(path, "a")),
+    (fd) => Effect.sync(() => closeSync(fd))
+  )
+
+const ShellOutcome = Schema.Struct({ output: Schema.String, isError: Schema.Boolean })
+
+/**
+ * One shell call in the real sandbox, made by an agent process of its own
+ * (test/support/sandbox-shell-main.ts) started holding `inherited`, as `runHolding` starts it.
+ */
+export const shellInAgentHolding = (dirs: Dirs, command: string, inherited: Readonly<Record<number, number>>) =>
+  runHolding(
+    [process.execPath, "--import", tsxLoader, join(root, "test/support/sandbox-shell-main.ts"), dirs.workspace, dirs.configDir, dirs.dataDir, command],
+    inherited
+  ).pipe(
+    Effect.flatMap(({ code, stdout, stderr }) =>
+      code === 0
+        ? Schema.decodeUnknown(Schema.parseJson(ShellOutcome))(stdout).pipe(Effect.mapError((error) => new Error(`${error.message}\n${stderr}`)))
+        : Effect.fail(new Error(`the agent process exited with ${String(code)}: ${stderr}`))
+    )
+  )

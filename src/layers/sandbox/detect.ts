@@ -3,6 +3,7 @@ import * as Effect from "effect/Effect"
 import { lstat } from "node:fs/promises"
 import { baseMounts, namespaceArguments } from "./arguments.js"
 import { findExecutable } from "./executable.js"
+import { LAUNCHER_SHELL } from "./launcher.js"
 import { childEnvironment, FIXED_ONLY } from "../subprocess-env.js"
 
 /** Whether bubblewrap can run here, and if not, why (one line, for the start-up warning). */
@@ -53,6 +54,10 @@ export const detect = (options: DetectOptions): Effect.Effect<Availability> =>
     if (options.platform !== "linux") return { _tag: "unavailable", reason: `bubblewrap needs Linux, and this is ${options.platform}` }
     const path = yield* findExecutable(options.bwrapPath, options.env["PATH"], process.cwd())
     if (path === undefined) return { _tag: "unavailable", reason: `${options.bwrapPath} not found (install bubblewrap)` }
+    // Without it, inherited descriptors would reach the command (launcher.ts): no sandbox rather than a leaky one.
+    if ((yield* findExecutable(LAUNCHER_SHELL, undefined, "/")) === undefined) {
+      return { _tag: "unavailable", reason: `${LAUNCHER_SHELL} not found (the sandbox starts bubblewrap through it)` }
+    }
     const problem = yield* probe(path)
     if (problem !== undefined) return { _tag: "unavailable", reason: `${path} cannot create a sandbox: ${problem}` }
     return { _tag: "available", bwrapPath: path }

@@ -6,12 +6,13 @@ import { mkdtemp, realpath, rm, writeFile } from "node:fs/promises"
 import { homedir, platform, tmpdir } from "node:os"
 import { join } from "node:path"
 import type { SandboxProfile } from "../../domain/sandbox.js"
-import { type Argv, Sandbox, SandboxError, type SandboxShape, SandboxUnavailable } from "../../services/Sandbox.js"
+import { Sandbox, SandboxError, type SandboxShape, SandboxUnavailable } from "../../services/Sandbox.js"
 import { bwrapArguments, hiddenByTmp } from "./arguments.js"
 import { type Availability, detect, socketDirectories } from "./detect.js"
 import { sandboxOff, unsandboxed } from "./off.js"
 import * as Placeholders from "./placeholders.js"
 import { hiddenPaths } from "./hidden-paths.js"
+import { launch, SECCOMP_FD } from "./launcher.js"
 import { planMounts, protectedPaths } from "./protected-paths.js"
 import { unixSocketFilter } from "./seccomp.js"
 import {
@@ -43,12 +44,9 @@ export interface SandboxOptions {
 
 const UNAVAILABLE: SandboxProfile = { _tag: "none", reason: "unavailable" }
 
-/** The descriptor bubblewrap reads the seccomp filter from; `sh` opens the filter's file on it. */
-const SECCOMP_FD = 9
-
 /**
  * The seccomp filter, written once into a private folder of its own (removed with the layer's
- * scope) for `sh` to open for bubblewrap; undefined where this architecture has none or the
+ * scope) for the launcher to open for bubblewrap; undefined where this architecture has none or the
  * user allowed sockets.
  */
 const filterFile = (settings: UserSandboxSettings): Effect.Effect<string | undefined, SandboxError, Scope.Scope> => {
@@ -66,10 +64,6 @@ const filterFile = (settings: UserSandboxSettings): Effect.Effect<string | undef
     (dir) => Effect.promise(() => rm(dir, { recursive: true, force: true }))
   ).pipe(Effect.map((dir) => join(dir, "no-unix-sockets.bpf")))
 }
-
-/** `sh` opens the filter on SECCOMP_FD and becomes bubblewrap (argv passed through untouched). */
-const withFilter = (file: string | undefined, argv: Argv): Argv =>
-  file === undefined ? argv : ["/bin/sh", "-c", `exec ${SECCOMP_FD}<"$0" && exec "$@"`, file, ...argv]
 
 /** The network setting of one file; a file we cannot use is said once and counts as saying nothing. */
 const settingOrWarn = (read: Effect.Effect<Option.Option<boolean>, SandboxSettingsError>) =>
@@ -144,7 +138,8 @@ export const make = (options: SandboxOptions): Effect.Effect<SandboxShape, Sandb
           hidden: yield* hiddenPaths({ home, configDir: options.configDir, dataDir: options.dataDir, settings }),
           seccompFd: filterPath === undefined ? undefined : SECCOMP_FD
         })
-        return withFilter(filterPath, [found.bwrapPath, ...args, ...request.argv])
+        // Through the launcher, whatever the filter: it closes what the agent inherited (launcher.ts).
+        return launch(filterPath, [found.bwrapPath, ...args, ...request.argv])
       })
 
     return Sandbox.of({ profile, wrap })
