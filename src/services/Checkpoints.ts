@@ -36,6 +36,8 @@ export class CheckpointError extends Schema.TaggedError<CheckpointError>()("Chec
  * Snapshots of workspaces' files in a private object store under the data directory (never the
  * user's `.git`). `.gitignore` is respected; files over the per-file cap, and files past the
  * per-snapshot cap, are left out and named. Paths are workspace-relative with `/` separators.
+ * A workspace whose files make the store wait past its time limit may be turned off for the
+ * rest of the process: then `snapshot`, `drift` and `restore` fail at once, saying why.
  */
 export interface CheckpointsShape {
   /** Records the workspace as it is now; `changed` is empty when nothing changed since the last snapshot. */

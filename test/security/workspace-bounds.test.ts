@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Exit } from "effect"
+import { Cause, Effect, Exit } from "effect"
 import { execFileSync } from "node:child_process"
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
@@ -85,16 +85,55 @@ describe("configuration reads are bounded", () => {
 })
 
 describe("git that the agent runs on the host has a time limit", () => {
-  it.scopedLive.skipIf(!linux)("a checkpoint over a workspace whose .gitignore is a fifo fails with a clear error instead of blocking the turn", () =>
+  /** A checkpoint operation's exit and how long it took. */
+  const timed = <A, E>(effect: Effect.Effect<A, E>) =>
+    Effect.gen(function* () {
+      const started = Date.now()
+      const exit = yield* Effect.exit(effect)
+      return { exit, ms: Date.now() - started }
+    })
+  const failureOf = <A, E>(exit: Exit.Exit<A, E>) => {
+    expect(Exit.isFailure(exit)).toBe(true)
+    return Exit.isFailure(exit) ? Cause.pretty(exit.cause) : ""
+  }
+
+  it.scopedLive.skipIf(!linux)("a workspace whose own .gitignore, .gitattributes or .git/info/exclude is a fifo has its checkpoints turned off before git runs, instead of blocking the turn", () =>
+    Effect.gen(function* () {
+      for (const planted of [".gitignore", ".gitattributes", ".git/info/exclude"]) {
+        const home = yield* tempDir("bounds-git-")
+        const ws = join(home, "ws")
+        mkdirSync(join(ws, ".git", "info"), { recursive: true })
+        writeFileSync(join(ws, "a.txt"), "a")
+        mkfifo(join(ws, planted))
+        // A limit far past the test's: only a refusal before any git call passes.
+        const checkpoints = yield* checkpointsIn(join(home, "data"), { callTimeout: "1 minute" })
+        const { exit, ms } = yield* timed(checkpoints.snapshot(ws))
+        expect(ms).toBeLessThan(5_000)
+        expect(failureOf(exit)).toContain(`the workspace's ${planted} is a fifo`)
+      }
+    }), 20_000)
+
+  it.scopedLive.skipIf(!linux)("a .gitignore fifo in a subfolder costs one call's time limit per process, not one per checkpoint: every later snapshot, drift and restore there fails at once", () =>
     Effect.gen(function* () {
       const home = yield* tempDir("bounds-git-")
       const ws = join(home, "ws")
-      mkdirSync(ws)
+      mkdirSync(join(ws, "sub"), { recursive: true })
       writeFileSync(join(ws, "a.txt"), "a")
-      mkfifo(join(ws, ".gitignore"))
-      const checkpoints = yield* checkpointsIn(join(home, "data"), { callTimeout: "2 seconds", watch: false })
-      const exit = yield* Effect.exit(checkpoints.snapshot(ws))
-      // Either git refused the fifo on its own (a snapshot) or the limit stopped it; it never hangs.
-      if (Exit.isFailure(exit)) expect(String(exit.cause)).toMatch(/did not finish within|failed/)
-    }), 20_000)
+      writeFileSync(join(ws, "sub", "b.txt"), "b")
+      mkfifo(join(ws, "sub", ".gitignore"))
+      const limitMs = 3_000
+      // The one stopped is the watch's `git ls-files` of ignored folders (the default), else `git status`.
+      const checkpoints = yield* checkpointsIn(join(home, "data"), { callTimeout: `${limitMs} millis` })
+      const first = yield* timed(checkpoints.snapshot(ws))
+      const later = [
+        yield* timed(Effect.asVoid(checkpoints.snapshot(ws))),
+        yield* timed(Effect.asVoid(checkpoints.drift(ws, "0".repeat(40)))),
+        yield* timed(Effect.asVoid(checkpoints.restore(ws, "0".repeat(40))))
+      ]
+      expect(first.ms).toBeGreaterThanOrEqual(limitMs - 50)
+      // Without the breaker each of these waits the full limit again, as every step's checkpoint would.
+      for (const { ms } of later) expect(ms).toBeLessThan(limitMs / 2)
+      expect(failureOf(first.exit)).toMatch(/did not finish within .* checkpoints of this workspace are off until the agent restarts/)
+      for (const { exit } of later) expect(failureOf(exit)).toMatch(/are off until the agent restarts: git (ls-files|status) did not finish within/)
+    }), 30_000)
 })

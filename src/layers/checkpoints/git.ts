@@ -65,6 +65,8 @@ export interface GitTarget {
   readonly callTimeout: Duration.DurationInput
   readonly gitDir: string
   readonly workspaceRoot: string
+  /** Told why, when a call is stopped by its time limit (so the workspace's checkpoints go off: see breaker.ts). */
+  readonly onStopped: (why: string) => Effect.Effect<void>
 }
 
 /**
@@ -118,13 +120,13 @@ const run = (
       return yield* new CheckpointError({ workspaceRoot: cwd, message: `${what} failed (exit ${exitCode})${said === "" ? "" : `: ${said}`}` })
     })
   ).pipe(
-    Effect.timeoutFail({
-      duration: target.callTimeout,
-      onTimeout: () =>
-        new CheckpointError({
-          workspaceRoot: cwd,
-          message: `${what} did not finish within ${Duration.format(Duration.decode(target.callTimeout))} and was stopped (something in the workspace, such as a fifo where git reads a .gitignore, may block it)`
-        })
+    Effect.timeout(target.callTimeout),
+    Effect.catchTag("TimeoutException", () => {
+      const why = `${what} did not finish within ${Duration.format(Duration.decode(target.callTimeout))} and was stopped (something in the workspace, such as a fifo where git reads a .gitignore, may block it)`
+      return Effect.zipRight(
+        target.onStopped(why),
+        Effect.fail(new CheckpointError({ workspaceRoot: cwd, message: `${why}; checkpoints of this workspace are off until the agent restarts` }))
+      )
     })
   )
 }

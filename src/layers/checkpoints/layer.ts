@@ -8,6 +8,7 @@ import type * as Scope from "effect/Scope"
 import { realpath, stat } from "node:fs/promises"
 import { messageOf } from "../../domain/cause-message.js"
 import { CheckpointError, Checkpoints, type CheckpointsShape } from "../../services/Checkpoints.js"
+import { makeBreaker } from "./breaker.js"
 import { DEFAULT_CAPS } from "./caps.js"
 import { drift } from "./drift.js"
 import { openRepository } from "./repository.js"
@@ -39,7 +40,9 @@ export interface CheckpointsOptions {
   readonly maxWatchedFolders?: number
   /**
    * The longest one git call may take (default two minutes): the workspace can make git wait
-   * forever (a fifo where it reads a `.gitignore`), and no turn may hang on the workspace.
+   * forever (a fifo where it reads a `.gitignore`), and no turn may hang on the workspace. A call
+   * stopped by it turns that workspace's checkpoints off for the rest of the process, so the
+   * wait is paid once, not at every step (`breaker.ts`).
    */
   readonly callTimeout?: Duration.DurationInput
 }
@@ -63,7 +66,14 @@ export const make = (options: CheckpointsOptions): Effect.Effect<CheckpointsShap
   Effect.gen(function* () {
     const executor = yield* CommandExecutor.CommandExecutor
     const caps = { maxFileBytes: options.maxFileBytes ?? DEFAULT_CAPS.maxFileBytes, maxSnapshotBytes: options.maxSnapshotBytes ?? DEFAULT_CAPS.maxSnapshotBytes }
-    const repositoryOptions = { dataDir: options.dataDir, git: options.git ?? "git", callTimeout: options.callTimeout ?? DEFAULT_CALL_TIMEOUT }
+    // Outside the map of open workspaces, so that a workspace closed when idle and opened again stays off.
+    const breaker = yield* makeBreaker
+    const repositoryOptions = {
+      dataDir: options.dataDir,
+      git: options.git ?? "git",
+      callTimeout: options.callTimeout ?? DEFAULT_CALL_TIMEOUT,
+      stopped: breaker.trip
+    }
     const watchOptions = { enabled: options.watch ?? true, maxFolders: options.maxWatchedFolders ?? DEFAULT_MAX_WATCHED_FOLDERS }
     const workspaces = yield* RcMap.make({
       lookup: (root: string) =>
@@ -83,7 +93,9 @@ export const make = (options: CheckpointsOptions): Effect.Effect<CheckpointsShap
     })
 
     /**
-     * Holds the workspace for `use`, alone when `use` writes the index. A failed open is not
+     * Holds the workspace for `use`, alone when `use` writes the index (and so reads the work
+     * tree): then only once the breaker allows, checked after the lock so that calls queued
+     * behind a stopped one fail at once instead of waiting in turn. A failed open is not
      * kept, so the next call tries again; an interrupted one is dropped too, which stops the
      * opening (it runs in the map's fiber, not the caller's) and kills its git process.
      */
@@ -92,7 +104,9 @@ export const make = (options: CheckpointsOptions): Effect.Effect<CheckpointsShap
         const forget = RcMap.invalidate(workspaces, root)
         return Effect.scoped(
           Effect.flatMap(RcMap.get(workspaces, root).pipe(Effect.tapError(() => forget), Effect.onInterrupt(() => forget)), (workspace) =>
-            exclusive ? workspace.lock.withPermits(1)(clearingStaleLock(workspace.repository, use(workspace))) : use(workspace)
+            exclusive
+              ? workspace.lock.withPermits(1)(Effect.zipRight(breaker.guard(root), clearingStaleLock(workspace.repository, use(workspace))))
+              : use(workspace)
           )
         )
       })

@@ -55,6 +55,8 @@ export interface RepositoryOptions {
   readonly dataDir: string
   readonly git: string
   readonly callTimeout: Duration.DurationInput
+  /** A call of this workspace's was stopped by its time limit, and why. */
+  readonly stopped: (workspaceRoot: string, why: string) => Effect.Effect<void>
 }
 
 /**
@@ -69,7 +71,7 @@ export const openRepository = (
 ): Effect.Effect<Repository, CheckpointError> =>
   Effect.gen(function* () {
     const gitDir = repositoryDir(options.dataDir, workspaceRoot)
-    const target = { git: options.git, gitDir, workspaceRoot, callTimeout: options.callTimeout }
+    const target = { git: options.git, gitDir, workspaceRoot, callTimeout: options.callTimeout, onStopped: (why: string) => options.stopped(workspaceRoot, why) }
     const fresh = yield* attempt(workspaceRoot, `cannot create ${dirname(gitDir)}`, () => {
       ensurePrivateDir(dirname(gitDir))
       return !existsSync(join(gitDir, "HEAD"))

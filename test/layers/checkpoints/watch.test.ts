@@ -182,7 +182,7 @@ describe("checkpoints: the watch that skips reading an unchanged workspace", () 
       const workspace = join(home, "ws")
       write(workspace, "f.txt", "start")
       const executor = yield* Effect.provide(CommandExecutor.CommandExecutor, platform)
-      const repository = yield* openRepository(executor, { dataDir: join(home, "data"), git: "git", callTimeout: "1 minute" }, realpathSync(workspace))
+      const repository = yield* openRepository(executor, { dataDir: join(home, "data"), git: "git", callTimeout: "1 minute", stopped: () => Effect.void }, realpathSync(workspace))
       const watch = yield* watchWorkspace(repository, { enabled: true, maxFolders: 100 })
       yield* watch.arm
       expect(yield* watch.quiet).toBe(true)
