@@ -107,8 +107,8 @@ describe("git that the agent runs on the host has a time limit", () => {
         mkfifo(join(ws, planted))
         // A limit far past the test's: only a refusal before any git call passes.
         const checkpoints = yield* checkpointsIn(join(home, "data"), { callTimeout: "1 minute" })
-        const { exit, ms } = yield* timed(checkpoints.snapshot(ws))
-        expect(ms).toBeLessThan(5_000)
+        // Without the check this waits the minute and the test's own limit fails it.
+        const { exit } = yield* timed(checkpoints.snapshot(ws))
         expect(failureOf(exit)).toContain(`the workspace's ${planted} is a fifo`)
       }
     }), 20_000)
@@ -131,8 +131,8 @@ describe("git that the agent runs on the host has a time limit", () => {
         yield* timed(Effect.asVoid(checkpoints.restore(ws, "0".repeat(40))))
       ]
       expect(first.ms).toBeGreaterThanOrEqual(limitMs - 50)
-      // Without the breaker each of these waits the full limit again, as every step's checkpoint would.
-      for (const { ms } of later) expect(ms).toBeLessThan(limitMs / 2)
+      // Without the breaker each of these waits the full limit again, as every step's checkpoint
+      // would, and fails for its own time limit rather than for the breaker.
       expect(failureOf(first.exit)).toMatch(/did not finish within .* checkpoints of this workspace are off until the agent restarts/)
       for (const { exit } of later) expect(failureOf(exit)).toMatch(/are off until the agent restarts: git (ls-files|status) did not finish within/)
     }), 30_000)
