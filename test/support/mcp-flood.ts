@@ -2,9 +2,10 @@ import type { ServerResponse } from "node:http"
 
 /**
  * How a hostile HTTP MCP server answers a call of its `flood` tool, writing the response
- * itself: one JSON answer of `bytes`, one SSE event of `bytes` (the answer's text never ends
- * before), small log notifications for the request, `bytes` of them in all before the answer,
- * or headers and then a keep-alive comment at every tick, never an answer.
+ * itself: one JSON answer of `bytes`; one SSE event of `bytes` that the stream ends before
+ * finishing (a reader without a limit holds all of it and still gets no answer); small log
+ * notifications for the request, `bytes` of them in all before the answer; or headers and
+ * then a keep-alive comment at every tick, never an answer.
  */
 export type Flood =
   | { readonly kind: "json" | "event" | "events"; readonly bytes: number }
@@ -22,7 +23,7 @@ const parts = (flood: Flood, id: unknown): { readonly type: string; readonly hea
     case "json":
       return { type: "application/json", head: answerHead(id), filler: "A".repeat(CHUNK_BYTES), tail: ANSWER_TAIL }
     case "event":
-      return { type: "text/event-stream", head: `event: message\ndata: ${answerHead(id)}`, filler: "A".repeat(CHUNK_BYTES), tail: `${ANSWER_TAIL}\n\n` }
+      return { type: "text/event-stream", head: `event: message\ndata: ${answerHead(id)}`, filler: "A".repeat(CHUNK_BYTES), tail: ANSWER_TAIL }
     case "events":
     case "trickle":
       return {
