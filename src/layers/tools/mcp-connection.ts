@@ -30,6 +30,7 @@ import { childEnvironment } from "../subprocess-env.js"
 import { findExecutable } from "../sandbox/executable.js"
 import type { Tool } from "../../services/ToolRouter.js"
 import type { ConfiguredServer } from "./mcp-config.js"
+import { boundedFetch, type McpResponseTooLarge } from "./mcp-http-fetch.js"
 import { modelToolName } from "./mcp-names.js"
 import { toToolResult } from "./mcp-result.js"
 import { StderrTail, withStderr } from "./mcp-stderr.js"
@@ -103,13 +104,18 @@ interface MadeTransport {
   readonly sandbox?: SandboxProfile
 }
 
-/** The server's transport, or why it cannot have one. Nothing is started yet; what the sandbox prepares for it lasts as long as the scope. */
+/**
+ * The server's transport, or why it cannot have one. Nothing is started yet; what the sandbox
+ * prepares for it lasts as long as the scope. An HTTP server's every response is read within
+ * the limits of `boundedFetch`; `onTooLarge` hears when one is broken.
+ */
 const makeTransport = (
   config: McpServerConfig,
   sessionCwd: string | undefined,
   stderr: StderrTail | undefined,
   sandbox: SandboxShape,
-  environment: EnvironmentPolicy
+  environment: EnvironmentPolicy,
+  onTooLarge: (error: McpResponseTooLarge) => void
 ): Effect.Effect<MadeTransport | string, never, Scope.Scope> =>
   Effect.gen(function* () {
     if ("command" in config) {
@@ -152,7 +158,9 @@ const makeTransport = (
     } catch {
       return `${config.url} is not a valid URL`
     }
-    return { transport: new StreamableHTTPClientTransport(url, { requestInit: { headers: { ...config.headers } } }) }
+    return {
+      transport: new StreamableHTTPClientTransport(url, { requestInit: { headers: { ...config.headers } }, fetch: boundedFetch(config.name, onTooLarge) })
+    }
   })
 
 /**
@@ -179,6 +187,8 @@ export const connect = (server: ConfiguredServer, options: ConnectionOptions): E
     let toolsChangedWhileStarting = false
     /** Where a stdio server's process runs, recorded with each of its calls. */
     let profile: SandboxProfile | undefined
+    /** Set once an HTTP server sent more than a response may carry: it is stopped, and whatever of its ends says why. */
+    let tooLarge: McpResponseTooLarge | undefined
 
     const settle = (next: "ready" | "failed" | "exited", text: string) => {
       state = next
@@ -195,6 +205,7 @@ export const connect = (server: ConfiguredServer, options: ConnectionOptions): E
     }
 
     const describeCall = (tool: string, error: unknown): string => {
+      if (tooLarge !== undefined) return `${tooLarge.message}; the call to ${tool} failed and the server was stopped`
       if (isProtocolError(error, ErrorCode.ConnectionClosed)) {
         exited("the server exited")
         return withStderr(`MCP server "${name}" exited during the call to ${tool}`, stderr)
@@ -292,7 +303,12 @@ export const connect = (server: ConfiguredServer, options: ConnectionOptions): E
         if (client === undefined) return Effect.fail(new McpError({ server: name, message: `MCP server "${name}" is not running (${state})` }))
         return Effect.tryPromise({
           try: (signal) => client.readResource({ uri }, { signal, timeout: toolTimeoutMs }),
-          catch: (error) => new McpError({ server: name, message: `MCP server "${name}" cannot read ${uri}: ${messageOf(error)}`, cause: error })
+          catch: (error) =>
+            new McpError({
+              server: name,
+              message: tooLarge === undefined ? `MCP server "${name}" cannot read ${uri}: ${messageOf(error)}` : `${tooLarge.message}; reading ${uri} failed`,
+              cause: tooLarge ?? error
+            })
         }).pipe(Effect.map((result) => toResource(uri, result)))
       })
 
@@ -317,7 +333,18 @@ export const connect = (server: ConfiguredServer, options: ConnectionOptions): E
       return connection
     }
 
-    const made = yield* makeTransport(config, options.sessionCwd, stderr, options.sandbox, options.environment)
+    const run = yield* FiberSet.runtime(yield* FiberSet.make())<never>()
+    // Its stream was cut mid-message, so what it was saying is lost: the server is stopped
+    // rather than trusted to go on, which also ends its pending calls at once.
+    const stopTooLarge = (error: McpResponseTooLarge) => {
+      if (tooLarge !== undefined) return
+      tooLarge = error
+      // While it starts, the failed start reports it.
+      if (state === "ready") settle("failed", `${error.message}; it was stopped`)
+      run(close)
+    }
+
+    const made = yield* makeTransport(config, options.sessionCwd, stderr, options.sandbox, options.environment, stopTooLarge)
     if (typeof made === "string") {
       settle("failed", made)
       return connection
@@ -326,7 +353,6 @@ export const connect = (server: ConfiguredServer, options: ConnectionOptions): E
     profile = made.sandbox
 
     const client = new Client({ name: "custom-agent", version: options.clientVersion }, { capabilities: {} })
-    const run = yield* FiberSet.runtime(yield* FiberSet.make())<never>()
 
     /** Each step runs whatever the one before did: a failed goodbye must not leave a process behind. */
     const attempt = (step: string, promise: () => Promise<unknown>) =>
@@ -373,7 +399,12 @@ export const connect = (server: ConfiguredServer, options: ConnectionOptions): E
     )
     if (started._tag === "Left") {
       const error = started.left
-      const reason = error instanceof StartTimedOut ? `did not start within ${seconds(startupTimeoutMs)}` : startFailure(config, error)
+      const reason =
+        tooLarge !== undefined
+          ? tooLarge.message
+          : error instanceof StartTimedOut
+            ? `did not start within ${seconds(startupTimeoutMs)}`
+            : startFailure(config, error)
       yield* close
       settle("failed", withStderr(reason, stderr))
       return connection
