@@ -1,3 +1,4 @@
+import type { TrustPart } from "./trust-hash.js"
 import { createHash } from "node:crypto"
 import { type Stats, statSync } from "node:fs"
 import { messageOf } from "../../domain/cause-message.js"
@@ -41,21 +42,19 @@ export const hookScriptPaths = (workspaceRoot: string, commands: ReadonlyArray<s
  * content, read in full every time (no size or time shortcut: an edit that restores them is
  * still seen). A missing, unreadable or oversized script has a fixed mark instead.
  */
-export const hookScriptsDigest = (workspaceRoot: string, paths: ReadonlyArray<string>): string =>
-  paths
-    .map((path) => {
-      const name = relative(workspaceRoot, path)
-      const read = readBoundedBytesSync(path, SCRIPT_MAX_BYTES)
-      switch (read._tag) {
-        case "missing":
-          return `\0script\0${name}\0gone`
-        case "refused":
-          return `\0script\0${name}\0unusable`
-        case "bytes":
-          return `\0script\0${name}\0${createHash("sha256").update(read.bytes).digest("hex")}`
-      }
-    })
-    .join("")
+export const hookScriptsDigest = (workspaceRoot: string, paths: ReadonlyArray<string>): ReadonlyArray<TrustPart> =>
+  paths.map((path) => {
+    const name = `script ${relative(workspaceRoot, path)}`
+    const read = readBoundedBytesSync(path, SCRIPT_MAX_BYTES)
+    switch (read._tag) {
+      case "missing":
+        return [name, "gone"]
+      case "refused":
+        return [name, "unusable"]
+      case "bytes":
+        return [name, createHash("sha256").update(read.bytes).digest("hex")]
+    }
+  })
 
 /**
  * Why a project hook's command may not run as trusted, or undefined when it may: every script

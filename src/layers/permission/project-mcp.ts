@@ -1,3 +1,4 @@
+import type { TrustPart } from "./trust-hash.js"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import { parseJson } from "../optional-json-file.js"
@@ -20,4 +21,4 @@ export const projectMcpServers = (workspaceRoot: string, text: string | undefine
       )
 
 /** Its part of the project's hash: nothing when there is no file, so the trust of a project without one is unchanged. */
-export const projectMcpHashPart = (text: string | undefined) => (text === undefined ? "" : `\0mcp.json\0${text}`)
+export const projectMcpHashPart = (text: string | undefined): ReadonlyArray<TrustPart> => (text === undefined ? [] : [["mcp.json", text]])

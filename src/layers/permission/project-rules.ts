@@ -1,6 +1,6 @@
+import { trustHash } from "./trust-hash.js"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { createHash } from "node:crypto"
 import { statSync } from "node:fs"
 import { join } from "node:path"
 import * as Either from "effect/Either"
@@ -52,7 +52,6 @@ const statOf = (file: string): string => {
   }
 }
 
-const sha256 = (text: string) => createHash("sha256").update(text).digest("hex")
 
 /**
  * A file's text, none when it is missing; an unreadable one is an error naming it.
@@ -115,9 +114,13 @@ const read = (workspaceRoot: string): Effect.Effect<ProjectRules, PermissionsFil
     }
     // One hash over the files and the scripts the hooks name: trusting the rules trusts what the
     // settings open and the hooks they run, and an edit to any needs trust again.
-    const hash = sha256(
-      `permissions.json\0${text ?? ""}\0settings.json\0${settings ?? ""}${claudePart === undefined ? "" : `\0claude/settings.json\0${claudePart}`}${hookScriptsDigest(workspaceRoot, hookScripts)}${projectMcpHashPart(mcp)}`
-    )
+    const hash = trustHash([
+      ["permissions.json", text],
+      ["settings.json", settings],
+      ...(claudePart === undefined ? [] : [["claude/settings.json", claudePart] as const]),
+      ...hookScriptsDigest(workspaceRoot, hookScripts),
+      ...projectMcpHashPart(mcp)
+    ])
     return { file, sha256: hash, rules, opensNetwork: yield* opensNetwork(settings), hooks, hookScripts, mcpServers }
   })
 
@@ -135,7 +138,7 @@ export const makeProjectRules = () => {
       const cached = cache.get(workspaceRoot)
       // The scripts by content, every time: hashed before every run, not judged by their times.
       const scriptsOf = (loaded: ProjectRules | PermissionsFileError) =>
-        hookScriptsDigest(workspaceRoot, loaded instanceof PermissionsFileError ? [] : loaded.hookScripts)
+        JSON.stringify(hookScriptsDigest(workspaceRoot, loaded instanceof PermissionsFileError ? [] : loaded.hookScripts))
       if (cached !== undefined && cached.stamp === stamp && cached.scripts === scriptsOf(cached.loaded)) return Effect.succeed(cached.loaded)
       return read(workspaceRoot).pipe(
         Effect.merge,
