@@ -1,5 +1,4 @@
 import * as Schema from "effect/Schema"
-import { globProblem } from "./glob.js"
 
 /**
  * Session modes, checked before any rule:
@@ -51,20 +50,11 @@ export type RuleDecision = typeof RuleDecision.Type
  * `timeout 5`, `xargs`, ...), the program's directory and known global options
  * (`git -C dir`, `npm --prefix dir`) are set aside. docs/shell-rules.md has the details.
  */
-/** A glob the rules can match with (see glob.ts): one that cannot is named when the file is read, never ignored. */
-const RuleGlob = Schema.String.pipe(
-  Schema.minLength(1),
-  Schema.filter((pattern) => {
-    const problem = globProblem(pattern)
-    return problem === undefined ? true : `not a usable glob: ${problem}`
-  })
-)
-
 export const PermissionRule = Schema.Struct({
-  tool: RuleGlob,
+  tool: Schema.String.pipe(Schema.minLength(1)),
   decision: RuleDecision,
   command: Schema.optional(Schema.String.pipe(Schema.minLength(1))),
-  path: Schema.optional(RuleGlob)
+  path: Schema.optional(Schema.String.pipe(Schema.minLength(1)))
 })
 export type PermissionRule = typeof PermissionRule.Type
 

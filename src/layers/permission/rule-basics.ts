@@ -1,4 +1,4 @@
-import { compileGlob, type GlobMatcher } from "../../domain/glob.js"
+import { compileGlob, type GlobMatcher } from "../patterns/glob.js"
 import type { PermissionRule } from "../../domain/permissions.js"
 import { isWithin } from "../tools/workspace-paths.js"
 

@@ -1,5 +1,5 @@
-import { type GlobSyntax, markDotSegments, translateGlob } from "../../domain/glob.js"
-import { compileLinearRegex, type LinearRegex } from "../../domain/linear-regex.js"
+import { type GlobSyntax, markDotSegments, translateGlob } from "../patterns/glob.js"
+import { compileLinearRegex, type LinearRegex } from "../patterns/linear-regex.js"
 
 /** What one `.gitignore` says of a path: ignored, re-included by a `!` rule, or nothing. */
 export interface GitignoreVerdict {

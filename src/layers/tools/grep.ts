@@ -11,7 +11,7 @@ import { errorResult, okResult } from "./tool-results.js"
 import { newWalkStats, WALK_MAX_ENTRIES, walkFiles } from "./workspace-walk.js"
 import { isWithin, relativePosix, resolveWorkspacePath, type WorkspacePath } from "./workspace-paths.js"
 import { messageOf } from "../../domain/cause-message.js"
-import { compileLinearRegex, type LinearRegex } from "../../domain/linear-regex.js"
+import { compileLinearRegex, type LinearRegex } from "../patterns/linear-regex.js"
 
 export const GREP_DEFAULT_RESULTS = 100
 export const GREP_MAX_RESULTS = 1000

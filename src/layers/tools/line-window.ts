@@ -20,15 +20,18 @@ export class LineWindow {
     readonly byteBudget: number
   ) {}
 
-  /** Feeds the next line; false once the window is full (that line was not taken). */
-  push(line: string): boolean {
+  /**
+   * Feeds the next line; false once the window is full (that line was not taken). A line read
+   * cut short comes with the length it had, without its `\r`.
+   */
+  push(line: string, length?: number): boolean {
     this.seen++
     if (this.seen < this.offset) return true
     if (this.rows.length >= this.limit) {
       this.stoppedBy = "lines"
       return false
     }
-    const row = numberedLine(this.seen, line)
+    const row = numberedLine(this.seen, line, length)
     const size = Buffer.byteLength(row, "utf8") + 1
     if (this.rows.length > 0 && this.bytes + size > this.byteBudget) {
       this.stoppedBy = "bytes"
@@ -45,10 +48,10 @@ export class LineWindow {
 }
 
 /** `cat -n` style: the number right-aligned in 6 columns, a tab, the line without its `\r`. */
-const numberedLine = (n: number, line: string): string => {
+const numberedLine = (n: number, line: string, length?: number): string => {
   const text = line.endsWith("\r") ? line.slice(0, -1) : line
-  const shown =
-    text.length > MAX_LINE_CHARS ? `${text.slice(0, MAX_LINE_CHARS)}… [${text.length - MAX_LINE_CHARS} more characters]` : text
+  const total = length ?? text.length
+  const shown = total > MAX_LINE_CHARS ? `${text.slice(0, MAX_LINE_CHARS)}… [${total - MAX_LINE_CHARS} more characters]` : text
   return `${String(n).padStart(6, " ")}\t${shown}`
 }
 

@@ -1,4 +1,4 @@
-import { compileGlob } from "../../domain/glob.js"
+import { compileGlob } from "../patterns/glob.js"
 
 /** Tests a walked file against a glob; undefined pattern lets everything through. */
 export type PathFilter = (fromBase: string, fromRoot: string | undefined) => boolean

@@ -1,14 +1,14 @@
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { createReadStream } from "node:fs"
-import { createInterface } from "node:readline"
 import type { ToolResult } from "../../domain/tools.js"
 import type { ToolContext } from "../../services/ToolRouter.js"
 import { probeDisk } from "./disk-probe.js"
 import { formatBytes } from "./format-bytes.js"
 import { describeFsError } from "./fs-errors.js"
 import { MovedError, openJudgedForRead } from "./judged-open.js"
-import { LineWindow, splitLines } from "./line-window.js"
+import { boundedLines } from "./bounded-lines.js"
+import { LineWindow, MAX_LINE_CHARS, splitLines } from "./line-window.js"
 import { makeTool } from "./make-tool.js"
 import { looksBinaryText } from "./text-sniff.js"
 import { errorResult, okResult } from "./tool-results.js"
@@ -84,11 +84,9 @@ const streamLines = (absolute: string, judged: string, window: LineWindow): Effe
     try: async (signal) => {
       // From the descriptor checked to be the judged file (judged-open.ts); the stream closes it.
       const stream = createReadStream(absolute, { fd: openJudgedForRead(absolute, judged), encoding: "utf8", signal })
-      const lines = createInterface({ input: stream, crlfDelay: Infinity })
       try {
-        for await (const line of lines) if (!window.push(line)) break
+        for await (const line of boundedLines(stream, MAX_LINE_CHARS + 1)) if (!window.push(line.text, line.length)) break
       } finally {
-        lines.close()
         stream.destroy()
       }
     },

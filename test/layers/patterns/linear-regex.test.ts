@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { compileLinearRegex } from "../../src/domain/linear-regex.js"
+import { compileLinearRegex } from "../../../src/layers/patterns/linear-regex.js"
 
 describe("compileLinearRegex", () => {
   it("matches what a search pattern usually is, in JavaScript's spelling", () => {

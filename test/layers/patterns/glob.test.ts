@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import fc from "fast-check"
 import picomatch from "picomatch"
-import { compileGlob, globProblem } from "../../src/domain/glob.js"
+import { compileGlob, globProblem } from "../../../src/layers/patterns/glob.js"
 
 /** The cases rules and filters rely on, with picomatch's (`dot: true`) answers. */
 const table: ReadonlyArray<readonly [string, string, boolean]> = [
