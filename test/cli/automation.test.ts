@@ -105,7 +105,7 @@ describe("run --output-schema", () => {
     const notJson = join(temp(), "not.json")
     writeFileSync(notJson, "{")
     for (const [file, message] of [
-      [join(temp(), "missing.json"), "cannot be read"],
+      [join(temp(), "missing.json"), "--output-schema: no such file: "],
       [notJson, "not JSON"],
       [bad, "not a usable JSON Schema"]
     ] as const) {
