@@ -118,7 +118,7 @@ const show = Command.make("show", { sessionId, context: contextFlag, ...where },
   withReader(args, (source) =>
     Effect.gen(function* () {
       const color = useColor(process.stdout)
-      const renderer = makeRenderer({ color, live: false })
+      const renderer = makeRenderer({ color, live: false, sequences: true })
       if (args.context) {
         // A first read finds the compactions, so each is printed above the events it replaced.
         const overview = yield* source.events(args.sessionId).pipe(Stream.runFold(emptyOverview(), foldOverview))
@@ -142,7 +142,7 @@ const show = Command.make("show", { sessionId, context: contextFlag, ...where },
       }
     })
   )
-).pipe(Command.withDescription("Print a session as a readable timeline (parts a rewind left out are marked); --context shows its compactions"))
+).pipe(Command.withDescription("Print a session as a readable timeline, each event's first line starting with its number (#SEQ, as --at takes it; parts a rewind left out are marked); --context shows its compactions"))
 
 const otlp = Options.boolean("otlp").pipe(
   Options.withDescription(
