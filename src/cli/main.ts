@@ -130,7 +130,7 @@ export const main = (argv: ReadonlyArray<string>) =>
       case "Usage":
         return usageFailure(commandName(checked.command), checked.message)
       case "Run":
-        return quiet(cli(argv)).pipe(Effect.catchAllCause(report(commandName(checked.command))), Effect.provide(cliEnvironment))
+        return quiet(cli([...argv.slice(0, 2), ...checked.argv])).pipe(Effect.catchAllCause(report(commandName(checked.command))), Effect.provide(cliEnvironment))
     }
   }).pipe(Effect.provide(cliLoggerLayer))
 
