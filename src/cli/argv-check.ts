@@ -5,7 +5,12 @@ import { didYouMean } from "./suggest.js"
 export type Checked =
   | { readonly _tag: "Help"; readonly command: CommandSpec }
   | { readonly _tag: "Version" }
-  | { readonly _tag: "Run"; readonly command: CommandSpec }
+  | {
+      readonly _tag: "Run"
+      readonly command: CommandSpec
+      /** The arguments to hand @effect/cli: the ones given, or in an order it reads the same way (see `forLibrary`). */
+      readonly argv: ReadonlyArray<string>
+    }
   | { readonly _tag: "Usage"; readonly command: CommandSpec; readonly message: string }
 
 const HELP = ["--help", "-h"]
@@ -120,6 +125,8 @@ export const checkArgv = (root: CommandSpec, argv: ReadonlyArray<string>): Check
   let forced = false
   let problem: string | undefined
   const words: Array<string> = []
+  /** Everything but the positional words: subcommands, options and their values. */
+  const rest: Array<string> = []
   const seen = new Set<OptionSpec>()
 
   for (let i = 0; i < argv.length; ) {
@@ -131,6 +138,7 @@ export const checkArgv = (root: CommandSpec, argv: ReadonlyArray<string>): Check
       const read = readOption(command, argv, i)
       if (read.option !== undefined) seen.add(read.option)
       problem ??= read.problem
+      rest.push(...argv.slice(i, read.next))
       i = read.next
       continue
     } else if (command.subcommands().length > 0) {
@@ -141,6 +149,7 @@ export const checkArgv = (root: CommandSpec, argv: ReadonlyArray<string>): Check
         break
       }
       command = child
+      rest.push(token)
     } else words.push(token)
     i++
   }
@@ -152,5 +161,12 @@ export const checkArgv = (root: CommandSpec, argv: ReadonlyArray<string>): Check
   const missing = command.options.find((o) => o.required && !seen.has(o))
   if (missing !== undefined) return usage(`missing ${optionLabel(missing)}`)
   const wrongArgs = problemWithArgs(command, words)
-  return wrongArgs === undefined ? { _tag: "Run", command } : usage(wrongArgs)
+  return wrongArgs === undefined ? { _tag: "Run", command, argv: forLibrary(argv, rest, words) } : usage(wrongArgs)
 }
+
+/**
+ * @effect/cli stops reading options at a bare `-` (`run - --json` fails there), so a line with
+ * one as a word goes to it with the words after `--`; any other line goes as it was given.
+ */
+const forLibrary = (argv: ReadonlyArray<string>, rest: ReadonlyArray<string>, words: ReadonlyArray<string>): ReadonlyArray<string> =>
+  words.includes("-") ? [...rest, "--", ...words] : argv

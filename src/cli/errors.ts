@@ -16,3 +16,11 @@ export const usageError = (message: string): ValidationError.ValidationError => 
 
 /** What a usage error says, as one line. */
 export const usageMessage = (error: ValidationError.ValidationError): string => paragraphsOf(error.error).join(" ")
+
+/**
+ * The one wording for a path given on the command line that is not there, or not what was
+ * asked for: `--script: no such file: PATH`. `label` is the option (`--script`) or the argument
+ * (`<file>`) that named it.
+ */
+export const pathProblem = (label: string, problem: "no such file" | "no such directory" | "not a file" | "not a directory", path: string) =>
+  `${label}: ${problem}: ${path}`

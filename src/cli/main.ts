@@ -26,7 +26,7 @@ import { hooksCommand } from "./commands/hooks.js"
 import { skillsCommand } from "./commands/skills.js"
 import { toolsCommand } from "./commands/tools.js"
 import { trustCommand } from "./commands/trust.js"
-import { USAGE_EXIT_CODE, usageMessage } from "./errors.js"
+import { CliError, USAGE_EXIT_CODE, usageMessage } from "./errors.js"
 import { renderHelp } from "./help.js"
 import { stderr, stdout, useColor, whenFlushed, writeSync } from "./io.js"
 import { cliLoggerLayer } from "./logger.js"
@@ -95,6 +95,8 @@ const report = (command: string) => (cause: Cause.Cause<unknown>) => {
   if (Option.isSome(failure)) {
     const error = failure.value
     if (ValidationError.isValidationError(error)) return usageFailure(command, usageMessage(error))
+    // A usage error found while the command runs (a token file that is not there) reads as one found before.
+    if (error instanceof CliError && error.exitCode === USAGE_EXIT_CODE) return usageFailure(command, error.message)
     return Effect.sync(() => {
       writeSync(process.stderr, `custom-agent: ${messageOf(error)}\n`)
       const code = typeof error === "object" && error !== null && "exitCode" in error && typeof error.exitCode === "number" ? error.exitCode : 1
@@ -128,7 +130,7 @@ export const main = (argv: ReadonlyArray<string>) =>
       case "Usage":
         return usageFailure(commandName(checked.command), checked.message)
       case "Run":
-        return quiet(cli(argv)).pipe(Effect.catchAllCause(report(commandName(checked.command))), Effect.provide(cliEnvironment))
+        return quiet(cli([...argv.slice(0, 2), ...checked.argv])).pipe(Effect.catchAllCause(report(commandName(checked.command))), Effect.provide(cliEnvironment))
     }
   }).pipe(Effect.provide(cliLoggerLayer))
 

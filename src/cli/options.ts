@@ -3,7 +3,7 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import { parseModelSpec } from "../layers/model/model-spec.js"
-import { usageError } from "./errors.js"
+import { pathProblem, usageError } from "./errors.js"
 import { closest } from "./suggest.js"
 
 /**
@@ -33,20 +33,20 @@ export const positiveUsd = (name: string) =>
     })
   )
 
-/** `path` if it is there and of this type; else a usage error naming the option. */
-const existing = (name: string, type: "File" | "Directory") => (path: string) =>
+/** `path` if it is there and of this type; else a usage error naming the option or argument (`label`). */
+export const existing = (label: string, type: "File" | "Directory") => (path: string) =>
   Effect.flatMap(FileSystem.FileSystem, (fs) => fs.stat(path)).pipe(
-    Effect.mapError(() => usageError(`--${name} ${path}: no such ${type === "File" ? "file" : "directory"}`)),
+    Effect.mapError(() => usageError(pathProblem(label, type === "File" ? "no such file" : "no such directory", path))),
     Effect.filterOrFail(
       (info) => info.type === type,
-      () => usageError(`--${name} ${path}: not a ${type === "File" ? "file" : "directory"}`)
+      () => usageError(pathProblem(label, type === "File" ? "not a file" : "not a directory", path))
     ),
     Effect.as(path)
   )
 
 /** A directory that must exist (`--cwd`), shown as DIR. */
 export const existingDirectory = (name: string) =>
-  Options.text(name).pipe(Options.withPseudoName("DIR"), Options.mapEffect(existing(name, "Directory")))
+  Options.text(name).pipe(Options.withPseudoName("DIR"), Options.mapEffect(existing(`--${name}`, "Directory")))
 
 /** `--cwd DIR` of the listing commands: the project whose definitions are listed. */
 export const projectToList = existingDirectory("cwd").pipe(
@@ -101,7 +101,7 @@ export const script = Options.text("script").pipe(
   Options.withPseudoName("FILE"),
   Options.withDescription("A JSON script for the scripted model (see the README's script format)"),
   // Not there: a usage error (exit 2); there but malformed: the run fails when it reads it (exit 1).
-  Options.mapEffect(existing("script", "File")),
+  Options.mapEffect(existing("--script", "File")),
   Options.optional
 )
 

@@ -6,7 +6,7 @@ import { messageOf } from "../domain/cause-message.js"
 import type { TurnTerms } from "../domain/turn-terms.js"
 import { compileSchema } from "../layers/output/ajv.js"
 import { usageError } from "./errors.js"
-import { positiveUsd, positiveWhole } from "./options.js"
+import { existing, positiveUsd, positiveWhole } from "./options.js"
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value)
 
@@ -25,6 +25,7 @@ export const outputSchema = Options.text("output-schema").pipe(
   Options.mapEffect((path) =>
     Effect.gen(function* () {
       const fs = yield* FileSystem.FileSystem
+      yield* existing("--output-schema", "File")(path)
       const text = yield* fs.readFileString(path).pipe(Effect.mapError((error) => usageError(`--output-schema ${path}: cannot be read (${messageOf(error)})`)))
       const parsed = yield* Effect.try({ try: (): unknown => JSON.parse(text), catch: (error) => usageError(`--output-schema ${path}: not JSON (${messageOf(error)})`) })
       if (!isObject(parsed)) return yield* Effect.fail(usageError(`--output-schema ${path}: a JSON Schema is an object`))

@@ -21,6 +21,8 @@ export interface RenderOptions {
    * echoed. Replay (`sessions show`): everything to stdout, prompts included.
    */
   readonly live: boolean
+  /** Start each event's first line with its sequence (`#12`), which `--at SEQ` takes (`sessions show`). */
+  readonly sequences?: boolean
 }
 
 export { paint }
@@ -57,8 +59,15 @@ export const makeRenderer = (options: RenderOptions) => {
   let inThinking = false
   const toolNames = new Map<string, string>()
 
+  /** The event being rendered, and whether its number was written yet. */
+  let sequence = 0
+  let numbered = true
   const write = (channel: Channel, content: Printable): Segment => {
-    const text: TerminalText = toTerminalText(content)
+    let text: TerminalText = toTerminalText(content)
+    if (options.sequences === true && !numbered && channel === "out" && atLineStart.out && text.text !== "" && text.text !== "\n") {
+      numbered = true
+      text = toTerminalText(term`${dim(`#${sequence} `)}${text}`)
+    }
     if (text.text.length > 0) atLineStart[channel] = text.text.endsWith("\n")
     return { channel, text }
   }
@@ -82,6 +91,10 @@ export const makeRenderer = (options: RenderOptions) => {
     )
 
   const render = (event: AgentEvent): ReadonlyArray<Segment> => {
+    if (event.sequence !== sequence) {
+      sequence = event.sequence
+      numbered = false
+    }
     if (event.type !== "model.thinking_delta" && inThinking) {
       inThinking = false
       if (!atLineStart[side]) return [write(side, "\n"), ...render(event)]

@@ -2,7 +2,7 @@ import { Options } from "@effect/cli"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { readBoundedSync } from "../layers/bounded-file.js"
-import { CliError, usageError } from "./errors.js"
+import { CliError, pathProblem, USAGE_EXIT_CODE, usageError } from "./errors.js"
 
 /**
  * Where the server's bearer token comes from: never the command line, which every local user
@@ -51,7 +51,7 @@ const fromFile = (path: string): Effect.Effect<ConfiguredToken, CliError> => {
   const read = readBoundedSync(path, TOKEN_FILE_MAX_BYTES)
   switch (read._tag) {
     case "missing":
-      return Effect.fail(new CliError({ message: `--token-file ${path}: no such file`, exitCode: 2 }))
+      return Effect.fail(new CliError({ message: pathProblem("--token-file", "no such file", path), exitCode: USAGE_EXIT_CODE }))
     case "refused":
       return Effect.fail(new CliError({ message: `--token-file ${path} ${read.problem}`, exitCode: 2 }))
     case "text": {

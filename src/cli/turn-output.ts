@@ -1,6 +1,6 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { outputInvalidCode } from "../core/output-check.js"
+import { outputInvalidCode, retryProblems } from "../core/output-check.js"
 import type { AgentEvent } from "../domain/events.js"
 import { addSpend, formatCost, noSpend, type Spend, sumSpend } from "../domain/spend.js"
 import type { PermissionMode } from "../domain/permissions.js"
@@ -9,7 +9,7 @@ import { CliError } from "./errors.js"
 import { stderr, stdout, useColor, writeSegments } from "./io.js"
 import { OUTPUT_INVALID_EXIT_CODE, type TermsArgs } from "./output-schema.js"
 import { makeRenderer } from "./render.js"
-import { jsonText, paint, term } from "./terminal-text.js"
+import { jsonText, paint, sanitizeInline, term } from "./terminal-text.js"
 
 /** What `run` was asked, whichever way it runs (embedded or against a server). */
 export interface RunArgs extends TermsArgs {
@@ -47,8 +47,10 @@ export const costLine = (turn: Spend, before: Spend): string => {
 /**
  * How the turn's events reach the terminal: rendered, or NDJSON of the events as stored (the
  * characters a terminal would obey written as `\uXXXX` escapes: the same JSON values). With
- * `requireOutput` (`--output-schema`), a turn that ends without `output.structured` (its step
- * limit or budget came first) exits as one whose answers never validated.
+ * `requireOutput` (`--output-schema`), stdout carries only the validated value, as one line of
+ * JSON (the answer's text would include the answers that were sent back), each answer sent back
+ * is one line on stderr, and a turn that ends without `output.structured` (its step limit or
+ * budget came first) exits as one whose answers never validated.
  */
 export const makePrinter = (json: boolean, options: { readonly requireOutput?: boolean } = {}) => {
   const renderer = makeRenderer({ color: useColor(process.stdout), live: true })
@@ -57,6 +59,24 @@ export const makePrinter = (json: boolean, options: { readonly requireOutput?: b
   let stoppedBy: string | undefined
   let spent = noSpend
   let before = noSpend
+  let sentBack = 0
+  const structuredOnly = options.requireOutput === true && !json
+  const rendered = (event: AgentEvent): Effect.Effect<void> => {
+    if (!structuredOnly) return writeSegments(renderer.render(event))
+    switch (event.type) {
+      case "model.delta":
+        return Effect.void
+      case "output.structured":
+        return stdout(term`${jsonText(JSON.stringify(event.payload.value))}\n`)
+      case "user.message": {
+        const problems = retryProblems(event.payload.content)
+        if (problems === undefined) break
+        sentBack++
+        return stderr(term`answer ${sentBack} did not validate against --output-schema, asking again: ${sanitizeInline(problems.join("; "))}\n`)
+      }
+    }
+    return writeSegments(renderer.render(event))
+  }
   const show = (event: AgentEvent) =>
     Effect.zipRight(
       Effect.sync(() => {
@@ -65,7 +85,7 @@ export const makePrinter = (json: boolean, options: { readonly requireOutput?: b
         if (event.type === "output.structured") structured = true
         if (event.type === "turn.completed") stoppedBy = event.payload.stopReason
       }),
-      json ? stdout(term`${jsonText(JSON.stringify(event))}\n`) : writeSegments(renderer.render(event))
+      json ? stdout(term`${jsonText(JSON.stringify(event))}\n`) : rendered(event)
     )
   /** An event of the session from before this run: counted in the session's cost, not shown. */
   const earlier = (event: AgentEvent) =>

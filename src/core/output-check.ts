@@ -35,6 +35,21 @@ const parseAnswer = (answer: string): { readonly value: unknown } | { readonly p
   }
 }
 
+const retryLead = "Your answer does not validate against the required JSON Schema:"
+
+/** The `user.message` that sends an answer back with its problems. */
+export const retryMessage = (problems: ReadonlyArray<string>): string =>
+  `${retryLead}\n${problems.map((problem) => `- ${problem}`).join("\n")}\nAnswer again with only the corrected JSON value.`
+
+/** The problems a `user.message` sent an answer back with; undefined for any other message (a person's steering). */
+export const retryProblems = (content: string): ReadonlyArray<string> | undefined =>
+  content.startsWith(`${retryLead}\n`)
+    ? content
+        .split("\n")
+        .filter((line) => line.startsWith("- "))
+        .map((line) => line.slice(2))
+    : undefined
+
 /** How a final answer is judged; `None` from `onFinal` means the model was asked again and the turn goes on. */
 export interface OutputCheck {
   readonly onFinal: (answer: string) => Effect.Effect<Option.Option<TurnOutcome>, EventStoreError>
@@ -74,14 +89,7 @@ export const outputCheck = (options: {
         }
         const listed = problems.map((problem) => `- ${problem}`).join("\n")
         if (attempts > retries) return yield* fail(`no answer validated against the output schema after ${attempts} attempt(s); the last one:\n${listed}`)
-        yield* options.emit({
-          type: "user.message",
-          turnId: options.turnId,
-          payload: {
-            content: `Your answer does not validate against the required JSON Schema:\n${listed}\nAnswer again with only the corrected JSON value.`,
-            mode: "steer"
-          }
-        })
+        yield* options.emit({ type: "user.message", turnId: options.turnId, payload: { content: retryMessage(problems), mode: "steer" } })
         return Option.none()
       })
   }

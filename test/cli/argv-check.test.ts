@@ -38,7 +38,7 @@ describe("the command line, checked against the command tree before @effect/cli 
   it("a whole number where one is due, a value where one is due, the arguments a command takes", () => {
     expect(usage("serve --port abc").message).toBe("--port must be a whole number, got abc")
     expect(usage("run hi --session").message).toBe("--session needs a value: --session ID")
-    expect(usage("run").message).toBe("missing <prompt> (What to ask the agent)")
+    expect(usage("sessions show").message).toBe("missing <session-id> (The session (see custom-agent sessions list))")
     expect(usage("run hello world").message).toContain("quote a text that has spaces")
     expect(usage("cluster migrate").message).toBe("missing --database URL")
   })
@@ -54,6 +54,12 @@ describe("the command line, checked against the command tree before @effect/cli 
     for (const line of ["run hi --mode plan --json", "run --max-steps=3 hi", "run hi --json false", "run -- --not-an-option", "sessions list --store jsonl"]) {
       expect(check(line)._tag, line).toBe("Run")
     }
+  })
+
+  it("a bare - as the prompt reaches @effect/cli after --, since it stops reading options there; other lines go as given", () => {
+    expect(check("run - --json --mode plan")).toMatchObject({ _tag: "Run", argv: ["run", "--json", "--mode", "plan", "--", "-"] })
+    expect(check("run --session - hi")).toMatchObject({ _tag: "Run", argv: ["run", "--session", "-", "hi"] })
+    expect(check("run hi --json")).toMatchObject({ _tag: "Run", argv: ["run", "hi", "--json"] })
   })
 
   it("@effect/cli's wizard, completions and log level are not offered", () => {

@@ -68,6 +68,18 @@ describe("run --output-schema", () => {
     expect(events.at(-2)?.type).toBe("output.structured")
   })
 
+  it("without --json, stdout carries only the validated value; each answer sent back is one line on stderr", async () => {
+    const { scriptFile, env } = setup({ responses: ["The build is green.", '{"status": "fine"}', '{"status": "ok"}'] })
+    const result = await runCli(["run", "check it", "--script", scriptFile, "--output-schema", schemaFile()], { env })
+    expect(result.code, result.stderr).toBe(0)
+    expect(result.stdout).toBe('{"status":"ok"}\n')
+    const sentBack = result.stderr.split("\n").filter((line) => line.includes("did not validate against --output-schema"))
+    expect(sentBack).toEqual([
+      expect.stringMatching(/^answer 1 did not validate against --output-schema, asking again: the answer is not JSON/),
+      expect.stringMatching(/^answer 2 did not validate against --output-schema, asking again: \/status: must be equal to one of the allowed values/)
+    ])
+  })
+
   it("answers that never validate exit 3 with the problems", async () => {
     const { scriptFile, env } = setup({ responses: ["not json", '{"status": 1}', '{"state": "ok"}'] })
     const json = await runCli(["run", "check it", "--json", "--script", scriptFile, "--output-schema", schemaFile()], { env })
@@ -93,7 +105,7 @@ describe("run --output-schema", () => {
     const notJson = join(temp(), "not.json")
     writeFileSync(notJson, "{")
     for (const [file, message] of [
-      [join(temp(), "missing.json"), "cannot be read"],
+      [join(temp(), "missing.json"), "--output-schema: no such file: "],
       [notJson, "not JSON"],
       [bad, "not a usable JSON Schema"]
     ] as const) {

@@ -18,7 +18,8 @@ const BOILERPLATE = ["A user-defined piece of text", "A true or false value", "T
 describe("help, rendered from the command tree", () => {
   it("usage lines name the full command; required options and arguments appear, repeatable options do not look required", () => {
     expect(usageLine(find("mcp", "list"))).toBe("custom-agent mcp list [options]")
-    expect(usageLine(find("run"))).toBe("custom-agent run [options] <prompt>")
+    // The prompt may come on stdin instead.
+    expect(usageLine(find("run"))).toBe("custom-agent run [options] [<prompt>]")
     expect(usageLine(find("cluster", "migrate"))).toBe("custom-agent cluster migrate --database URL")
     expect(usageLine(find("sessions"))).toBe("custom-agent sessions <command>")
     const run = renderHelp(find("run"), { color: false, width: 80, version: "1.2.3" }).text

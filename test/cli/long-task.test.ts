@@ -56,7 +56,8 @@ describe("a long task on the command line", () => {
     expect(show.stdout).toContain("Goal:\n     Write the three notes.")
     expect(show.stdout).toContain("(from the log): note-a.md")
     expect(show.stdout).toContain("events it replaced:")
-    expect(show.stdout).toContain(`│ › ${prompt(0).slice(0, 40)}`)
+    // A replaced event keeps its number (#SEQ) in front of it.
+    expect(show.stdout).toMatch(new RegExp(`│ #\\d+ › ${prompt(0).slice(0, 40).replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`))
     expect(show.stdout).toContain("── what the model sees now")
     expect(show.stdout).toMatch(/task list \(task\.updated #\d+\), carried whole in every request:\n {3}1\. \[x\] Write note a \(completed\)\n {3}2\. \[x\] Write note b \(completed\)\n {3}3\. \[~\] Write note c \(in progress\)/)
   }, 60_000)

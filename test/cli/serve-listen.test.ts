@@ -60,14 +60,14 @@ describe("serve: where it listens", () => {
     const short = await runCli(["serve", "--host", "0.0.0.0", "--token-file", file, "--port", "0"])
     expect(short.code).toBe(2)
     expect(short.stderr).toBe(
-      "custom-agent: --token-file is too short: serving on 0.0.0.0 (not loopback) takes a token of at least 16 characters (this one has 1), e.g. `openssl rand -base64 24`\n"
+      "custom-agent serve: --token-file is too short: serving on 0.0.0.0 (not loopback) takes a token of at least 16 characters (this one has 1), e.g. `openssl rand -base64 24`\n(see custom-agent serve --help)\n"
     )
     const fromEnv = await runCli(["serve", "--host", "0.0.0.0", "--port", "0"], { env: { CUSTOM_AGENT_TOKEN: "0123456789abcde" } })
     expect(fromEnv.code).toBe(2)
     expect(fromEnv.stderr).toContain("CUSTOM_AGENT_TOKEN is too short")
     const brackets = await runCli(["serve", "--host", "[box.lan]"])
     expect(brackets.code).toBe(2)
-    expect(brackets.stderr).toBe("custom-agent: --host [box.lan]: only an IPv6 address goes in brackets\n")
+    expect(brackets.stderr).toBe("custom-agent serve: --host [box.lan]: only an IPv6 address goes in brackets\n(see custom-agent serve --help)\n")
   })
 
   it("on 0.0.0.0 it answers to its own LAN address and each --allowed-host, and refuses other names", { timeout: 60_000 }, async () => {

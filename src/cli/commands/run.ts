@@ -14,11 +14,15 @@ import * as shared from "../options.js"
 import { describeTransport, remoteLayer, server, tokenFile } from "../remote.js"
 import { maxCostUsd, maxTurnTokens, outputRetries, outputSchema } from "../output-schema.js"
 import { runTurn } from "../run-turn.js"
+import { promptFrom } from "../stdin-prompt.js"
 import { promptForTrust } from "../trust-prompt.js"
 import type { TurnClient } from "../turn-client.js"
 import { compactRequested, interactive, makePrinter, needsSession, reportCompaction, type RunArgs } from "../turn-output.js"
 
-const prompt = Args.text({ name: "prompt" }).pipe(Args.withDescription("What to ask the agent"))
+const prompt = Args.text({ name: "prompt" }).pipe(
+  Args.withDescription("What to ask the agent; - (or none, with stdin not a terminal) reads it from stdin"),
+  Args.optional
+)
 
 const session = Options.text("session").pipe(
   Options.withPseudoName("ID"),
@@ -113,21 +117,23 @@ export const runCommand = Command.make(
     tokenFile
   },
   // Two paths that fail differently; the CLI reports either one the same way (main.ts).
-  (args): Effect.Effect<void, unknown> => {
-    if (Option.isSome(args.server)) {
-      const url = args.server.value
-      return Effect.flatMap(Effect.promise(() => import("./run-remote.js")), (remote) => remote.runRemote(args)).pipe(
-        describeTransport(url),
-        Effect.provide(remoteLayer(url, args.tokenFile))
+  (given): Effect.Effect<void, unknown> =>
+    Effect.flatMap(promptFrom(given.prompt), (text): Effect.Effect<void, unknown> => {
+      const args = { ...given, prompt: text }
+      if (Option.isSome(args.server)) {
+        const url = args.server.value
+        return Effect.flatMap(Effect.promise(() => import("./run-remote.js")), (remote) => remote.runRemote(args)).pipe(
+          describeTransport(url),
+          Effect.provide(remoteLayer(url, args.tokenFile))
+        )
+      }
+      return runEmbedded(args).pipe(
+        Effect.provide(
+          hostLayer({
+            ...agentSetup(args),
+            workspaceRoots: [process.cwd()]
+          })
+        )
       )
-    }
-    return runEmbedded(args).pipe(
-      Effect.provide(
-        hostLayer({
-          ...agentSetup(args),
-          workspaceRoots: [process.cwd()]
-        })
-      )
-    )
-  }
+    })
 ).pipe(Command.withDescription("Run one turn: stream the answer as it arrives (locally, or on a server with --server)"))

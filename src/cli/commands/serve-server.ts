@@ -1,15 +1,13 @@
 import { HttpServer } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { randomBytes } from "node:crypto"
-import { createServer } from "node:http"
 import { hostLayer } from "../../app/host.js"
 import { webRoot } from "../../app/package-root.js"
-import { serverLayer } from "../../rpc/server.js"
+import { listeningLayer } from "../../rpc/listen.js"
 import { type AgentArgs, agentSetup } from "../agent-setup.js"
 import { CliError } from "../errors.js"
 import { listenFailure, parseListenHost } from "../listen-host.js"
@@ -97,10 +95,13 @@ export const serve = (args: ServeArgs) =>
           )
         })
       )
-      const app = Layer.mergeAll(
-        serverLayer({ token: bearer, webRoot: webRoot(), boundHost: listen.bind, allowedHosts: args.allowedHost }),
-        announce
-      ).pipe(Layer.provide(host), Layer.provide(NodeHttpServer.layer(createServer, { port: args.port, host: listen.bind })))
+      // The host first, then the port, then the announcement: nothing is accepted before it can be answered.
+      const app = announce.pipe(
+        Layer.provide(
+          listeningLayer({ token: bearer, webRoot: webRoot(), boundHost: listen.bind, allowedHosts: args.allowedHost, port: args.port, host: listen.bind })
+        ),
+        Layer.provide(host)
+      )
       return yield* Layer.launch(app).pipe(
         Effect.catchTag("ServeError", (error) => new CliError({ message: listenFailure(listen, args.port, error.cause) }))
       )

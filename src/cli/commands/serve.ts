@@ -1,10 +1,15 @@
 import { Command, Options } from "@effect/cli"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import { usageError } from "../errors.js"
 import * as shared from "../options.js"
 import { serverTokenFile } from "../token-source.js"
 
-const port = Options.integer("port").pipe(Options.withDescription("Port to listen on (0: a free port the system picks)"), Options.withDefault(7420))
+const port = Options.integer("port").pipe(
+  Options.withDescription("Port to listen on, 0 to 65535 (0: a free port the system picks)"),
+  Options.mapEffect((n) => (n >= 0 && n <= 65535 ? Effect.succeed(n) : Effect.fail(usageError(`--port must be a port number from 0 to 65535, got ${n}`)))),
+  Options.withDefault(7420)
+)
 const host = Options.text("host").pipe(
   Options.withDescription("Address to bind (an IPv6 one with or without brackets); anything but loopback requires a configured token of 16 characters or more"),
   Options.withDefault("127.0.0.1")

@@ -14,6 +14,7 @@ import { EventStore } from "../../services/EventStore.js"
 import { DEFAULT_MAX_LINE_MIB, readSessionFile } from "../import-file.js"
 import { stderr, stdout, useColor, writeSegments } from "../io.js"
 import { localHostLayer } from "../local-host.js"
+import { existing } from "../options.js"
 import { describeTransport, remoteLayer } from "../remote.js"
 import { emptyOverview, foldOverview, makeContextView } from "../context-view.js"
 import { makeRenderer } from "../render.js"
@@ -117,7 +118,7 @@ const show = Command.make("show", { sessionId, context: contextFlag, ...where },
   withReader(args, (source) =>
     Effect.gen(function* () {
       const color = useColor(process.stdout)
-      const renderer = makeRenderer({ color, live: false })
+      const renderer = makeRenderer({ color, live: false, sequences: true })
       if (args.context) {
         // A first read finds the compactions, so each is printed above the events it replaced.
         const overview = yield* source.events(args.sessionId).pipe(Stream.runFold(emptyOverview(), foldOverview))
@@ -141,7 +142,7 @@ const show = Command.make("show", { sessionId, context: contextFlag, ...where },
       }
     })
   )
-).pipe(Command.withDescription("Print a session as a readable timeline (parts a rewind left out are marked); --context shows its compactions"))
+).pipe(Command.withDescription("Print a session as a readable timeline, each event's first line starting with its number (#SEQ, as --at takes it; parts a rewind left out are marked); --context shows its compactions"))
 
 const otlp = Options.boolean("otlp").pipe(
   Options.withDescription(
@@ -178,7 +179,13 @@ const maxLineMib = Options.integer("max-line-mib").pipe(
   Options.withDefault(DEFAULT_MAX_LINE_MIB)
 )
 
-const importCommand = Command.make("import", { file: Args.file({ name: "file", exists: "yes" }).pipe(Args.withDescription("A JSONL export (custom-agent sessions export)")), unverified, maxLineMib, ...where }, (args) =>
+// Checked here rather than by Args.file, whose message for a missing file is its own.
+const importFile = Args.text({ name: "file" }).pipe(
+  Args.mapEffect((path) => Effect.mapError(existing("<file>", "File")(path), (error) => error.error)),
+  Args.withDescription("A JSONL export (custom-agent sessions export)")
+)
+
+const importCommand = Command.make("import", { file: importFile, unverified, maxLineMib, ...where }, (args) =>
   withSource(args, (source) =>
     Effect.gen(function* () {
       const events = yield* readSessionFile(args.file, { maxLineBytes: args.maxLineMib * 1024 * 1024, unverified: args.unverified })
