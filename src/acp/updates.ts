@@ -129,6 +129,7 @@ export const makeTranslator = (options: TranslatorOptions): Translator => {
       }
       // The rest shows nothing in an editor: listed, so a new event type has to be decided on here.
       case "session.mode_changed":
+      case "session.model_changed":
       case "session.archived":
       case "model.failed":
       case "permission.requested":

@@ -64,9 +64,11 @@ export const modelLayer = (selection: ModelSelection): Layer.Layer<ModelGateway,
   )
 
 /**
- * The engine's model (priced) and a resolver for the models agent definitions name, each built
- * like `--model` with the same limits and priced from the same table. Under the scripted model
- * the script plays every model: a test or demo stays offline whatever its definitions name.
+ * The engine's model (priced) and a resolver for the other models sessions and agent
+ * definitions name, each built like `--model` with the same limits and priced from the same
+ * table. Given a script, the scripted model plays every model: a test or demo stays offline
+ * whatever its sessions and definitions name. The echo model (no script) plays none: a
+ * session created on Claude is answered by Claude, not by the echo.
  */
 export const modelsLayer = (
   selection: ModelSelection,
@@ -77,7 +79,7 @@ export const modelsLayer = (
       const prices = yield* loadPrices(settingsFile)
       const main = priced(yield* ModelGateway, prices)
       const resolve = (model: string) =>
-        main.info.provider === "scripted"
+        main.info.provider === "scripted" && selection.scriptPath !== undefined
           ? Effect.succeed(main)
           : Layer.build(modelLayer({ ...selection, spec: model })).pipe(
               Effect.map((built) => priced(Context.get(built, ModelGateway), prices)),

@@ -82,9 +82,11 @@ const checkModel = (spec: string) =>
 
 export const model = Options.text("model").pipe(
   Options.withPseudoName("MODEL"),
-  Options.withDescription("scripted (default), anthropic, anthropic/<model-id> or openai/<model-id>"),
+  Options.withDescription(
+    'scripted, anthropic, anthropic/<model-id> or openai/<model-id>; kept by the session for later turns (default: the session\'s; a new session\'s is "model" in settings.json, else anthropic when ANTHROPIC_API_KEY is set, else scripted)'
+  ),
   Options.mapEffect(checkModel),
-  Options.withDefault("scripted")
+  Options.optional
 )
 
 export const maxOutputTokens = positiveWhole("max-output-tokens").pipe(

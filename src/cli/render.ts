@@ -122,6 +122,8 @@ export const makeRenderer = (options: RenderOptions) => {
       }
       case "session.mode_changed":
         return line(side, dim(`  mode: ${event.payload.mode} (set by ${event.payload.by})`))
+      case "session.model_changed":
+        return line(side, dim(`  model: ${event.payload.model} (set by ${event.payload.by})`))
       case "turn.started":
         turnNumber++
         turnSpend = noSpend

@@ -14,6 +14,7 @@ import { stderr, useColor } from "./io.js"
 import { makeTerminalApprovals } from "./permission-question.js"
 import type { TurnClient } from "./turn-client.js"
 import { termsOf } from "./output-schema.js"
+import { type DefaultModel, echoNotice, modelIdOf } from "./model-notice.js"
 import { interactive, makePrinter, type RunArgs, titleOf } from "./turn-output.js"
 
 /** How long Ctrl-C waits for the turn's cancel to be acknowledged before leaving anyway. */
@@ -41,18 +42,33 @@ export const continueHint = (sessionId: string, args: RunArgs) =>
  * turn, answer its permission questions (policy, or the person at the terminal, asked after
  * everything before the question is printed). Interrupting (Ctrl-C) cancels the turn.
  */
-export const runTurn = <E>(client: TurnClient<E>, args: RunArgs) =>
+export const runTurn = <E>(client: TurnClient<E>, args: RunArgs, defaultModel: DefaultModel) =>
   Effect.gen(function* () {
     const printer = makePrinter(args.json, { requireOutput: Option.isSome(args.outputSchema) })
     const terms = termsOf(args)
+    // The host keeps the session's model; --model names another, recorded as the session's from this turn on.
+    const model = Option.map(args.model, modelIdOf)
     const view = Option.isSome(args.session)
       ? yield* client.getSession(args.session.value)
-      : yield* client.createSession({ cwd: process.cwd(), title: titleOf(args.prompt), client: "cli", attachments: args.attach })
+      : yield* client.createSession({
+          cwd: process.cwd(),
+          title: titleOf(args.prompt),
+          client: "cli",
+          attachments: args.attach,
+          ...(Option.isSome(model) ? { model: model.value } : {})
+        })
     const sessionId = view.sessionId
     // A session acts on its own folder: continued from elsewhere it would widen what this run reaches.
     const mismatch = Option.isSome(args.session) ? workspaceMismatch(sessionId, view.cwd, process.cwd()) : undefined
     if (mismatch !== undefined) return yield* new CliError({ message: `${mismatch} (cd ${view.cwd} first)` })
     const after = Option.isSome(args.session) ? view.lastSequence : 0
+    const notice = echoNotice({
+      model: Option.getOrElse(model, () => view.model),
+      explicit: Option.isSome(args.model) || Option.isSome(args.script),
+      continued: args.session,
+      defaultModel
+    })
+    if (notice !== undefined) yield* stderr(notice)
     const live = yield* Deferred.make<void>()
     // Known once the prompt is admitted; a turn's events may arrive before that.
     const ourTurn = yield* Deferred.make<string>()
@@ -147,6 +163,7 @@ export const runTurn = <E>(client: TurnClient<E>, args: RunArgs) =>
       content: args.prompt,
       client: "cli",
       ...(Option.isSome(args.mode) ? { permissionMode: args.mode.value } : {}),
+      ...(Option.isSome(model) ? { model: model.value } : {}),
       ...(args.attach.length === 0 ? {} : { attachments: args.attach }),
       ...(Option.isSome(args.maxSteps) ? { maxSteps: args.maxSteps.value } : {}),
       ...(terms === undefined ? {} : { terms }),

@@ -15,6 +15,8 @@ export interface TurnClient<E> {
     readonly client: string
     readonly title: string
     readonly attachments: ReadonlyArray<string>
+    /** The model `--model` names; left out, the host's default. */
+    readonly model?: string
   }) => Effect.Effect<SessionView, E>
   readonly getSession: (sessionId: string) => Effect.Effect<SessionView, E>
   readonly subscribe: (sessionId: string, afterSequence: number) => Stream.Stream<HostFrame, E>
@@ -23,6 +25,8 @@ export interface TurnClient<E> {
     readonly content: string
     readonly client: string
     readonly permissionMode?: PermissionMode
+    /** Recorded as the session's model when it is another; left out, the session's holds. */
+    readonly model?: string
     readonly attachments?: ReadonlyArray<string>
     readonly maxSteps?: number
     readonly terms?: TurnTerms

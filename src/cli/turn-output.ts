@@ -19,6 +19,10 @@ export interface RunArgs extends TermsArgs {
   readonly json: boolean
   /** None: the session's own mode. */
   readonly mode: Option.Option<PermissionMode>
+  /** `--model`; none: the session's model (a new session's: the default). */
+  readonly model: Option.Option<string>
+  /** `--script`: the scripted model plays the session's model, whichever it is. */
+  readonly script: Option.Option<string>
   readonly approve: Option.Option<ApprovalPolicy>
   readonly maxSteps: Option.Option<number>
   /** The server's URL when the turn runs on one (`--server`). */

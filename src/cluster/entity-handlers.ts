@@ -51,6 +51,7 @@ export const sessionEntityLayer = (options: { readonly maxIdleTime: Duration.Dur
                 cwd: payload.cwd,
                 client: payload.client,
                 ...(payload.title === undefined ? {} : { title: payload.title }),
+                ...(payload.model === undefined ? {} : { model: payload.model }),
                 ...(payload.attachments === undefined ? {} : { attachments: payload.attachments })
               })
             )
@@ -63,6 +64,7 @@ export const sessionEntityLayer = (options: { readonly maxIdleTime: Duration.Dur
             client: payload.client,
             requestId: payload.requestId,
             ...(payload.permissionMode === undefined ? {} : { permissionMode: payload.permissionMode }),
+            ...(payload.model === undefined ? {} : { model: payload.model }),
             ...(payload.attachments === undefined ? {} : { attachments: payload.attachments }),
             ...(payload.maxSteps === undefined ? {} : { maxSteps: payload.maxSteps }),
             ...(payload.terms === undefined ? {} : { terms: payload.terms })

@@ -89,6 +89,7 @@ export const routerHostLayer: Layer.Layer<AgentHost, never, AgentHost | Sharding
             cwd: input.cwd,
             client: input.client,
             ...(input.title === undefined ? {} : { title: input.title }),
+            ...(input.model === undefined ? {} : { model: input.model }),
             ...(input.attachments === undefined ? {} : { attachments: input.attachments })
           })
           return yield* delivered(entity(sessionId).Create(payload))
@@ -107,6 +108,7 @@ export const routerHostLayer: Layer.Layer<AgentHost, never, AgentHost | Sharding
             mode: request.mode ?? "queue",
             client: request.client ?? "rpc",
             ...(request.permissionMode === undefined ? {} : { permissionMode: request.permissionMode }),
+            ...(request.model === undefined ? {} : { model: request.model }),
             ...(request.attachments === undefined ? {} : { attachments: request.attachments }),
             ...(request.maxSteps === undefined ? {} : { maxSteps: request.maxSteps }),
             ...(request.terms === undefined ? {} : { terms: request.terms })

@@ -20,6 +20,7 @@ export class CreatePayload extends Schema.Class<CreatePayload>("CreatePayload")(
   cwd: Schema.String,
   client: Schema.String,
   title: Schema.optional(Schema.String),
+  model: Schema.optional(Schema.String),
   /** The first prompt's attachments, read before the session is created. */
   attachments: Schema.optional(Schema.Array(Schema.String))
 }) {
@@ -33,6 +34,7 @@ export class PromptPayload extends Schema.Class<PromptPayload>("PromptPayload")(
   content: Schema.String,
   mode: MessageMode,
   permissionMode: Schema.optional(PermissionMode),
+  model: Schema.optional(Schema.String),
   client: Schema.String,
   attachments: Schema.optional(Schema.Array(Schema.String)),
   maxSteps: Schema.optional(Schema.Int),

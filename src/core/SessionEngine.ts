@@ -46,9 +46,10 @@ import { mailboxPull } from "./mailbox-pull.js"
 import { projectRulesDrafts } from "./project-rules-record.js"
 import { type RedoRequest, redo, rewind, type RewindError, type RewindRequest } from "./rewind.js"
 import { addEvent, emptyRewindHistory } from "./rewind-history.js"
-import { changeMode, claimTurn, type Draft, loadActor, makeActor, type RunningTurn, type SessionActor } from "./session-actor.js"
+import { changeMode, changeModel, claimTurn, type Draft, loadActor, makeActor, type RunningTurn, type SessionActor } from "./session-actor.js"
 import { type DriveServices, drive, editQueue, queueMessage, startDriving, takeNext, takeSteering } from "./session-inbox.js"
 import { emptySessionState, type SessionHeader, type SessionState } from "./session-state.js"
+import { sessionModel } from "./session-model.js"
 import { runTurnBody, type TurnOutcome } from "./turn.js"
 import { outputCheck } from "./output-check.js"
 import { OutputValidator } from "../services/OutputValidator.js"
@@ -64,6 +65,8 @@ export interface CreateSessionInput {
   readonly cwd: string
   readonly client: string
   readonly title?: string
+  /** The model its turns ask (`anthropic/<id>`, `openai/<id>`, `scripted`); default: the engine's. */
+  readonly model?: string
   /** The new session's id, when the caller chose it (a cluster addresses the session's entity by it); else a fresh one. */
   readonly sessionId?: string
 }
@@ -79,7 +82,13 @@ export interface RunTurnInput {
    * message, at once); left out, the session's mode holds.
    */
   readonly permissionMode?: PermissionMode
-  /** Which client runs the turn (`by` of a mode change it makes; default `library`). */
+  /**
+   * The model the client asks for. Another than the session's is first recorded as the
+   * session's model (`session.model_changed`, like `permissionMode`); left out, the session's
+   * model holds. One that cannot be used ends the turn with `model_unavailable`.
+   */
+  readonly model?: string
+  /** Which client runs the turn (`by` of a mode or model change it makes; default `library`). */
   readonly client?: string
   /** Overrides the engine's step limit for this turn (not kept for a queued message). */
   readonly maxSteps?: number
@@ -337,7 +346,7 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
             cwd: input.cwd,
             client: input.client,
             ...(input.title === undefined ? {} : { title: input.title }),
-            model: gateway.info.id
+            model: input.model ?? gateway.info.id
           }
         })
         // Taken by the map's lookup within this call, so nothing stays behind here.
@@ -405,6 +414,10 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
           const changed = yield* changeMode(actor, input.permissionMode, input.client ?? "library")
           if (Option.isSome(changed)) yield* sink.offer(changed.value)
         }
+        if (input.model !== undefined) {
+          const changed = yield* changeModel(actor, input.model, input.client ?? "library")
+          if (Option.isSome(changed)) yield* sink.offer(changed.value)
+        }
         const state = actor.state
         const started = yield* emit({
           type: "turn.started",
@@ -443,6 +456,13 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
           return
         }
         const turnDelegation = standing.right
+        // A subagent's turn asks its delegation's model; a session of its own, the model its log names.
+        const model = turnDelegation === undefined ? yield* Effect.either(sessionModel(gateway, resolver, state.header?.model)) : Either.right(turnDelegation.model)
+        if (Either.isLeft(model)) {
+          const message = `the session's model ${model.left.model} cannot be used: ${model.left.message}`
+          yield* emit({ type: "turn.completed", turnId, payload: { stopReason: "error", errorCode: "model_unavailable", message } })
+          return
+        }
         yield* emitAll(autoTitle(state, turnId, input.content))
         const workspaceRoot = state.header?.cwd ?? "."
         yield* emitAll(yield* projectRulesDrafts(permissions, state, workspaceRoot, turnId))
@@ -463,7 +483,7 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
           rootSessionId: input.sessionId,
           recordInRoot: (draft) => emit({ ...draft, turnId }),
           mode: () => state.mode,
-          model: gateway
+          model: model.right
         }
         // A child a task call runs takes its steps from this turn's allowance too; one prompted on its own is its own root.
         const allowance = turnAllowance(
@@ -642,6 +662,8 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
               // The mode belongs to the session: recorded before the turn this prompt starts, or now
               // for a queued message (the running turn then checks its next tool call under it too).
               if (input.permissionMode !== undefined) yield* changeMode(actor, input.permissionMode, input.client ?? "library")
+              // So does the model: the running turn keeps the one it started with, later turns ask this one.
+              if (input.model !== undefined) yield* changeModel(actor, input.model, input.client ?? "library")
               if (!actor.driving) {
                 yield* startDriving(driveServices, actor)
                 const first = {

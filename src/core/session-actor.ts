@@ -142,6 +142,14 @@ export const changeMode = (actor: SessionActor, mode: PermissionMode, by: string
     )
   )
 
+/** Makes `model` the one the session's turns ask, recorded as `session.model_changed` by `by`; none when it already is. */
+export const changeModel = (actor: SessionActor, model: string, by: string): Effect.Effect<Option.Option<AgentEvent>, EventStoreError> =>
+  actor.withCommitLock(
+    Effect.suspend(() =>
+      actor.state.header?.model === model ? Effect.succeedNone : Effect.asSome(actor.commitLocked({ type: "session.model_changed", payload: { model, by } }))
+    )
+  )
+
 /** Takes the turn claim; false when a turn (or compaction) holds it already. */
 export const claimTurn = (actor: SessionActor, running: RunningTurn): Effect.Effect<boolean> =>
   Ref.modify(actor.turn, (current) => (Option.isSome(current) ? [false, current] : [true, Option.some(running)]))

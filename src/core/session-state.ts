@@ -10,6 +10,7 @@ export interface SessionHeader {
   readonly client: string
   readonly createdAt: string
   readonly title?: string
+  /** The model its turns ask: the last `session.model_changed`, else `session.created`'s. */
   readonly model?: string
   /** A subagent's session: who started it, and the agent definition it runs (its turns keep to it). */
   readonly parent?: SessionParent
@@ -74,6 +75,9 @@ export const applyEvent = (state: SessionState, event: AgentEvent): void => {
       break
     case "session.mode_changed":
       state.mode = event.payload.mode
+      break
+    case "session.model_changed":
+      if (state.header !== undefined) state.header = { ...state.header, model: event.payload.model }
       break
     case "session.renamed":
       if (state.header !== undefined) state.header = { ...state.header, title: event.payload.title }

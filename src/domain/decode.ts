@@ -14,6 +14,7 @@ type MemberDecoder = (u: unknown) => Either.Either<AgentEvent, ParseResult.Parse
 const memberDecoders: { readonly [T in EventType]: MemberDecoder } = {
   "session.created": Schema.decodeUnknownEither(eventSchemas["session.created"]),
   "session.mode_changed": Schema.decodeUnknownEither(eventSchemas["session.mode_changed"]),
+  "session.model_changed": Schema.decodeUnknownEither(eventSchemas["session.model_changed"]),
   "session.renamed": Schema.decodeUnknownEither(eventSchemas["session.renamed"]),
   "session.archived": Schema.decodeUnknownEither(eventSchemas["session.archived"]),
   "session.forked": Schema.decodeUnknownEither(eventSchemas["session.forked"]),

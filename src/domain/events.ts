@@ -48,6 +48,7 @@ export const SessionCreated = defineEvent("session.created", {
   /** Which client created it: `cli`, `acp`, `test`, `library`, ..., or `rpc` / `rpc:<name>` over the HTTP API (set by the transport). */
   client: Schema.String,
   title: Schema.optional(Schema.String),
+  /** The model the session's turns ask (`anthropic/<id>`, `openai/<id>`, `scripted`) until a `session.model_changed`. */
   model: Schema.optional(Schema.String),
   /**
    * Set only by an import with `--unverified` (`ImportSession` with `unverified`) of a log that
@@ -75,6 +76,18 @@ export const SessionModeChanged = defineEvent("session.mode_changed", {
    * (`rpc:<name>` with the name the client gave itself, e.g. `rpc:web`, `rpc:cli`). The
    * transport sets it: a client of the API cannot record itself as `cli`.
    */
+  by: Schema.String
+})
+
+/**
+ * The model the session's turns ask changed (a prompt named another, e.g. `run --model`); turns
+ * from here on ask it, in this process or another. The current model is the last of these in
+ * the log, else `session.created`'s.
+ */
+export const SessionModelChanged = defineEvent("session.model_changed", {
+  /** As `session.created`'s `model`: `anthropic/<id>`, `openai/<id>`, `scripted`. */
+  model: Schema.String,
+  /** Which client changed it, as `session.mode_changed`'s `by`. */
   by: Schema.String
 })
 
@@ -501,6 +514,7 @@ export const TurnCompleted = defineEvent("turn.completed", {
 export const eventSchemas = {
   "session.created": SessionCreated,
   "session.mode_changed": SessionModeChanged,
+  "session.model_changed": SessionModelChanged,
   "session.renamed": SessionRenamed,
   "session.archived": SessionArchived,
   "session.forked": SessionForked,
@@ -540,6 +554,7 @@ export const eventSchemas = {
 export const AgentEvent = Schema.Union(
   SessionCreated,
   SessionModeChanged,
+  SessionModelChanged,
   SessionRenamed,
   SessionArchived,
   SessionForked,

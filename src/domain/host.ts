@@ -108,7 +108,9 @@ export const PromptInput = Schema.Struct({
   mode: Schema.optionalWith(MessageMode, { default: () => "queue" }),
   /** Becomes the session's mode (recorded) when it is another; left out, the session's mode holds. */
   permissionMode: Schema.optional(PermissionMode),
-  /** Which client sends it (`cli`, `web`, ...), recorded as who changed the mode; over the HTTP API recorded as `rpc:<this>` (`rpc` when left out). */
+  /** Becomes the session's model (recorded) when it is another: `anthropic/<id>`, `openai/<id>`, `scripted`; left out, the session's model holds. */
+  model: Schema.optional(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(200))),
+  /** Which client sends it (`cli`, `web`, ...), recorded as who changed the mode or model; over the HTTP API recorded as `rpc:<this>` (`rpc` when left out). */
   client: Schema.optional(Schema.String),
   /** URIs of MCP resources whose text is attached to the message. */
   attachments: Schema.optional(Schema.Array(Schema.String)),

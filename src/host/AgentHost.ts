@@ -51,6 +51,8 @@ export interface PromptRequest {
   readonly mode?: MessageMode
   /** Made the session's mode first when it is another (recorded, also for a queued message); left out, the session's holds. */
   readonly permissionMode?: PermissionMode
+  /** Made the session's model first when it is another (recorded like the mode); left out, the session's holds. */
+  readonly model?: string
   /** Which client sends it, recorded as who changed the mode: `rpc`, `acp`, `cli`, `web`, ... (default `library`). */
   readonly client?: string
   /** Model steps the turn this message starts may take (not kept for a queued message). */
@@ -72,6 +74,8 @@ export interface AgentHostShape {
     readonly cwd: string
     readonly client: string
     readonly title?: string
+    /** The model its turns ask (`anthropic/<id>`, `openai/<id>`, `scripted`); default: the engine's. */
+    readonly model?: string
     readonly sessionId?: string
     /**
      * Resource URIs the first prompt will attach: each is read first, and the session is not
@@ -218,6 +222,7 @@ export const make = Effect.gen(function* () {
         content,
         ...(request.mode === undefined ? {} : { mode: request.mode }),
         ...(request.permissionMode === undefined ? {} : { permissionMode: request.permissionMode }),
+        ...(request.model === undefined ? {} : { model: request.model }),
         ...(request.client === undefined ? {} : { client: request.client }),
         ...(request.maxSteps === undefined ? {} : { maxSteps: request.maxSteps }),
         ...(request.terms === undefined ? {} : { terms: request.terms }),

@@ -44,6 +44,8 @@ export class AgentRpcs extends RpcGroup.make(
       cwd: Schema.String,
       title: Schema.optional(Schema.String),
       client: Schema.optional(Schema.String),
+      /** The model its turns ask (`anthropic/<id>`, `openai/<id>`, `scripted`); default: the server's. */
+      model: Schema.optional(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(200))),
       /** The first prompt's attachments, read before the session is created: one that fails creates nothing. */
       attachments: Schema.optional(Schema.Array(Schema.String))
     },

@@ -26,11 +26,12 @@ export const handlersLayer = (options: HandlerOptions = {}) => AgentRpcs.toLayer
     const memory = yield* MemoryStore
     const permissions = yield* PermissionEngine
     return {
-      CreateSession: ({ cwd, title, client, attachments }) =>
+      CreateSession: ({ cwd, title, client, model, attachments }) =>
         host.createSession({
           cwd,
           client: rpcOrigin(client),
           ...(title === undefined ? {} : { title }),
+          ...(model === undefined ? {} : { model }),
           ...(attachments === undefined ? {} : { attachments })
         }),
       ListSessions: () => host.listSessions,
@@ -38,13 +39,14 @@ export const handlersLayer = (options: HandlerOptions = {}) => AgentRpcs.toLayer
       RenameSession: ({ sessionId, title, by }) => host.renameSession(sessionId, title, rpcOrigin(by)),
       ArchiveSession: ({ sessionId, archived, by }) => host.archiveSession(sessionId, archived, rpcOrigin(by)),
       GetSession: ({ sessionId }) => host.getSession(sessionId),
-      Prompt: ({ sessionId, content, mode, permissionMode, client, attachments, maxSteps, terms, requestId }) =>
+      Prompt: ({ sessionId, content, mode, permissionMode, model, client, attachments, maxSteps, terms, requestId }) =>
         host.prompt({
           sessionId,
           content,
           mode,
           client: rpcOrigin(client),
           ...(permissionMode === undefined ? {} : { permissionMode }),
+          ...(model === undefined ? {} : { model }),
           ...(attachments === undefined ? {} : { attachments }),
           ...(maxSteps === undefined ? {} : { maxSteps }),
           ...(terms === undefined ? {} : { terms }),

@@ -40,12 +40,24 @@ describe("the app's models: the engine's own and those agent definitions name", 
     }).pipe(Effect.provide(modelsLayer({ spec: "openai/gpt-4.1" }, noSettings())))
   )
 
-  it.scoped("under the scripted model the script plays every model, so tests and demos stay offline", () =>
-    Effect.gen(function* () {
+  it.scoped("under the scripted model with a script, the script plays every model, so tests and demos stay offline", () => {
+    const script = join(mkdtempSync(join(tmpdir(), "models-")), "script.json")
+    writeFileSync(script, JSON.stringify({ responses: ["Hi."] }))
+    return Effect.gen(function* () {
       const main = yield* ModelGateway
       const resolver = yield* ModelResolver
       const child = yield* resolver.resolve("anthropic/claude-haiku-5-5").pipe(withEnv([]))
       expect(child).toBe(main)
+    }).pipe(Effect.provide(modelsLayer({ spec: "scripted", scriptPath: script }, noSettings())))
+  })
+
+  it.scoped("the echo model (no script) plays no other: a session's or a definition's model is built for real", () =>
+    Effect.gen(function* () {
+      const resolver = yield* ModelResolver
+      const opus = yield* resolver.resolve("anthropic/claude-opus-5-5").pipe(withEnv([["ANTHROPIC_API_KEY", "sk-ant-test"]]))
+      expect(opus.info).toMatchObject({ id: "anthropic/claude-opus-5-5", provider: "anthropic" })
+      const missingKey = yield* Effect.either(resolver.resolve("anthropic/claude-opus-5-5").pipe(withEnv([])))
+      expect(Either.isLeft(missingKey) && missingKey.left.message).toBe("ANTHROPIC_API_KEY is not set")
     }).pipe(Effect.provide(modelsLayer({ spec: "scripted" }, noSettings())))
   )
 

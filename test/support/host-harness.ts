@@ -20,6 +20,7 @@ import type { McpHub } from "../../src/services/McpHub.js"
 import { noMcp } from "../../src/layers/tools/mcp-none.js"
 import type { Tool } from "../../src/services/ToolRouter.js"
 import type { Agents } from "../../src/services/Agents.js"
+import type { ModelResolver } from "../../src/services/ModelResolver.js"
 import type { StoreLayer } from "./engine-harness.js"
 import { checkingCanonical } from "./canonical-store.js"
 
@@ -35,6 +36,8 @@ export interface HostHarnessOptions {
   readonly checkpoints?: Layer.Layer<Checkpoints>
   /** The agent definitions the `task` tool offers (default: none). */
   readonly agents?: Layer.Layer<Agents>
+  /** Gateways for models other than the engine's (default: none, so every session asks the engine's). */
+  readonly resolver?: Layer.Layer<ModelResolver>
 }
 
 /** A host over the given store with a scripted model; answers come from clients (PendingAsks). */
@@ -55,6 +58,7 @@ export const hostTestLayer = (store: StoreLayer, script?: Scripted.Script, optio
         PendingAsks.layer,
         options.checkpoints ?? Layer.empty,
         options.agents ?? Layer.empty,
+        options.resolver ?? Layer.empty,
         Fanout.eventBusLayer
       )
     ),

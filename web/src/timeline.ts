@@ -106,7 +106,7 @@ export type CompactionNote = typeof CompactionNote.Type
 /** A line about the session rather than the conversation: compaction, memory, skills, MCP servers, rewinds. */
 export const NoteBlock = Schema.TaggedStruct("note", {
   ...position,
-  topic: Schema.Literal("compaction", "memory", "skill", "mcp", "permissions", "mode", "rewind", "hook", "output", "subagent"),
+  topic: Schema.Literal("compaction", "memory", "skill", "mcp", "permissions", "mode", "model", "rewind", "hook", "output", "subagent"),
   tone: Schema.Literal("info", "warning"),
   text: Schema.String,
   /** Longer text shown on demand (a compaction's summary). */
@@ -266,6 +266,8 @@ const blocksAfter = (blocks: ReadonlyArray<Block>, event: AgentEvent, settled: S
     }
     case "session.mode_changed":
       return [...seal(blocks), { _tag: "note", ...at, topic: "mode", tone: "info", text: `mode: ${event.payload.mode} (set by ${event.payload.by})` }]
+    case "session.model_changed":
+      return [...seal(blocks), { _tag: "note", ...at, topic: "model", tone: "info", text: `model: ${event.payload.model} (set by ${event.payload.by})` }]
     case "context.compacted": {
       const { turns, tokensBefore, tokensAfter, summary, throughSequence, fromSequence, sections, changedFiles, pieces } = event.payload
       const from = fromSequence ?? 1
@@ -431,6 +433,8 @@ export const applyEvent = (state: TimelineState, event: AgentEvent): TimelineSta
       return { ...next, inbox: { nextTurn: event.payload.nextTurn, nextStep: event.payload.nextStep } }
     case "session.mode_changed":
       return { ...next, mode: event.payload.mode }
+    case "session.model_changed":
+      return next.header === undefined ? next : { ...next, header: { ...next.header, model: event.payload.model } }
     case "session.renamed":
       return next.header === undefined ? next : { ...next, header: { ...next.header, title: event.payload.title } }
     case "session.forked": {

@@ -1,6 +1,6 @@
 import { Command } from "@effect/cli"
 import * as Effect from "effect/Effect"
-import { agentSetup } from "../agent-setup.js"
+import { agentSetup, noteEchoDefault } from "../agent-setup.js"
 import * as shared from "../options.js"
 
 /** The protocol code and its SDK load only when this command runs, keeping the other commands' start-up short. */
@@ -9,9 +9,11 @@ export const acpCommand = Command.make(
   { ...shared.agent, sessionIdle: shared.sessionIdle },
   (args) =>
     Effect.gen(function* () {
+      const { config, choice } = yield* agentSetup(args)
+      yield* noteEchoDefault(choice)
       const acp = yield* Effect.promise(() => import("../../acp/run.js"))
       return yield* acp.runAcp({
-        ...agentSetup(args),
+        ...config,
         engine: { sessionIdleMs: args.sessionIdle * 1000 }
       })
     })

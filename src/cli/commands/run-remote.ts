@@ -37,5 +37,6 @@ export const runRemote = (args: RunArgs) =>
       // Another client of the server (the web page, an editor) may answer.
       unanswered: "wait"
     }
-    return yield* runTurn(remote, args)
+    // The server picks a new session's model; what it picked is the session's (SessionView.model).
+    return yield* runTurn(remote, args, { chosen: false, reason: "it is the server's default model" })
   })

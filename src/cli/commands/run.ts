@@ -9,6 +9,7 @@ import type { McpError } from "../../services/McpHub.js"
 import { PermissionEngine } from "../../services/PermissionEngine.js"
 import { resolveConfigDir } from "../../app/locations.js"
 import { agentSetup } from "../agent-setup.js"
+import type { DefaultModel } from "../model-notice.js"
 import { reportMalformedMcpConfig, reportUntrustedMcpServers } from "../mcp-config-check.js"
 import * as shared from "../options.js"
 import { describeTransport, remoteLayer, server, tokenFile } from "../remote.js"
@@ -54,7 +55,7 @@ const maxSteps = shared.positiveWhole("max-steps").pipe(
 )
 
 /** The host in this process, on the local store: the same path as a server's clients take. */
-const runEmbedded = (args: RunArgs) =>
+const runEmbedded = (args: RunArgs, defaultModel: DefaultModel) =>
   Effect.gen(function* () {
     const host = yield* AgentHost
     if (compactRequested(args.prompt)) {
@@ -88,7 +89,7 @@ const runEmbedded = (args: RunArgs) =>
       // Nobody else can answer in this process.
       unanswered: "deny"
     }
-    return yield* runTurn(local, args)
+    return yield* runTurn(local, args, defaultModel)
   })
 
 export const runCommand = Command.make(
@@ -127,13 +128,8 @@ export const runCommand = Command.make(
           Effect.provide(remoteLayer(url, args.tokenFile))
         )
       }
-      return runEmbedded(args).pipe(
-        Effect.provide(
-          hostLayer({
-            ...agentSetup(args),
-            workspaceRoots: [process.cwd()]
-          })
-        )
+      return Effect.flatMap(agentSetup(args), ({ config, choice }) =>
+        runEmbedded(args, choice).pipe(Effect.provide(hostLayer({ ...config, workspaceRoots: [process.cwd()] })))
       )
     })
 ).pipe(Command.withDescription("Run one turn: stream the answer as it arrives (locally, or on a server with --server)"))

@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto"
 import { hostLayer } from "../../app/host.js"
 import { webRoot } from "../../app/package-root.js"
 import { listeningLayer } from "../../rpc/listen.js"
-import { type AgentArgs, agentSetup } from "../agent-setup.js"
+import { type AgentArgs, agentSetup, noteEchoDefault } from "../agent-setup.js"
 import { CliError } from "../errors.js"
 import { listenFailure, parseListenHost } from "../listen-host.js"
 import { stdout } from "../io.js"
@@ -42,7 +42,9 @@ const parseAddress = (address: string) => {
 /** The host a `serve` runs: this process's own, or one runner's of a cluster. */
 const hostFor = (args: ServeArgs) =>
   Effect.gen(function* () {
-    const setup = { ...agentSetup(args), engine: { sessionIdleMs: args.sessionIdle * 1000 } }
+    const { config, choice } = yield* agentSetup(args)
+    yield* noteEchoDefault(choice)
+    const setup = { ...config, engine: { sessionIdleMs: args.sessionIdle * 1000 } }
     if (Option.isNone(args.cluster)) return hostLayer(setup)
     if (Option.isNone(args.runnerAddress)) {
       return yield* new CliError({ message: "--cluster needs --runner-address HOST:PORT, where the other runners reach this one" })
