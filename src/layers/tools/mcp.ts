@@ -8,7 +8,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import { messageOf } from "../../domain/cause-message.js"
-import { McpError, McpHub, type McpHubShape, type McpNotice, type McpServerConfig, type McpServerStatus } from "../../services/McpHub.js"
+import { McpError, McpHub, type McpHubShape, type McpNotice, type McpServerConfig } from "../../services/McpHub.js"
 import type { PermissionEngineShape } from "../../services/PermissionEngine.js"
 import type { SandboxShape } from "../../services/Sandbox.js"
 import type { EnvironmentPolicy } from "../../services/SubprocessEnvironment.js"
@@ -49,14 +49,6 @@ export interface McpHubOptions {
 
 export const DEFAULT_STARTUP_TIMEOUT_MS = 30_000
 export const DEFAULT_TOOL_TIMEOUT_MS = 120_000
-
-const startingStatus = ({ config, origin }: ConfiguredServer): McpServerStatus => ({
-  name: config.name,
-  transport: "command" in config ? "stdio" : "http",
-  origin,
-  state: "starting",
-  tools: []
-})
 
 /** A configured server and, once it finished starting (ready or failed), its connection. */
 interface Slot {
@@ -119,7 +111,7 @@ export const make = (options: McpHubOptions): Effect.Effect<McpHubShape, never, 
     /** A malformed file is noticed (named after the file) and has no servers; the other still applies. */
     const noticed = (entry: SessionEntry) => (error: McpConfigError) =>
       Effect.sync(() => {
-        entry.notices.push({ server: error.file, state: "failed", message: error.problem })
+        entry.notices.push({ server: error.file, state: "failed", message: `${error.problem}; its MCP servers are left out` })
         return []
       })
 
@@ -260,8 +252,8 @@ export const make = (options: McpHubOptions): Effect.Effect<McpHubShape, never, 
     const status: McpHubShape["status"] = (sessionId) =>
       Effect.flatMap(runningOf(sessionId), (running) =>
         Effect.map(Deferred.await(running.started), () => [
-          // A server whose start a release interrupted has no connection: it never finished starting.
-          ...running.slots.map((slot): McpServerStatus => slot.connection?.status() ?? startingStatus(slot.server)),
+          // A server whose start a release interrupted has no connection, and is not listed: it never started.
+          ...finished(running).map((connection) => connection.status()),
           ...running.skipped.map(skippedStatus)
         ])
       )
