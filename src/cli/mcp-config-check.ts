@@ -1,27 +1,9 @@
 import * as Effect from "effect/Effect"
 import { messageOf } from "../domain/cause-message.js"
 import type { ProjectTrust } from "../domain/permissions.js"
-import { configFiles, readConfigFile } from "../layers/tools/mcp-config.js"
 import type { PermissionEngineShape } from "../services/PermissionEngine.js"
 import { stderr } from "./io.js"
 
-/**
- * One line on stderr for each MCP configuration file that cannot be used: which file, what is
- * wrong with it, and that its servers are left out. The session goes on without them (its
- * log records the same as an `mcp.notice`).
- */
-export const reportMalformedMcpConfig = (userConfigDir: string, cwd: string): Effect.Effect<void> =>
-  Effect.forEach(
-    configFiles({ userConfigDir, cwd }),
-    ({ file, origin }) =>
-      readConfigFile(file, origin).pipe(
-        Effect.matchEffect({
-          onSuccess: () => Effect.void,
-          onFailure: (error) => stderr(`custom-agent: ${error.file}: ${error.problem} (its MCP servers are left out)\n`)
-        })
-      ),
-    { discard: true }
-  )
 
 /** The note for a project whose MCP servers will not start because its configuration is not trusted; none when nothing is skipped. */
 export const untrustedMcpNote = (trust: ProjectTrust): string | undefined => {

@@ -90,6 +90,9 @@ export const runTurnBody = (ctx: TurnContext): Effect.Effect<TurnOutcome, EventS
       const over = ctx.allowance.beforeStep(step)
       if (Option.isSome(over)) return over.value
       if (step > 1) yield* admitSteering(ctx)
+      // The first step waits (bounded) for the session's MCP servers, so a one-shot prompt can
+      // use them; what came of them is noticed before the request. Later steps do not wait.
+      yield* ctx.mcp.awaitServers({ sessionId: ctx.state.sessionId, workspaceRoot: ctx.tools.workspaceRoot })
       yield* recordMcpNotices(ctx)
       const result = yield* modelStep(ctx, sources)
       if (result._tag === "Failed") return result.outcome
@@ -183,7 +186,7 @@ const admitSteering = (ctx: TurnContext) =>
     )
   )
 
-/** What the session's MCP servers went through since the last step: started, failed, died. */
+/** What the session's MCP servers went through since the last step: started, failed, slow, died. */
 const recordMcpNotices = (ctx: TurnContext) =>
   Effect.flatMap(ctx.mcp.drainNotices(ctx.state.sessionId), (notices) =>
     ctx.emitAll(

@@ -357,10 +357,14 @@ export const SkillLoaded = defineEvent("skill.loaded", {
   path: Schema.String
 })
 
-/** An MCP server of the session started, failed, died, changed its tools, or was left out (`skipped`: a project's server not trusted or named like the user's). */
+/**
+ * An MCP server of the session started, failed, died, changed its tools, was left out
+ * (`skipped`: a project's server not trusted or named like the user's), or was not ready when
+ * the start-up wait before a model step ended (`slow`: its tools join a later step).
+ */
 export const McpServerNotice = defineEvent("mcp.notice", {
   server: Schema.String,
-  state: Schema.Literal("ready", "failed", "exited", "tools_changed", "skipped"),
+  state: Schema.Literal("ready", "failed", "exited", "tools_changed", "skipped", "slow"),
   message: Schema.optional(Schema.String)
 })
 

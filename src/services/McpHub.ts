@@ -1,7 +1,7 @@
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import type { ToolSource } from "./ToolRouter.js"
+import type { ToolScope, ToolSource } from "./ToolRouter.js"
 
 /** Per-server limits, in milliseconds: how long a tool call may take, how long start-up may take. */
 const McpServerTimeouts = {
@@ -44,10 +44,13 @@ export interface McpServerStatus {
   readonly tools: ReadonlyArray<string>
 }
 
-/** Something about a server a session should record: it started, failed, died, or changed its tools. */
+/**
+ * Something about a server a session should record: it started, failed, died, changed its
+ * tools, was left out, or was still starting when the start-up wait ended (`slow`).
+ */
 export interface McpNotice {
   readonly server: string
-  readonly state: "ready" | "failed" | "exited" | "tools_changed" | "skipped"
+  readonly state: "ready" | "failed" | "exited" | "tools_changed" | "skipped" | "slow"
   readonly message?: string
 }
 
@@ -71,6 +74,14 @@ export interface McpResource {
 export interface McpHubShape {
   /** Tools of the session's servers, as `mcp__<server>__<tool>`, behind the same PermissionEngine. */
   readonly source: ToolSource
+  /**
+   * Waits for the session's servers to finish starting (starting them if need be), at most
+   * the hub's start-up wait, counted from their start: the engine calls it before each model
+   * step, so the first one is offered the tools of servers that start in time. Returns at once
+   * when the session has no servers or the wait is over; a server still starting then is
+   * noticed as `slow`, and its tools join a later step once it is ready.
+   */
+  readonly awaitServers: (scope: ToolScope) => Effect.Effect<void>
   /** Adds servers for one session (e.g. from ACP `session/new`) before it starts them. */
   readonly configureSession: (sessionId: string, cwd: string, extra: ReadonlyArray<McpServerConfig>) => Effect.Effect<void>
   readonly status: (sessionId: string) => Effect.Effect<ReadonlyArray<McpServerStatus>>

@@ -37,6 +37,20 @@ describe("custom-agent agents list", { timeout: 60_000 }, () => {
     expect(result.stderr).toContain(`${join(project, ".claude/agents/broken.md")}: no front matter`)
   })
 
+  it("reads YAML lists of tools, as Claude Code's community definitions write them; a malformed list is named with its file and fault", async () => {
+    const project = temps.dir("agents-project-")
+    const config = temps.dir("agents-config-")
+    put(project, ".claude/agents/flow.md", "---\nname: flow\ndescription: Reads\ntools: [read_file]\n---\nRead.\n")
+    put(project, ".claude/agents/block.md", "---\nname: block\ndescription: Greps\ntools:\n  - Read\n  - Grep\n---\nGrep.\n")
+    put(project, ".claude/agents/open.md", "---\nname: open\ndescription: Broken\ntools: [read_file, grep\n---\nNo.\n")
+    const result = await runCli(["agents", "list"], { env: { CUSTOM_AGENT_HOME: temps.dir("agents-home-"), CUSTOM_AGENT_CONFIG_HOME: config }, cwd: project })
+    expect(result.code).toBe(0)
+    expect(result.stdout).toContain("block (project)\n  Greps\n  tools: read_file, grep\n")
+    expect(result.stdout).toContain("flow (project)\n  Reads\n  tools: read_file\n")
+    expect(result.stdout).not.toContain("open")
+    expect(result.stderr).toBe(`${join(project, ".claude/agents/open.md")}: line 4: the list is not closed by "]"\n`)
+  })
+
   it("says where it looked when there are none", async () => {
     const config = temps.dir("agents-config-")
     const result = await runCli(["agents", "list"], { env: { CUSTOM_AGENT_HOME: temps.dir("agents-home-"), CUSTOM_AGENT_CONFIG_HOME: config }, cwd: temps.dir("agents-project-") })

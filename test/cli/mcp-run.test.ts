@@ -17,7 +17,7 @@ const project = (mcpJson: string) => {
 }
 
 describe("run with MCP servers configured", { timeout: 60_000 }, () => {
-  it("a malformed mcp.json is one line naming the file and what is wrong; the run goes on without its servers", async () => {
+  it("a malformed mcp.json is one line naming the file and what is wrong (its notice, before the first step); the run goes on without its servers", async () => {
     for (const [text, problem] of [
       ['{"mcpServers": ', "not valid JSON"],
       ['{"mcpServers": {"bad": {"url": 12}}}', "mcpServers.bad.url: Expected string, actual 12"]
@@ -26,27 +26,30 @@ describe("run with MCP servers configured", { timeout: 60_000 }, () => {
       const result = await runCli(["run", "hello", "--sandbox", "off"], { cwd, env })
       expect(result.code).toBe(0)
       expect(result.stdout).toContain('You said: "hello"')
-      const lines = result.stderr.trim().split("\n")
+      const lines = result.stderr.trimEnd().split("\n")
       expect(lines).toHaveLength(2)
-      expect(lines[0]).toMatch(new RegExp(`^custom-agent: ${join(cwd, ".custom-agent", "mcp.json")}: ${problem}.*\\(its MCP servers are left out\\)$`))
+      expect(lines[0]).toMatch(new RegExp(`^  mcp ${join(cwd, ".custom-agent", "mcp.json")}: failed \\(${problem}.*; its MCP servers are left out\\)$`))
       expect(lines[1]).toMatch(/^session ses_/)
     }
   })
 
-  it("a run that never calls the servers does not wait for them, and leaves none behind", async () => {
+  it("a server slow to start holds the first step only for the start-up wait (MCP_TIMEOUT), is named in one line, and is left behind by none", async () => {
     const pidFile = join(temps.dir("mcp-run-pids-"), "pid")
     // A server that never answers: waiting for it would take its whole start-up timeout.
     const script = `require('fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); setInterval(() => {}, 1000)`
     const { cwd, env } = project(JSON.stringify({ mcpServers: { mute: { command: process.execPath, args: ["-e", script], startupTimeout: 20_000 } } }))
     expect((await runCli(["trust"], { cwd, env })).code).toBe(0)
     const answer = join(temps.dir("mcp-run-script-"), "script.json")
-    writeFileSync(answer, JSON.stringify({ responses: [{ chunks: [{ text: "hi" }], delayMs: 1500 }] }))
+    writeFileSync(answer, JSON.stringify({ responses: [{ chunks: [{ text: "hi" }] }] }))
     const started = Date.now()
-    const result = await runCli(["run", "hello", "--sandbox", "off", "--script", answer], { cwd, env })
+    const result = await runCli(["run", "hello", "--sandbox", "off", "--script", answer], { cwd, env: { ...env, MCP_TIMEOUT: "1000" } })
     expect(result.code).toBe(0)
     expect(result.stdout).toBe("hi\n")
-    expect(Date.now() - started).toBeLessThan(10_000)
-    // It had started meanwhile (the answer took 1.5 s), and was stopped with the run.
+    expect(result.stderr.split("\n").filter((line) => line.includes("mute"))).toEqual([
+      "  mcp mute: slow (not ready after 1 s; its tools join a later step once it is ready)"
+    ])
+    expect(Date.now() - started).toBeLessThan(15_000)
+    // It had started (the step waited for it), and was stopped with the run.
     const pid = Number(readFileSync(pidFile, "utf8"))
     expect(isRunning(pid)).toBe(false)
   })

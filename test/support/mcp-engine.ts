@@ -14,6 +14,7 @@ import { LocalFilesLive } from "../../src/layers/tools/local-file-access.js"
 import { noHooks } from "../../src/layers/hooks/none.js"
 import { noMemoryStore } from "../../src/layers/memory/none.js"
 import * as Mcp from "../../src/layers/tools/mcp.js"
+import * as LazyMcp from "../../src/layers/tools/mcp-lazy.js"
 import * as Router from "../../src/layers/tools/router.js"
 import { sandboxOff } from "../../src/layers/sandbox/off.js"
 import { McpHub } from "../../src/services/McpHub.js"
@@ -28,7 +29,16 @@ export const mcpEngineLayer = (
   script: Scripted.Script,
   answers: ReadonlyArray<ScriptedApprovals.ScriptedAnswer>,
   hub: Omit<Mcp.McpHubOptions, "sandbox"> & Partial<Pick<Mcp.McpHubOptions, "sandbox">>
-) =>
+) => engineOver(script, answers, Mcp.layer({ sandbox: sandboxOff, ...hub }))
+
+/** The same engine over the hub as the app runs it (`mcp-lazy.ts`: the SDK loads once a session has servers). */
+export const lazyMcpEngineLayer = (
+  script: Scripted.Script,
+  answers: ReadonlyArray<ScriptedApprovals.ScriptedAnswer>,
+  hub: Omit<Mcp.McpHubOptions, "sandbox"> & Partial<Pick<Mcp.McpHubOptions, "sandbox">>
+) => engineOver(script, answers, LazyMcp.layer({ sandbox: sandboxOff, ...hub }))
+
+const engineOver = (script: Scripted.Script, answers: ReadonlyArray<ScriptedApprovals.ScriptedAnswer>, hub: Layer.Layer<McpHub>) =>
   SessionEngine.layer().pipe(
     Layer.provideMerge(
       Layer.mergeAll(
@@ -45,5 +55,5 @@ export const mcpEngineLayer = (
         noEventBus
       )
     ),
-    Layer.provideMerge(Mcp.layer({ sandbox: sandboxOff, ...hub }))
+    Layer.provideMerge(hub)
   )

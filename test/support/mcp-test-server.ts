@@ -2,11 +2,13 @@
  * A small stdio MCP server for the hub's tests, run with `node --import tsx`. Its tools:
  * `echo` (read-only), `trace` (with MCP_TEST_TRACE=1: answers the call's `_meta.traceparent`), `crash` (the process exits while answering), `wait` (answers only when
  * cancelled), `grow` (adds a tool, so the server announces a changed tool list).
- * MCP_TEST_PID_FILE gets its pid; MCP_TEST_EVENTS_FILE gets a line per notable moment.
+ * MCP_TEST_PID_FILE gets its pid; MCP_TEST_EVENTS_FILE gets a line per notable moment. With
+ * MCP_TEST_GATE_FILE it answers nothing (not even `initialize`) until that file exists: a
+ * server as slow to start as a test needs.
  */
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
-import { appendFileSync } from "node:fs"
+import { appendFileSync, existsSync } from "node:fs"
 import { z } from "zod"
 
 const record = (variable: string, line: string) => {
@@ -56,6 +58,11 @@ server.registerTool("grow", { description: "Adds a tool named `name`", inputSche
 })
 
 process.stderr.write("test server starting\n")
+const gate = process.env["MCP_TEST_GATE_FILE"]
+if (gate !== undefined && gate !== "") {
+  // The client's requests wait in the pipe meanwhile; the test opens the gate by creating the file.
+  while (!existsSync(gate)) await new Promise((resolve) => setTimeout(resolve, 20))
+}
 await server.connect(new StdioServerTransport())
 // As the MCP spec asks of stdio servers: stdin closed means the client is done.
 process.stdin.on("end", () => process.exit(0))

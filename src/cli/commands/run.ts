@@ -7,10 +7,9 @@ import type { SubscriberLagged } from "../../domain/host.js"
 import { AgentHost } from "../../host/AgentHost.js"
 import type { McpError } from "../../services/McpHub.js"
 import { PermissionEngine } from "../../services/PermissionEngine.js"
-import { resolveConfigDir } from "../../app/locations.js"
 import { agentSetup } from "../agent-setup.js"
 import type { DefaultModel } from "../model-notice.js"
-import { reportMalformedMcpConfig, reportUntrustedMcpServers } from "../mcp-config-check.js"
+import { reportUntrustedMcpServers } from "../mcp-config-check.js"
 import * as shared from "../options.js"
 import { describeTransport, remoteLayer, server, tokenFile } from "../remote.js"
 import { maxCostUsd, maxTurnTokens, outputRetries, outputSchema } from "../output-schema.js"
@@ -67,7 +66,6 @@ const runEmbedded = (args: RunArgs, defaultModel: DefaultModel) =>
         onSome: (e) => reportCompaction(true, e.type === "context.compacted" ? e.payload.summary : undefined)
       })
     }
-    yield* reportMalformedMcpConfig(resolveConfigDir(), process.cwd())
     // A person at the terminal decides on a project's untrusted allow rules before they could matter.
     if (Option.isNone(args.approve) && interactive()) {
       yield* promptForTrust(yield* PermissionEngine, process.cwd(), { input: process.stdin, output: process.stderr })

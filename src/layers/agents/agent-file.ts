@@ -8,16 +8,24 @@ import { definitionModel } from "../model/model-spec.js"
 import { describeHeaderError, type FrontMatterValue, parseFrontMatter, splitFrontMatter } from "../skills/front-matter.js"
 import { SkillDescription, SkillName } from "../skills/skill-header.js"
 
-/** `tools: read_file, grep` (Claude Code's `Read, Grep` too): names separated by commas or spaces, in our spelling, without repeats. */
-const ToolList = Schema.transform(
-  Schema.String.annotations({ message: () => `"tools" must be names on one line, separated by commas (a YAML list is not read)` }),
-  Schema.Array(Schema.String),
-  {
-    strict: true,
-    decode: (text) => [...new Set(text.split(/[\s,]+/).filter((name) => name !== "").map(ourToolName))],
-    encode: (names) => names.join(", ")
-  }
-)
+const isTextList = (value: unknown): value is ReadonlyArray<string> =>
+  Array.isArray(value) && value.every((item: unknown) => typeof item === "string")
+
+/**
+ * `tools: read_file, grep` (Claude Code's `Read, Grep` too), or a YAML list (`[read_file,
+ * grep]`, or `- read_file` lines): names in our spelling, without repeats. An item may hold
+ * several names separated by commas or spaces, as a line does.
+ */
+const ToolList = Schema.transformOrFail(Schema.Unknown, Schema.Array(Schema.String), {
+  strict: true,
+  decode: (value, _, ast) => {
+    const lines = typeof value === "string" ? [value] : isTextList(value) ? value : undefined
+    // One message for anything else (a map, a list of lists): a union would say each of its members' expectations.
+    if (lines === undefined) return ParseResult.fail(new ParseResult.Type(ast, value, `"tools" must be tool names: on one line separated by commas, or a YAML list of names`))
+    return ParseResult.succeed([...new Set(lines.flatMap((text) => text.split(/[\s,]+/)).filter((name) => name !== "").map(ourToolName))])
+  },
+  encode: ParseResult.succeed
+})
 
 const StepLimit = Schema.transform(
   Schema.String.pipe(Schema.pattern(/^\d{1,6}$/, { message: () => `"maxSteps" must be a whole number` })),

@@ -3,7 +3,7 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import type { Dirent } from "node:fs"
 import * as path from "node:path"
-import { type AgentDefinition, AgentNotFound, Agents, type AgentsShape } from "../../services/Agents.js"
+import { type AgentDefinition, AgentNotFound, type AgentProblem, Agents, type AgentsShape } from "../../services/Agents.js"
 import { projectRoot } from "../context/instructions-paths.js"
 import { readTextPrefix } from "../context/instructions-read.js"
 import { collectDefinitions, type FoundDefinition, unreadableDefinition } from "../definition-folders.js"
@@ -47,6 +47,21 @@ const readAgent = (
     Effect.catchAll(unreadableDefinition<AgentDefinition>(file))
   )
 
+/**
+ * Why there is no agent of that name, naming the files that could not be read and their
+ * fault: the one meant is often among them, and "no agents are defined" would hide it.
+ */
+const notFound = (name: string, agents: ReadonlyArray<AgentDefinition>, problems: ReadonlyArray<AgentProblem>): string => {
+  const known = agents.map((candidate) => candidate.name)
+  const head = `no agent named "${name}"; ${known.length === 0 ? (problems.length === 0 ? "no agents are defined" : "no agent definition can be used") : `the agents are: ${known.join(", ")}`}`
+  if (problems.length === 0) return head
+  // The file named like the agent first: most likely the definition that was meant.
+  const likely = (problem: AgentProblem) => path.basename(problem.path, ".md") === name
+  const ordered = [...problems.filter(likely), ...problems.filter((problem) => !likely(problem))]
+  const listed = ordered.map((problem) => `${problem.path}: ${problem.message}`)
+  return `${head}; ${problems.length === 1 ? "this definition cannot be used" : "these definitions cannot be used"}: ${listed.join("; ")}`
+}
+
 export const make = (options: AgentsOptions): AgentsShape => {
   const list: AgentsShape["list"] = (cwd) =>
     Effect.gen(function* () {
@@ -57,13 +72,10 @@ export const make = (options: AgentsOptions): AgentsShape => {
     }).pipe(Effect.withSpan("Agents.list"))
 
   const get: AgentsShape["get"] = (cwd, name) =>
-    Effect.flatMap(list(cwd), ({ agents }) => {
+    Effect.flatMap(list(cwd), ({ agents, problems }) => {
       const agent = agents.find((candidate) => candidate.name === name)
       if (agent !== undefined) return Effect.succeed(agent)
-      const known = agents.map((candidate) => candidate.name)
-      return Effect.fail(
-        new AgentNotFound({ name, message: `no agent named "${name}"; ${known.length === 0 ? "no agents are defined" : `the agents are: ${known.join(", ")}`}` })
-      )
+      return Effect.fail(new AgentNotFound({ name, message: notFound(name, agents, problems) }))
     })
 
   return { list, get }

@@ -2,10 +2,11 @@ import * as ParseResult from "effect/ParseResult"
 import * as Either from "effect/Either"
 
 /**
- * A value of the front matter: text, `null` for an empty value, or `nested` for a list or
- * map (read past, never interpreted: only `name` and `description` matter, and they are text).
+ * A value of the front matter: text, `null` for an empty value, a list of texts (a flow list
+ * `[a, b]` or `- a` lines), or `nested` for anything deeper (a map, a list of lists or maps:
+ * read past, never interpreted, so a field that wants text or a list refuses it).
  */
-export type FrontMatterValue = string | null | { readonly nested: true }
+export type FrontMatterValue = string | null | ReadonlyArray<string> | { readonly nested: true }
 
 export type FrontMatterSplit =
   | { readonly _tag: "Split"; readonly frontMatter: string; readonly body: string }
@@ -37,8 +38,9 @@ const NESTED_START = /^(?:-(?:[ \t]|$)|[^\s#'"][^:]*:(?:[ \t]|$)|[[{])/
 /**
  * Parses the YAML subset SKILL.md files use: top-level `key: value` lines whose values are
  * plain, 'single' or "double" quoted scalars (they may continue on indented lines), `|` and
- * `>` block scalars (with `-`/`+` chomping), comments and blank lines. Indented lists and maps
- * under a key are skipped as `nested`. Deliberately simpler than YAML: scalars are never
+ * `>` block scalars (with `-`/`+` chomping), lists of such scalars (`[a, "b"]`, or `- a`
+ * lines under the key, indented or not), comments and blank lines. Maps, and lists of lists
+ * or maps, under a key are skipped as `nested`. Deliberately simpler than YAML: scalars are never
  * typed (`true`, `12` stay text), and a plain value may contain `: `. Anchors, aliases, tags
  * and duplicate keys are errors. `firstLine` numbers the lines in messages.
  */
@@ -59,8 +61,10 @@ export const parseFrontMatter = (text: string, firstLine = 1): Either.Either<Rea
     if (match === null) return Either.left(`line ${lineNo}: expected "key: value", found ${JSON.stringify(truncate(line))}`)
     const key = match[1] ?? ""
     if (values.has(key)) return Either.left(`line ${lineNo}: duplicate key "${key}"`)
+    // `- item` lines may start at the key's own column (valid YAML, and common in agent files).
+    const listAtColumn0 = (match[2] ?? "").trim() === "" || (match[2] ?? "").trim().startsWith("#")
     let end = i + 1
-    while (end < lines.length && /^(?:\s|$)/.test(lines[end] ?? "")) end++
+    while (end < lines.length && (/^(?:\s|$)/.test(lines[end] ?? "") || (listAtColumn0 && /^(?:-(?:[ \t]|$)|#)/.test(lines[end] ?? "")))) end++
     const block = lines.slice(i + 1, end)
     const tab = block.findIndex((l) => /^\t/.test(l) && l.trim() !== "")
     if (tab >= 0) return Either.left(`line ${lineNo + 1 + tab}: tabs cannot indent YAML`)
@@ -83,13 +87,15 @@ const scalar = (raw: string, block: ReadonlyArray<string>, lineNo: number): Eith
   if (raw === "" || raw.startsWith("#")) {
     const first = content.find((l) => !isBlankOrComment(l))
     if (first === undefined) return Either.right(null)
+    if (/^-(?:[ \t]|$)/.test(first.trim())) return blockList(content, lineNo)
     if (NESTED_START.test(first.trim())) return Either.right({ nested: true })
     return Either.right(foldPlain(content.filter((l) => !isComment(l)).map(withoutComment)))
   }
   const head = raw[0] ?? ""
   if (head === "|" || head === ">") return blockScalar(raw, block, lineNo)
-  if (head === '"' || head === "'") return quoted(foldPlain([raw, ...content]), head, lineNo)
-  if (head === "[" || head === "{") return Either.right({ nested: true })
+  if (head === '"' || head === "'") return quoted(foldPlain([raw, ...content]), lineNo)
+  if (head === "[") return flowList(foldPlain([raw, ...content.filter((l) => !isComment(l))]), lineNo)
+  if (head === "{") return Either.right({ nested: true })
   if ("&*!%@`".includes(head)) {
     return Either.left(
       `line ${lineNo}: "${head}" starts an anchor, alias, tag or reserved YAML indicator, which SKILL.md front matter does not support; quote the value`
@@ -131,9 +137,20 @@ const DOUBLE_ESCAPES: Readonly<Record<string, string>> = {
 const HEX_ESCAPES: Readonly<Record<string, number>> = { x: 2, u: 4, U: 8 }
 
 /** A quoted scalar (already folded onto one line); only a comment may follow the closing quote. */
-const quoted = (text: string, quote: string, lineNo: number): Either.Either<string, string> => {
+const quoted = (text: string, lineNo: number): Either.Either<string, string> =>
+  Either.flatMap(quotedAt(text, 0, lineNo), ({ value, end }) => {
+    const rest = text.slice(end)
+    if (!isBlankOrComment(rest) || (rest !== "" && !/^[ \t]/.test(rest))) {
+      return Either.left(`line ${lineNo}: unexpected text after the closing quote: ${JSON.stringify(truncate(rest.trim()))}`)
+    }
+    return Either.right(value)
+  })
+
+/** The quoted scalar whose opening quote is at `start`, and where it ends (just past its closing quote). */
+const quotedAt = (text: string, start: number, lineNo: number): Either.Either<{ readonly value: string; readonly end: number }, string> => {
+  const quote = text[start] ?? ""
   let out = ""
-  let i = 1
+  let i = start + 1
   for (;;) {
     if (i >= text.length) return Either.left(`line ${lineNo}: the ${quote === '"' ? "double" : "single"}-quoted value is not closed`)
     const ch = text[i] ?? ""
@@ -168,11 +185,79 @@ const quoted = (text: string, quote: string, lineNo: number): Either.Either<stri
     out += ch
     i++
   }
+  return Either.right({ value: out, end: i + 1 })
+}
+
+/**
+ * A flow list (already folded onto one line): `[a, "b c", 'd']`, plain or quoted items, a
+ * trailing comma allowed; a list or map inside it makes the whole value `nested`.
+ */
+const flowList = (text: string, lineNo: number): Either.Either<FrontMatterValue, string> => {
+  const items: Array<string> = []
+  let i = 1
+  const skipSpaces = () => {
+    while (text[i] === " " || text[i] === "\t") i++
+  }
+  for (;;) {
+    skipSpaces()
+    const ch = text[i]
+    if (ch === undefined) return Either.left(`line ${lineNo}: the list is not closed by "]"`)
+    if (ch === "]") break
+    if (ch === "[" || ch === "{") return Either.right({ nested: true })
+    if (ch === ",") return Either.left(`line ${lineNo}: an empty item in the list ${JSON.stringify(truncate(text))}`)
+    if (ch === '"' || ch === "'") {
+      const item = quotedAt(text, i, lineNo)
+      if (Either.isLeft(item)) return Either.left(item.left)
+      items.push(item.right.value)
+      i = item.right.end
+    } else {
+      const start = i
+      while (i < text.length && !",]".includes(text[i] ?? "")) i++
+      const item = text.slice(start, i).trim()
+      if (/[[{}]/.test(item)) return Either.right({ nested: true })
+      if (/(?:^|[ \t])#/.test(item)) return Either.left(`line ${lineNo}: the list is not closed by "]" before its comment`)
+      items.push(item)
+    }
+    skipSpaces()
+    if (text[i] === ",") {
+      i++
+      continue
+    }
+    if (text[i] === "]") break
+    if (text[i] === undefined) return Either.left(`line ${lineNo}: the list is not closed by "]"`)
+    return Either.left(`line ${lineNo}: expected "," or "]" after a list item, found ${JSON.stringify(text[i])}`)
+  }
   const rest = text.slice(i + 1)
   if (!isBlankOrComment(rest) || (rest !== "" && !/^[ \t]/.test(rest))) {
-    return Either.left(`line ${lineNo}: unexpected text after the closing quote: ${JSON.stringify(truncate(rest.trim()))}`)
+    return Either.left(`line ${lineNo}: unexpected text after the list's "]": ${JSON.stringify(truncate(rest.trim()))}`)
   }
-  return Either.right(out)
+  return Either.right(items)
+}
+
+/**
+ * A block list: `- item` lines at one indentation (that of the first), each a plain or quoted
+ * scalar on its line; an item that holds a list or map, or goes on over more lines, makes the
+ * whole value `nested`.
+ */
+const blockList = (content: ReadonlyArray<string>, lineNo: number): Either.Either<FrontMatterValue, string> => {
+  const items: Array<string> = []
+  let indent: number | undefined
+  for (const [offset, line] of content.entries()) {
+    if (isBlankOrComment(line)) continue
+    const at = lineNo + 1 + offset
+    indent ??= leadingSpaces(line)
+    if (leadingSpaces(line) !== indent) return leadingSpaces(line) > indent ? Either.right({ nested: true }) : Either.left(`line ${at}: less indented than the list's first item`)
+    const item = /^-(?:[ \t]+(.*))?$/.exec(line.slice(indent))
+    if (item === null) return Either.left(`line ${at}: expected a list item ("- value"), found ${JSON.stringify(truncate(line.trim()))}`)
+    const raw = (item[1] ?? "").trim()
+    if (raw === "" || raw.startsWith("#") || NESTED_START.test(raw)) return Either.right({ nested: true })
+    const head = raw[0] ?? ""
+    if ("&*!%@`|>".includes(head)) return Either.left(`line ${at}: "${head}" in a list item is not supported; quote the value`)
+    const value = head === '"' || head === "'" ? quoted(raw, at) : Either.right(withoutComment(raw).trim())
+    if (Either.isLeft(value)) return Either.left(value.left)
+    items.push(value.right)
+  }
+  return Either.right(items)
 }
 
 /** `|` keeps line breaks, `>` folds them; `-` strips the final break, `+` keeps trailing ones. */

@@ -72,7 +72,8 @@ const MAX_PAGES = 100
 /** How long one step of stopping a server may take (the SDK's stdio close takes up to 4 s). */
 const STOP_STEP_WAIT = Duration.seconds(5)
 
-const seconds = (ms: number) => `${Number((ms / 1000).toFixed(1))} s`
+/** A duration in words: `1.5 s`. */
+export const seconds = (ms: number) => `${Number((ms / 1000).toFixed(1))} s`
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value)

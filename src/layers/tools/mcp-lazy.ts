@@ -22,16 +22,14 @@ export const START_DELAY_MS = 100
 /**
  * The MCP hub as the app runs it, loaded (with the MCP SDK) only once a session has servers
  * to run: a configuration file for its workspace or the user, or servers a client gave it.
- * Sessions without any, which is most runs, never pay for it.
+ * Sessions without any, which is most runs, never pay for it: `awaitServers`, which the
+ * engine calls before each model step, returns at once for them.
  *
- * Until it is loaded, a listing of tools or instructions does not wait for it: the SDK loads
- * and the servers start in the background, and they join the session's next request once
- * ready (their `ready` notice is in the log before it; their instructions join from the next
- * turn). So a run that never calls them (`run hello`) is not held up by their start; the
- * price is that the first request of a process (a CLI `run`, a server's first session) does
- * not offer their tools. Once loaded (or when a client gave the session servers, as ACP's
- * `session/new` does), everything goes to it, and requests wait for the servers to start as
- * calls, status and attachments always do.
+ * For a session with servers, `awaitServers` loads the hub and waits for the servers up to
+ * the start-up wait (`McpHubOptions.startupWaitMs`), so the first request of a one-shot `run`
+ * offers the tools of the servers that started in time; a slow one is noticed and joins a
+ * later step. A listing of tools or instructions outside a turn, before the hub is loaded,
+ * does not wait: the SDK loads and the servers start in the background.
  */
 export const make = (options: McpHubOptions): Effect.Effect<McpHubShape, never, Scope.Scope> =>
   Effect.gen(function* () {
@@ -79,6 +77,11 @@ export const make = (options: McpHubOptions): Effect.Effect<McpHubShape, never, 
             return listing(scope.sessionId, [], (hub) => hub.source.tools(scope))
           })
       },
+      awaitServers: (scope) =>
+        Effect.suspend(() => {
+          adoptWorkspace(scope.sessionId, scope.workspaceRoot)
+          return whenServers(scope.sessionId, Effect.void, (hub) => hub.awaitServers(scope))
+        }),
       configureSession: (sessionId, cwd, extra) =>
         Effect.suspend(() => {
           sessions.set(sessionId, { cwd, extra })

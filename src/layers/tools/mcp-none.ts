@@ -7,6 +7,7 @@ export const noMcp: Layer.Layer<McpHub> = Layer.succeed(
   McpHub,
   McpHub.of({
     source: { name: "mcp", tools: () => Effect.succeed([]) },
+    awaitServers: () => Effect.void,
     configureSession: () => Effect.void,
     status: () => Effect.succeed([]),
     drainNotices: () => Effect.succeed([]),

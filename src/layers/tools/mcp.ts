@@ -1,8 +1,11 @@
+import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as ExecutionStrategy from "effect/ExecutionStrategy"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import { messageOf } from "../../domain/cause-message.js"
 import { McpError, McpHub, type McpHubShape, type McpNotice, type McpServerConfig } from "../../services/McpHub.js"
@@ -12,14 +15,21 @@ import type { EnvironmentPolicy } from "../../services/SubprocessEnvironment.js"
 import type { ToolSource } from "../../services/ToolRouter.js"
 import { admitServers, type ProjectServersTrust, type SkippedServer, skippedStatus } from "./mcp-admission.js"
 import { type ConfiguredServer, type McpConfigError, mergeServers, projectConfigFile, readConfigFile, userConfigFile } from "./mcp-config.js"
-import { type Connection, connect } from "./mcp-connection.js"
+import { type Connection, connect, seconds } from "./mcp-connection.js"
 import { readUserEnvironmentPolicy } from "../subprocess-env-settings.js"
+import { readStartupWait } from "./mcp-wait.js"
 
 export interface McpHubOptions {
   /** The user's configuration directory, holding `mcp.json`. */
   readonly userConfigDir: string
   /** How long a server may take to start (initialize and list its tools); a server's `startupTimeout` overrides it. Default 30 s. */
   readonly startupTimeoutMs?: number
+  /**
+   * How long a session's first model step waits for its servers to start (`awaitServers`,
+   * counted from their start; 0: not at all); default: `MCP_TIMEOUT` in `env`, else
+   * `mcp.startupWait` in the user's `settings.json`, else 10 s (`mcp-wait.ts`).
+   */
+  readonly startupWaitMs?: number
   /** How long a tool call may take before it is cancelled; a server's `timeout` overrides it. Default 120 s. */
   readonly toolTimeoutMs?: number
   /** The version we report to servers in `initialize`. */
@@ -40,15 +50,24 @@ export interface McpHubOptions {
 export const DEFAULT_STARTUP_TIMEOUT_MS = 30_000
 export const DEFAULT_TOOL_TIMEOUT_MS = 120_000
 
-/** A session's servers once started: those running (or failed), and those left out. */
-interface Started {
-  readonly connections: ReadonlyArray<Connection>
-  readonly skipped: ReadonlyArray<SkippedServer>
+/** A configured server and, once it finished starting (ready or failed), its connection. */
+interface Slot {
+  readonly server: ConfiguredServer
+  connection: Connection | undefined
 }
 
+/** A session's servers as their start goes: filled in as the configuration is read and each server finishes starting. */
 interface Running {
   readonly scope: Scope.CloseableScope
-  readonly started: Deferred.Deferred<Started>
+  /** Done once every server finished starting, or the start was abandoned (a release). */
+  readonly started: Deferred.Deferred<void>
+  /** Until when (clock milliseconds) a step waits for the start; from then on it takes the servers that are ready. */
+  readonly waitUntil: number
+  /** In the configuration's order, so the tools are listed in the same order whichever server was quicker. */
+  slots: ReadonlyArray<Slot>
+  skipped: ReadonlyArray<SkippedServer>
+  /** Servers still starting when the wait ended were noticed as slow (once). */
+  slowNoticed: boolean
 }
 
 interface SessionEntry {
@@ -66,7 +85,9 @@ interface SessionEntry {
  * a project's server named like one of the user's is left out, as is an entry with
  * `disabled: true`. Left-out servers are noticed ("skipped", with why) and never started. They
  * start, concurrently, the first time the session's tools, status or instructions are asked
- * for, and stop on `release` or when the hub's scope closes. A malformed configuration file is
+ * for, and stop on `release` or when the hub's scope closes. Tools and instructions wait for
+ * the start only until the session's start-up wait ends (then a server still starting is
+ * noticed as "slow" and joins once ready); status and attachments wait for every server. A malformed configuration file is
  * noticed (as a "failed" notice named after the file, in the session's log; `run` also says
  * it on stderr, once) and its servers are left out; the other file still applies.
  */
@@ -77,6 +98,7 @@ export const make = (options: McpHubOptions): Effect.Effect<McpHubShape, never, 
     const sessions = new Map<string, SessionEntry>()
     const env = options.env ?? process.env
     const environment = options.environment ?? (yield* readUserEnvironmentPolicy(options.userConfigDir))
+    const startupWaitMs = options.startupWaitMs ?? (yield* readStartupWait(options.userConfigDir, env))
 
     const entryOf = (sessionId: string): SessionEntry => {
       const existing = sessions.get(sessionId)
@@ -89,7 +111,7 @@ export const make = (options: McpHubOptions): Effect.Effect<McpHubShape, never, 
     /** A malformed file is noticed (named after the file) and has no servers; the other still applies. */
     const noticed = (entry: SessionEntry) => (error: McpConfigError) =>
       Effect.sync(() => {
-        entry.notices.push({ server: error.file, state: "failed", message: error.problem })
+        entry.notices.push({ server: error.file, state: "failed", message: `${error.problem}; its MCP servers are left out` })
         return []
       })
 
@@ -118,13 +140,17 @@ export const make = (options: McpHubOptions): Effect.Effect<McpHubShape, never, 
         return { servers: servers.filter((server) => server.disabled !== true), skipped }
       })
 
-    const startAll = (entry: SessionEntry, scope: Scope.Scope): Effect.Effect<Started> =>
+    /** Reads the configuration, then starts its servers concurrently, each filling its slot when it is ready or failed. */
+    const startAll = (entry: SessionEntry, running: Running): Effect.Effect<void> =>
       Effect.gen(function* () {
         const { servers, skipped } = yield* serversOf(entry)
-        const connections = yield* Effect.forEach(
-          servers,
-          (server) =>
-            connect(server, {
+        const slots = servers.map((server): Slot => ({ server, connection: undefined }))
+        running.slots = slots
+        running.skipped = skipped
+        yield* Effect.forEach(
+          slots,
+          (slot) =>
+            connect(slot.server, {
               sessionCwd: entry.cwd,
               startupTimeoutMs: options.startupTimeoutMs ?? DEFAULT_STARTUP_TIMEOUT_MS,
               toolTimeoutMs: options.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
@@ -132,40 +158,64 @@ export const make = (options: McpHubOptions): Effect.Effect<McpHubShape, never, 
               sandbox: options.sandbox,
               environment,
               notify: (notice) => entry.notices.push(notice)
-            }).pipe(Scope.extend(scope)),
-          { concurrency: "unbounded" }
+            }).pipe(
+              Scope.extend(running.scope),
+              Effect.map((connection) => {
+                slot.connection = connection
+              })
+            ),
+          { concurrency: "unbounded", discard: true }
         )
-        return { connections, skipped }
       })
 
-    const nothingStarted: Started = { connections: [], skipped: [] }
+    /** The session's servers, whose start begins on first use; later callers see the same start. */
+    const runningOf = (sessionId: string): Effect.Effect<Running> =>
+      lock.withPermits(1)(
+        Effect.gen(function* () {
+          const entry = entryOf(sessionId)
+          if (entry.running !== undefined) return entry.running
+          // Servers stop together, in parallel: each stdio server may take a moment to exit.
+          const scope = yield* Scope.fork(hubScope, ExecutionStrategy.parallel)
+          const started = yield* Deferred.make<void>()
+          const running: Running = { scope, started, waitUntil: (yield* Clock.currentTimeMillis) + startupWaitMs, slots: [], skipped: [], slowNoticed: false }
+          entry.running = running
+          // The start belongs to the session, not to whoever asked first: interrupting the
+          // asker does not abandon it, and a release during the start leaves no servers.
+          yield* startAll(entry, running).pipe(
+            // Interrupted by a release: whoever waits is let go (a no-op once started).
+            Effect.ensuring(Deferred.succeed(started, undefined)),
+            Effect.forkIn(scope)
+          )
+          return running
+        })
+      )
 
-    /** The session's servers, started on first use; later callers wait for the same start. */
-    const startedOf = (sessionId: string): Effect.Effect<Started> =>
-      lock
-        .withPermits(1)(
-          Effect.gen(function* () {
-            const entry = entryOf(sessionId)
-            if (entry.running !== undefined) return entry.running.started
-            // Servers stop together, in parallel: each stdio server may take a moment to exit.
-            const scope = yield* Scope.fork(hubScope, ExecutionStrategy.parallel)
-            const started = yield* Deferred.make<Started>()
-            entry.running = { scope, started }
-            // The start belongs to the session, not to whoever asked first: interrupting the
-            // asker does not abandon it, and a release during the start leaves no servers.
-            yield* startAll(entry, scope).pipe(
-              Effect.flatMap((list) => Deferred.succeed(started, list)),
-              // Interrupted by a release: whoever waits gets no servers (a no-op once started).
-              Effect.ensuring(Deferred.succeed(started, nothingStarted)),
-              Effect.forkIn(scope)
-            )
-            return started
-          })
-        )
-        .pipe(Effect.flatMap(Deferred.await))
+    const finished = (running: Running): ReadonlyArray<Connection> => running.slots.flatMap((slot) => (slot.connection === undefined ? [] : [slot.connection]))
 
+    /** Every server of the session once all finished starting (each within its own start-up timeout): for status and attachments. */
     const connections = (sessionId: string): Effect.Effect<ReadonlyArray<Connection>> =>
-      Effect.map(startedOf(sessionId), (started) => started.connections)
+      Effect.flatMap(runningOf(sessionId), (running) => Effect.map(Deferred.await(running.started), () => finished(running)))
+
+    /**
+     * The servers that finished starting, after waiting for the rest until the session's wait
+     * ends; those still starting then are noticed as slow, once (with no wait, never: the caller
+     * chose not to wait for them).
+     */
+    const settled = (sessionId: string): Effect.Effect<ReadonlyArray<Connection>> =>
+      Effect.gen(function* () {
+        const running = yield* runningOf(sessionId)
+        const left = running.waitUntil - (yield* Clock.currentTimeMillis)
+        const done = left > 0 ? Option.isSome(yield* Effect.timeoutOption(Deferred.await(running.started), Duration.millis(left))) : yield* Deferred.isDone(running.started)
+        if (!done && !running.slowNoticed && startupWaitMs > 0) {
+          running.slowNoticed = true
+          const entry = entryOf(sessionId)
+          for (const slot of running.slots) {
+            if (slot.connection !== undefined) continue
+            entry.notices.push({ server: slot.server.config.name, state: "slow", message: `not ready after ${seconds(startupWaitMs)}; its tools join a later step once it is ready` })
+          }
+        }
+        return finished(running)
+      })
 
     /** Detaches the session's servers (under the lock) and stops them (outside it). */
     const stop = (detach: () => Running | undefined): Effect.Effect<void> =>
@@ -182,8 +232,11 @@ export const make = (options: McpHubOptions): Effect.Effect<McpHubShape, never, 
     const source: ToolSource = {
       name: "mcp",
       tools: (scope) =>
-        Effect.sync(() => adoptWorkspace(scope.sessionId, scope.workspaceRoot)).pipe(Effect.zipRight(connections(scope.sessionId)), Effect.map((list) => list.flatMap((connection) => connection.tools())))
+        Effect.sync(() => adoptWorkspace(scope.sessionId, scope.workspaceRoot)).pipe(Effect.zipRight(settled(scope.sessionId)), Effect.map((list) => list.flatMap((connection) => connection.tools())))
     }
+
+    const awaitServers: McpHubShape["awaitServers"] = (scope) =>
+      Effect.sync(() => adoptWorkspace(scope.sessionId, scope.workspaceRoot)).pipe(Effect.zipRight(settled(scope.sessionId)), Effect.asVoid)
 
     const configureSession: McpHubShape["configureSession"] = (sessionId, cwd, extra) =>
       stop(() => {
@@ -197,16 +250,19 @@ export const make = (options: McpHubOptions): Effect.Effect<McpHubShape, never, 
       })
 
     const status: McpHubShape["status"] = (sessionId) =>
-      Effect.map(startedOf(sessionId), ({ connections, skipped }) => [
-        ...connections.map((connection) => connection.status()),
-        ...skipped.map(skippedStatus)
-      ])
+      Effect.flatMap(runningOf(sessionId), (running) =>
+        Effect.map(Deferred.await(running.started), () => [
+          // A server whose start a release interrupted has no connection, and is not listed: it never started.
+          ...finished(running).map((connection) => connection.status()),
+          ...running.skipped.map(skippedStatus)
+        ])
+      )
 
     const drainNotices: McpHubShape["drainNotices"] = (sessionId) =>
       Effect.sync(() => sessions.get(sessionId)?.notices.splice(0) ?? [])
 
     const instructions: McpHubShape["instructions"] = (sessionId) =>
-      Effect.map(connections(sessionId), (list) =>
+      Effect.map(settled(sessionId), (list) =>
         list.flatMap((connection) => {
           const text = connection.instructions()
           return text === undefined || text.trim() === "" ? [] : [{ server: connection.name, text }]
@@ -246,7 +302,7 @@ export const make = (options: McpHubOptions): Effect.Effect<McpHubShape, never, 
         return running
       })
 
-    return McpHub.of({ source, configureSession, status, drainNotices, instructions, readResource, release })
+    return McpHub.of({ source, awaitServers, configureSession, status, drainNotices, instructions, readResource, release })
   })
 
 export const layer = (options: McpHubOptions) => Layer.scoped(McpHub, make(options))

@@ -60,7 +60,7 @@ describe("agent definitions from folders", () => {
         ".agents/agents/a-good.md": agentMd("name: good\ndescription: Fine"),
         ".agents/agents/b-no-front.md": "just text\n",
         ".agents/agents/c-bad-name.md": agentMd("name: Bad Name\ndescription: x"),
-        ".agents/agents/d-list.md": agentMd("name: listed\ndescription: x\ntools:\n  - read_file\n  - grep"),
+        ".agents/agents/d-map.md": agentMd("name: mapped\ndescription: x\ntools:\n  read_file: yes"),
         ".agents/agents/e-steps.md": agentMd("name: steps\ndescription: x\nmaxSteps: many"),
         ".agents/agents/f-empty.md": agentMd("name: empty\ndescription: x", ""),
         ".agents/agents/g-twin.md": agentMd("name: good\ndescription: the same name in the same folder"),
@@ -71,7 +71,7 @@ describe("agent definitions from folders", () => {
       const at = (file: string) => problems.find((problem) => problem.path === path.join(repo, ".agents/agents", file))?.message
       expect(at("b-no-front.md")).toMatch(/no front matter/)
       expect(at("c-bad-name.md")).toMatch(/"name" may only hold lowercase letters/)
-      expect(at("d-list.md")).toMatch(/"tools" must be names on one line/)
+      expect(at("d-map.md")).toBe('"tools" must be tool names: on one line separated by commas, or a YAML list of names')
       expect(at("e-steps.md")).toMatch(/"maxSteps" must be a whole number/)
       expect(at("f-empty.md")).toMatch(/the body is empty/)
       expect(at("g-twin.md")).toMatch(/agent name "good" is already used by .*a-good\.md; this one is ignored/)
@@ -87,6 +87,28 @@ describe("agent definitions from folders", () => {
       expect((yield* agents.get(cwd, "reviewer")).description).toBe("Reviews")
       const missing = yield* Effect.either(agents.get(cwd, "writer"))
       expect(Either.isLeft(missing) && missing.left.message).toBe('no agent named "writer"; the agents are: reviewer')
+    })
+  )
+
+  it("tools may be a YAML list, flow or block, as Claude Code's community definitions write them", () => {
+    const tools = (header: string) => Either.getOrThrow(parseAgentFile(agentMd(`name: a\ndescription: b\n${header}`))).tools
+    expect(tools("tools: [read_file]")).toEqual(["read_file"])
+    expect(tools("tools: [Read, Grep, read_file]")).toEqual(["read_file", "grep"])
+    expect(tools("tools:\n  - Read\n  - Glob")).toEqual(["read_file", "list_files"])
+    expect(tools("tools:\n- Read")).toEqual(["read_file"])
+    expect(tools("tools: []")).toEqual([])
+  })
+
+  it.scoped("get names the definitions that cannot be used, the one named like the agent first", () =>
+    Effect.gen(function* () {
+      const { repo, configDir, cwd } = yield* skillTree({
+        ".agents/agents/a-other.md": "just text\n",
+        ".agents/agents/reviewer.md": agentMd("name: reviewer\ndescription: Reviews\ntools: [read_file")
+      })
+      const missing = yield* Effect.either(AgentFolders.make({ configDir }).get(cwd, "reviewer"))
+      expect(Either.isLeft(missing) && missing.left.message).toBe(
+        `no agent named "reviewer"; no agent definition can be used; these definitions cannot be used: ${path.join(repo, ".agents/agents/reviewer.md")}: line 4: the list is not closed by "]"; ${path.join(repo, ".agents/agents/a-other.md")}: no front matter: an agent file starts with a "---" line, then "name:" and "description:", then a closing "---" line`
+      )
     })
   )
 

@@ -78,12 +78,33 @@ describe("parseFrontMatter", () => {
     expect(values("tabbed: |\n  \tafter the indentation, a tab is text\n")).toEqual({ tabbed: "\tafter the indentation, a tab is text\n" })
   })
 
-  it("skips nested lists and maps under other keys", () => {
+  it("reads lists of scalars, flow or block; skips maps and lists of lists or maps as nested", () => {
     expect(
       values(
         ["name: x", "allowed-tools:", "  - Read", "  - Bash(git:*)", "metadata:", "  author: someone", "  tags: [a, b]", "inline: [a, b]", "description: y"].join("\n")
       )
-    ).toEqual({ name: "x", "allowed-tools": { nested: true }, metadata: { nested: true }, inline: { nested: true }, description: "y" })
+    ).toEqual({ name: "x", "allowed-tools": ["Read", "Bash(git:*)"], metadata: { nested: true }, inline: ["a", "b"], description: "y" })
+    expect(values("tools: [read_file]")).toEqual({ tools: ["read_file"] })
+    expect(values("tools: []")).toEqual({ tools: [] })
+    expect(values(`tools: [ "a, b", 'c''s', d e , ] # trailing comma and comment`)).toEqual({ tools: ["a, b", "c's", "d e"] })
+    expect(values("tools: [read_file,\n  grep]\nname: x")).toEqual({ tools: ["read_file", "grep"], name: "x" })
+    // A block list may start at the key's own column (valid YAML), with comments and blank lines between items.
+    expect(values("tools:\n- read_file\n\n# a comment\n- \"grep\" # why\nname: x")).toEqual({ tools: ["read_file", "grep"], name: "x" })
+    expect(values("tools:\n  - [a, b]")).toEqual({ tools: { nested: true } })
+    expect(values("tools:\n  - key: value")).toEqual({ tools: { nested: true } })
+    expect(values("tools: [[a], b]")).toEqual({ tools: { nested: true } })
+    expect(values("tools: [{a: 1}]")).toEqual({ tools: { nested: true } })
+    expect(values("tools:\n  - a\n    continued")).toEqual({ tools: { nested: true } })
+  })
+
+  it("reports malformed lists with their line number", () => {
+    expect(failure("tools: [a, b")).toBe('line 2: the list is not closed by "]"')
+    expect(failure("tools: [a, , b]")).toContain("line 2: an empty item in the list")
+    expect(failure("tools: [a] b")).toContain(`line 2: unexpected text after the list's "]"`)
+    expect(failure('tools: ["a" b]')).toContain('line 2: expected "," or "]" after a list item')
+    expect(failure("tools:\n    - a\n  - b")).toBe("line 4: less indented than the list's first item")
+    expect(failure("tools:\n  - a\n  b")).toContain("line 4: expected a list item")
+    expect(failure("tools:\n  - *alias")).toContain("line 3:")
   })
 
   it("reports bad lines with their line number", () => {

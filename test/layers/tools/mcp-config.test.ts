@@ -182,7 +182,7 @@ describe("MCP configuration", () => {
         expect(notices[0]).toEqual({
           server: projectConfigFile(project),
           state: "failed",
-          message: "mcpServers.broken.command: Expected string, actual 42"
+          message: "mcpServers.broken.command: Expected string, actual 42; its MCP servers are left out"
         })
       })
     ))
