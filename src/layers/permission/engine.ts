@@ -189,7 +189,8 @@ export const make = (options: PermissionEngineOptions) =>
             decision: entry.decision,
             by: "remembered",
             scope,
-            rule: { source: scope, index, tool: entry.tool, id: idOf(entry), ...(pattern === undefined ? {} : { pattern }) },
+            // In RuleRef's field order: events are checked to read back exactly as built.
+            rule: { source: scope, index, tool: entry.tool, ...(pattern === undefined ? {} : { pattern }), id: idOf(entry) },
             reason: `an earlier answer, ${scope === "session" ? "for this session" : "always"}${pattern === undefined ? "" : ` (${pattern})`}`
           }
         }
