@@ -71,7 +71,8 @@ export const runTurn = <E>(client: TurnClient<E>, args: RunArgs) =>
           input: undefined,
           firm: event.payload.firm === true,
           outsideWorkspace: event.payload.outsideWorkspace === true,
-          ...(event.payload.detail === undefined ? {} : { detail: event.payload.detail })
+          ...(event.payload.detail === undefined ? {} : { detail: event.payload.detail }),
+          ...(event.payload.lasting === undefined ? {} : { lasting: event.payload.lasting })
         }
         const decided = Option.isSome(args.approve)
           ? PolicyApprovals.answerFor(args.approve.value, request)
