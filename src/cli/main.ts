@@ -25,6 +25,7 @@ import { sessionsCommand } from "./commands/sessions.js"
 import { hooksCommand } from "./commands/hooks.js"
 import { skillsCommand } from "./commands/skills.js"
 import { toolsCommand } from "./commands/tools.js"
+import { permissionsCommand } from "./commands/permissions.js"
 import { trustCommand } from "./commands/trust.js"
 import { CliError, USAGE_EXIT_CODE, usageMessage } from "./errors.js"
 import { renderHelp } from "./help.js"
@@ -45,6 +46,7 @@ const commands = [
   hooksCommand,
   memoryCommand,
   trustCommand,
+  permissionsCommand,
   schemaCommand,
   clusterCommand
 ] as const

@@ -1,5 +1,6 @@
 import * as Effect from "effect/Effect"
 import { createInterface } from "node:readline"
+import { describeCover } from "../domain/permissions.js"
 import { type ApprovalAnswer, type ApprovalRequest, Approvals } from "../services/Approvals.js"
 import { writeSync } from "./io.js"
 import { joinText, paint, sanitizeInline, type TerminalText, term } from "./terminal-text.js"
@@ -36,7 +37,12 @@ export const describeQuestion = (request: ApprovalRequest, color: boolean): Term
             .map((l) => (l.startsWith("+") && !l.startsWith("+++") ? green(l) : l.startsWith("-") && !l.startsWith("---") ? red(l) : dim(l))),
           "\n"
         )}\n`
-  return term`\n${yellow("?")} ${bold(sanitizeInline(request.summary))} ${dim(sanitizeInline(`(${request.tool}, ${request.risk})`))}\n${detail}`
+  // What s, a and d would store, before anyone answers: "always" for `npm test` is `npm test *`.
+  const lasting =
+    request.lasting === undefined
+      ? "s, a and d apply to this call only: nothing in it can be remembered safely"
+      : `s and a cover ${describeCover(request.lasting, "allow")}; d covers ${describeCover(request.lasting, "deny")}`
+  return term`\n${yellow("?")} ${bold(sanitizeInline(request.summary))} ${dim(sanitizeInline(`(${request.tool}, ${request.risk})`))}\n${detail}  ${dim(sanitizeInline(lasting))}\n`
 }
 
 /**

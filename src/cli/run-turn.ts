@@ -87,7 +87,8 @@ export const runTurn = <E>(client: TurnClient<E>, args: RunArgs, defaultModel: D
           input: undefined,
           firm: event.payload.firm === true,
           outsideWorkspace: event.payload.outsideWorkspace === true,
-          ...(event.payload.detail === undefined ? {} : { detail: event.payload.detail })
+          ...(event.payload.detail === undefined ? {} : { detail: event.payload.detail }),
+          ...(event.payload.lasting === undefined ? {} : { lasting: event.payload.lasting })
         }
         const decided = Option.isSome(args.approve)
           ? PolicyApprovals.answerFor(args.approve.value, request)

@@ -3,7 +3,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type { EventStoreError } from "../domain/errors.js"
 import type { AgentEvent } from "../domain/events.js"
-import type { PermissionMode } from "../domain/permissions.js"
+import type { PermissionMode, RememberedAnswer } from "../domain/permissions.js"
 import type { ToolCall, ToolResult } from "../domain/tools.js"
 import type { ApprovalsShape } from "../services/Approvals.js"
 import type { IdKind } from "../services/Ids.js"
@@ -96,6 +96,16 @@ const traceparentOf = (ctx: ToolStepContext, toolCallId: string): { readonly tra
   return traceparent === undefined ? {} : { traceparent }
 }
 
+/** What `permission.resolved` says a lasting answer stored: its id and what it covers. */
+const rememberedRef = ({ id, tool, commands, paths, access, input }: RememberedAnswer) => ({
+  id,
+  tool,
+  ...(commands === undefined ? {} : { commands }),
+  ...(paths === undefined ? {} : { paths }),
+  ...(access === undefined ? {} : { access }),
+  ...(input === undefined ? {} : { input })
+})
+
 /**
  * ToolRouter -> PermissionEngine (-> Approvals when it asks). Every call gets a
  * `permission.resolved` before it may start; a refused or invalid call is answered with an
@@ -147,6 +157,8 @@ const authorize = (ctx: ToolStepContext, call: ToolCall): Effect.Effect<Option.O
       deniedBy = answer.reason
     } else if (verdict.decision === "ask") {
       const { risk, summary, detail } = prepared.right
+      // What a lasting answer would cover is fixed now, shown with the question, and stored as shown.
+      const lasting = yield* ctx.permissions.lasting(check)
       yield* ctx.emit({
         type: "permission.requested",
         turnId: ctx.turnId,
@@ -157,7 +169,8 @@ const authorize = (ctx: ToolStepContext, call: ToolCall): Effect.Effect<Option.O
           summary,
           ...(detail === undefined ? {} : { detail }),
           ...(verdict.firm === true ? { firm: true } : {}),
-          ...(prepared.right.outsideWorkspace ? { outsideWorkspace: true } : {})
+          ...(prepared.right.outsideWorkspace ? { outsideWorkspace: true } : {}),
+          ...(Option.isSome(lasting) ? { lasting: lasting.value } : {})
         }
       })
       const answer = yield* ctx.approvals
@@ -171,7 +184,8 @@ const authorize = (ctx: ToolStepContext, call: ToolCall): Effect.Effect<Option.O
           input: call.input,
           firm: verdict.firm === true,
           outsideWorkspace: prepared.right.outsideWorkspace,
-          ...(detail === undefined ? {} : { detail })
+          ...(detail === undefined ? {} : { detail }),
+          ...(Option.isSome(lasting) ? { lasting: lasting.value } : {})
         })
         .pipe(
           // A cancel while waiting withdraws the question, on the record.
@@ -181,13 +195,16 @@ const authorize = (ctx: ToolStepContext, call: ToolCall): Effect.Effect<Option.O
             )
           )
         )
+      let remembered: Option.Option<RememberedAnswer> = Option.none()
       if (answer.scope !== "once") {
-        yield* ctx.permissions.remember(check, answer.decision, answer.scope, answer.paths).pipe(
-          Effect.flatMap((kept) =>
-            kept ? Effect.void : Effect.logWarning(`the answer for ${call.name} holds nothing that can be remembered safely; it applies to this call only`)
-          ),
-          Effect.catchAll((error) => Effect.logWarning(`could not remember the answer ${answer.scope}`, error.message))
-        )
+        if (Option.isNone(lasting)) {
+          yield* Effect.logWarning(`the answer for ${call.name} holds nothing that can be remembered safely; it applies to this call only`)
+        } else {
+          remembered = yield* ctx.permissions.remember(check, answer.decision, answer.scope, lasting.value, answer.paths).pipe(
+            Effect.map(Option.some),
+            Effect.catchAll((error) => Effect.as(Effect.logWarning(`could not remember the answer ${answer.scope}`, error.message), Option.none()))
+          )
+        }
       }
       yield* resolved({
         toolCallId: call.toolCallId,
@@ -197,6 +214,7 @@ const authorize = (ctx: ToolStepContext, call: ToolCall): Effect.Effect<Option.O
         ...(verdict.rule === undefined ? {} : { rule: verdict.rule }),
         ...(answer.reason === undefined ? {} : { reason: answer.reason }),
         ...(answer.client === undefined ? {} : { client: answer.client }),
+        ...(Option.isSome(remembered) ? { remembered: rememberedRef(remembered.value) } : {}),
         ...hooked
       })
       decision = answer.decision

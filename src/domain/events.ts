@@ -2,7 +2,7 @@ import * as Schema from "effect/Schema"
 import { CheckpointTrigger, NotKept } from "./checkpoints.js"
 import { HookDecision, HookEventName, HookSource } from "./hooks.js"
 import { ModelErrorCode, ModelStopReason, Usage } from "./model.js"
-import { DecidedBy, PermissionDecision, PermissionMode, PermissionScope, RuleRef } from "./permissions.js"
+import { AnswerCover, DecidedBy, PermissionDecision, PermissionMode, PermissionScope, RuleRef } from "./permissions.js"
 import { SandboxProfile } from "./sandbox.js"
 import { TodoItem } from "./tasks.js"
 import { RiskClass, ToolResultData } from "./tools.js"
@@ -173,7 +173,12 @@ export const PermissionRequested = defineEvent("permission.requested", {
   /** Only a person may say yes (a protected path, an ask rule, an unconfined command): a headless policy short of allow-all says no. */
   firm: Schema.optional(Schema.Literal(true)),
   /** The call reaches outside the workspace: a headless policy short of allow-all says no. */
-  outsideWorkspace: Schema.optional(Schema.Literal(true))
+  outsideWorkspace: Schema.optional(Schema.Literal(true)),
+  /**
+   * What a "session" or "always" answer would cover, shown with the question and stored as
+   * shown; absent when nothing in the call can be remembered safely (an answer holds once).
+   */
+  lasting: Schema.optional(AnswerCover)
 })
 
 export const PermissionResolved = defineEvent("permission.resolved", {
@@ -190,7 +195,9 @@ export const PermissionResolved = defineEvent("permission.resolved", {
    * (`rpc:<name>` with the name the client gave itself) when it came over the HTTP API; the
    * transport sets it, a client cannot. Absent in logs written before it and for the engine's own decisions.
    */
-  client: Schema.optional(Schema.String)
+  client: Schema.optional(Schema.String),
+  /** What a "session" or "always" answer stored, with the id `custom-agent permissions revoke` takes. */
+  remembered: Schema.optional(Schema.Struct({ id: Schema.String, ...AnswerCover.fields }))
 })
 
 export const ToolStarted = defineEvent("tool.started", {

@@ -26,7 +26,9 @@ export const RuleRef = Schema.Struct({
   source: Schema.String,
   index: Schema.Finite,
   tool: Schema.String,
-  pattern: Schema.optional(Schema.String)
+  pattern: Schema.optional(Schema.String),
+  /** A remembered answer's id (`custom-agent permissions list` shows it, `revoke` takes it). */
+  id: Schema.optional(Schema.String)
 })
 export type RuleRef = typeof RuleRef.Type
 
@@ -85,3 +87,78 @@ export const ProjectTrust = Schema.Struct({
   mcpServers: Schema.optional(Schema.Array(Schema.String))
 })
 export type ProjectTrust = typeof ProjectTrust.Type
+
+/**
+ * How a file tool touches a path, which is what an answer about that path covers: `write`
+ * (write_file, edit_file), `read` (read_file, grep: the content) or `list` (list_files: the
+ * names). A deny covers its whole side (a read deny also denies listing; a write deny also
+ * denies a shell redirection into the path); an allow covers only as much (a read allow
+ * also covers listing, a list allow never covers reading).
+ */
+export const PathAccess = Schema.Literal("write", "read", "list")
+export type PathAccess = typeof PathAccess.Type
+
+/**
+ * What a "session" or "always" answer covers, computed from the call when it is asked and
+ * stored as it was shown: the analysed command prefixes of a shell line, the paths (literal,
+ * or globs a person picked) with how they are touched, or the exact input of a tool that has
+ * neither. Never a whole tool.
+ */
+export const AnswerCover = Schema.Struct({
+  /** The tool asked about. */
+  tool: Schema.String,
+  commands: Schema.optional(Schema.Array(Schema.String)),
+  paths: Schema.optional(Schema.Array(Schema.String)),
+  access: Schema.optional(PathAccess),
+  /** The input as canonical JSON. */
+  input: Schema.optional(Schema.String)
+})
+export type AnswerCover = typeof AnswerCover.Type
+
+/** A remembered answer as listed and revoked (`custom-agent permissions`, RPC `ListRememberedAnswers`). */
+export const RememberedAnswer = Schema.Struct({
+  ...AnswerCover.fields,
+  id: Schema.String,
+  decision: Schema.Literal("allow", "deny"),
+  scope: Schema.Literal("session", "always"),
+  /** The session a "session" answer holds in. */
+  sessionId: Schema.optional(Schema.String),
+  workspaceRoot: Schema.String,
+  createdAt: Schema.String
+})
+export type RememberedAnswer = typeof RememberedAnswer.Type
+
+/** A revocation, as the approvals file keeps it for an audit: what was revoked, when and by whom. */
+export const RevokedAnswer = Schema.Struct({
+  answer: RememberedAnswer,
+  revokedAt: Schema.String,
+  by: Schema.String
+})
+export type RevokedAnswer = typeof RevokedAnswer.Type
+
+const ACCESS_TOOLS: Record<PathAccess, { readonly allow: string; readonly deny: string }> = {
+  write: { allow: "write_file, edit_file", deny: "write_file, edit_file, a shell redirection into it" },
+  read: { allow: "read_file, grep, list_files", deny: "read_file, grep, list_files, a shell < from it" },
+  list: { allow: "list_files", deny: "list_files, read_file, grep, a shell < from it" }
+}
+
+/**
+ * What an answer covers, in words a person judges before answering: the same text for the
+ * question and the listing, so what was shown is what was stored.
+ */
+export const describeCover = (cover: AnswerCover, decision?: "allow" | "deny"): string => {
+  if (cover.commands !== undefined) {
+    const list = cover.commands.join(", ")
+    if (decision === undefined) return `the command${cover.commands.length === 1 ? "" : "s"} ${list} (allow: a line made only of these; deny: any line holding one)`
+    return decision === "allow" ? `a shell line made only of ${list}` : `any shell line holding ${list}`
+  }
+  if (cover.paths !== undefined) {
+    const paths = cover.paths.join(", ")
+    const access = cover.access
+    if (access === undefined) return `${cover.tool} on ${paths}`
+    const verb = access === "write" ? "changes to" : access === "read" ? "reading" : "listing"
+    const tools = decision === undefined ? `allow: ${ACCESS_TOOLS[access].allow}; deny: ${ACCESS_TOOLS[access].deny}` : ACCESS_TOOLS[access][decision]
+    return `${verb} ${paths} (${tools})`
+  }
+  return `${cover.tool} with exactly this input`
+}

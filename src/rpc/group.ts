@@ -3,11 +3,11 @@ import * as Schema from "effect/Schema"
 import { EventDecodeError, SequenceConflict, SessionNotFound, StoreFailure, TurnInProgress } from "../domain/errors.js"
 import { AgentEvent } from "../domain/events.js"
 import { InvalidSessionId, SessionId } from "../domain/ids.js"
-import { PermissionMode, ProjectTrust } from "../domain/permissions.js"
+import { PermissionMode, ProjectTrust, RememberedAnswer } from "../domain/permissions.js"
 import { RewindDrift, RewindResult, RewindTarget, RewindUnavailable, RewindWhat } from "../domain/rewind.js"
 import { SessionTitle } from "../domain/session-title.js"
 import { McpError } from "../services/McpHub.js"
-import { PermissionStoreError, ProjectTrustError } from "../services/PermissionEngine.js"
+import { PermissionStoreError, ProjectTrustError, RememberedAnswerNotFound } from "../services/PermissionEngine.js"
 import { Memory, MemoryCandidate, MemoryNotFound, MemoryStoreFailure } from "../services/MemoryStore.js"
 import {
   HostFrame,
@@ -167,5 +167,17 @@ export class AgentRpcs extends RpcGroup.make(
     payload: { workspaceRoot: Schema.String, sha256: Schema.String, by: Schema.optional(Schema.String) },
     success: ProjectTrust,
     error: Schema.Union(PermissionStoreError, ProjectTrustError)
+  }),
+  /** The remembered answers in force ("always" ones and the server's "session" ones), of one workspace or all. */
+  Rpc.make("ListRememberedAnswers", {
+    payload: { workspaceRoot: Schema.optional(Schema.String) },
+    success: Schema.Array(RememberedAnswer),
+    error: PermissionStoreError
+  }),
+  /** Forgets the answer with this id and only it; kept in the approvals file as revoked by `rpc:<by>` (`rpc` when left out). */
+  Rpc.make("RevokeRememberedAnswer", {
+    payload: { id: Schema.String, by: Schema.optional(Schema.String) },
+    success: RememberedAnswer,
+    error: Schema.Union(PermissionStoreError, RememberedAnswerNotFound)
   })
 ) {}

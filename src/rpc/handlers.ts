@@ -78,7 +78,9 @@ export const handlersLayer = (options: HandlerOptions = {}) => AgentRpcs.toLayer
         host.reviewMemory({ candidateId, decision, by: rpcOrigin(by), ...(reason === undefined ? {} : { reason }) }),
       DeleteMemory: ({ memoryId, by }) => host.deleteMemory(memoryId, rpcOrigin(by)),
       GetProjectTrust: ({ workspaceRoot }) => permissions.projectTrust(workspaceRoot),
-      TrustProject: ({ workspaceRoot, sha256, by }) => permissions.trustProject(workspaceRoot, sha256, rpcOrigin(by))
+      TrustProject: ({ workspaceRoot, sha256, by }) => permissions.trustProject(workspaceRoot, sha256, rpcOrigin(by)),
+      ListRememberedAnswers: ({ workspaceRoot }) => permissions.listRemembered(workspaceRoot === undefined ? {} : { workspaceRoot }),
+      RevokeRememberedAnswer: ({ id, by }) => permissions.revokeRemembered(id, rpcOrigin(by))
     }
   })
 )

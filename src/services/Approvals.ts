@@ -1,6 +1,6 @@
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
-import type { PermissionScope } from "../domain/permissions.js"
+import type { AnswerCover, PermissionScope } from "../domain/permissions.js"
 import type { RiskClass } from "../domain/tools.js"
 
 export interface ApprovalRequest {
@@ -19,6 +19,8 @@ export interface ApprovalRequest {
   readonly firm: boolean
   /** The call reaches outside the workspace: a headless policy short of `allow-all` denies it. */
   readonly outsideWorkspace: boolean
+  /** What a "session" or "always" answer would cover (shown before answering); absent: an answer holds once. */
+  readonly lasting?: AnswerCover
 }
 
 export interface ApprovalAnswer {

@@ -1,7 +1,8 @@
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
+import type * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import type { DecidedBy, PermissionMode, PermissionScope, ProjectTrust, RuleRef } from "../domain/permissions.js"
+import type { AnswerCover, DecidedBy, PermissionMode, PermissionScope, ProjectTrust, RememberedAnswer, RuleRef } from "../domain/permissions.js"
 import type { PreparedCall } from "./ToolRouter.js"
 
 /** One call to judge: the tool, the session's mode, and the call's facts from the ToolRouter. */
@@ -38,6 +39,12 @@ export class PermissionStoreError extends Schema.TaggedError<PermissionStoreErro
   message: Schema.String
 }) {}
 
+/** A revoke of an id no remembered answer has (never remembered, or already revoked). */
+export class RememberedAnswerNotFound extends Schema.TaggedError<RememberedAnswerNotFound>()("RememberedAnswerNotFound", {
+  id: Schema.String,
+  message: Schema.String
+}) {}
+
 /** A trust request for content that is no longer what the file holds (it changed since it was shown). */
 export class ProjectTrustError extends Schema.TaggedError<ProjectTrustError>()("ProjectTrustError", {
   message: Schema.String
@@ -48,23 +55,38 @@ export class ProjectTrustError extends Schema.TaggedError<ProjectTrustError>()("
  * that applies: `bypass` mode; `plan` mode denies anything but reads; deny rules (user
  * file, then project file); protected paths ask; a command that would run outside an
  * unavailable sandbox asks; ask rules; allow rules (a project's only once trusted);
- * approvals remembered for the session or "always"; `accept-edits` allows writes inside the
+ * answers remembered for the session or "always" (a remembered deny before a remembered
+ * allow); `accept-edits` allows writes inside the
  * workspace; defaults (reads inside the workspace allowed, everything else asks).
  */
 export interface PermissionEngineShape {
   readonly decide: (check: PermissionCheck) => Effect.Effect<Verdict>
   /**
+   * What a "session" or "always" answer to this call would cover, computed now (paths where
+   * they really land) so the question can show it: the analysed command prefixes, the paths
+   * and how they are touched, or the exact input. None when the call holds nothing that can
+   * be named safely (an unreadable command line): then an answer applies to this call only.
+   */
+  readonly lasting: (check: PermissionCheck) => Effect.Effect<Option.Option<AnswerCover>>
+  /**
    * Remembers a person's answer for the rest of the session, or persists it ("always"),
-   * scoped to what was asked: the analysed command prefixes, the paths (or the globs in
-   * `paths`, when they cover the asked paths), or the exact input. False when the call holds
-   * nothing that can be named safely (an unreadable command line): then nothing is remembered.
+   * covering `cover` as the question showed it (from `lasting`), or the globs in `paths` when
+   * they cover every path it shows. Returns what was stored, with its id.
    */
   readonly remember: (
     check: PermissionCheck,
     decision: "allow" | "deny",
     scope: Exclude<PermissionScope, "once">,
+    cover: AnswerCover,
     paths?: ReadonlyArray<string>
-  ) => Effect.Effect<boolean, PermissionStoreError>
+  ) => Effect.Effect<RememberedAnswer, PermissionStoreError>
+  /** The remembered answers in force: "always" ones (from the store as it is now) and this process's "session" ones. */
+  readonly listRemembered: (filter?: { readonly workspaceRoot?: string }) => Effect.Effect<ReadonlyArray<RememberedAnswer>, PermissionStoreError>
+  /**
+   * Forgets the answer with this id, and only it; the revocation (what, when, by whom) is kept
+   * in the approvals file for an audit. Returns the answer revoked.
+   */
+  readonly revokeRemembered: (id: string, by: string) => Effect.Effect<RememberedAnswer, PermissionStoreError | RememberedAnswerNotFound>
   /** Whether the workspace's own rules file is trusted, for the content it holds now. */
   readonly projectTrust: (workspaceRoot: string) => Effect.Effect<ProjectTrust, PermissionStoreError>
   /**

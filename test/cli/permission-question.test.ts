@@ -73,3 +73,21 @@ describe("the permission question at a terminal", () => {
     expect(shown).toContain("\x1b[31m-gone\x1b[0m")
   })
 })
+
+describe("the question shows what a lasting answer would store", () => {
+  it("a command's cover is the analysed prefix, shown as stored (`npm test` is `npm test *`)", () => {
+    const shown = describeQuestion({ ...request("execute"), summary: "shell: npm test", lasting: { tool: "shell", commands: ["npm test *"] } }, false).text
+    expect(shown).toContain("s and a cover a shell line made only of npm test *")
+    expect(shown).toContain("d covers any shell line holding npm test *")
+  })
+
+  it("a path's cover names every tool it holds for", () => {
+    const shown = describeQuestion({ ...request("write"), lasting: { tool: "edit_file", paths: ["src/math.js"], access: "write" } }, false).text
+    expect(shown).toContain("s and a cover changes to src/math.js (write_file, edit_file)")
+    expect(shown).toContain("d covers changes to src/math.js (write_file, edit_file, a shell redirection into it)")
+  })
+
+  it("a call that holds nothing to remember says the answer holds once", () => {
+    expect(describeQuestion(request("execute"), false).text).toContain("s, a and d apply to this call only")
+  })
+})

@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import type { PermissionMode } from "../../src/domain/permissions.js"
 import { type PermissionCheck, PermissionEngine } from "../../src/services/PermissionEngine.js"
 import { Files, ToolRouter } from "../../src/services/ToolRouter.js"
@@ -29,5 +29,7 @@ export const rememberAnswer = (
   Effect.gen(function* () {
     const permissions = yield* PermissionEngine
     const check = yield* checkFor(fx, sessionId, call)
-    yield* permissions.remember(check, decision, scope, paths?.map(fx.fill))
+    const cover = yield* permissions.lasting(check)
+    if (Option.isNone(cover)) return
+    yield* permissions.remember(check, decision, scope, cover.value, paths?.map(fx.fill))
   })

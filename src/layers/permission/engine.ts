@@ -1,21 +1,32 @@
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
+import { randomBytes } from "node:crypto"
+import { statSync } from "node:fs"
 import { dirname, join } from "node:path"
-import type { PermissionRule, ProjectTrust, RuleRef } from "../../domain/permissions.js"
+import type { PermissionRule, ProjectTrust, RememberedAnswer, RuleRef } from "../../domain/permissions.js"
 import {
   type PermissionCheck,
   PermissionEngine,
   type PermissionEngineShape,
   PermissionStoreError,
   ProjectTrustError,
+  RememberedAnswerNotFound,
   type Verdict
 } from "../../services/PermissionEngine.js"
 import { makeProjectRules, type ProjectRules } from "./project-rules.js"
 import { protectedPathOf } from "./protected-paths.js"
-import { loadApprovalsFile, type RememberedApproval, rememberedFor, rememberedMatches, saveApprovalsFile } from "./remembered.js"
+import {
+  type ApprovalsFile,
+  coverFor,
+  idOf,
+  loadApprovalsFile,
+  pickedCover,
+  type RememberedApproval,
+  rememberedMatches,
+  saveApprovalsFile
+} from "./remembered.js"
 import type { IndexedRule } from "./rule-basics.js"
 import { callPaths, ruleVerdict } from "./rule-set.js"
 import { loadRulesFile, PermissionsFileError } from "./rules-file.js"
@@ -46,6 +57,28 @@ const describeRule = ({ source, index, rule }: IndexedRule) => {
   return `${source} rule #${index + 1} (${rule.decision} ${rule.tool}${pattern === undefined ? "" : ` ${pattern}`})`
 }
 
+/** The stored answer as it is listed. */
+const listed = (entry: RememberedApproval, scope: "session" | "always", sessionId?: string): RememberedAnswer => ({
+  ...entry,
+  id: idOf(entry),
+  scope,
+  ...(sessionId === undefined ? {} : { sessionId })
+})
+
+/**
+ * What identifies the approvals file's content on disk: it is rewritten through a new file
+ * (a new inode) each time, so a change by another process (a revoke from the CLI while
+ * `serve` runs) is seen at the next decision. Undefined when it cannot be told: read again.
+ */
+const fileSignature = (file: string): string | undefined => {
+  try {
+    const stat = statSync(file, { bigint: true })
+    return `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`
+  } catch (error) {
+    return error instanceof Error && "code" in error && error.code === "ENOENT" ? "missing" : undefined
+  }
+}
+
 const indexed = (source: string, rules: ReadonlyArray<PermissionRule>): ReadonlyArray<IndexedRule> =>
   rules.map((rule, index) => ({ source, index, rule }))
 
@@ -63,8 +96,31 @@ export const make = (options: PermissionEngineOptions) =>
     }
 
     const trusted = yield* Ref.make(yield* loadTrustFile(trustFile))
-    const always = yield* Ref.make(yield* loadApprovalsFile(options.approvalsFile))
+    const approvalsFile = options.approvalsFile
+    const always = yield* Ref.make({ signature: fileSignature(approvalsFile), content: yield* loadApprovalsFile(approvalsFile) })
     const session = yield* Ref.make(new Map<string, ReadonlyArray<RememberedApproval>>())
+    // One change to the stored answers at a time in this process; each reads the file afresh.
+    const changing = yield* Effect.makeSemaphore(1)
+
+    /** The "always" answers as the file holds them now: read again whenever another process (or this one) changed it. */
+    const currentAlways: Effect.Effect<ApprovalsFile, PermissionStoreError> = Effect.gen(function* () {
+      const cached = yield* Ref.get(always)
+      const signature = fileSignature(approvalsFile)
+      if (signature !== undefined && signature === cached.signature) return cached.content
+      const content = yield* loadApprovalsFile(approvalsFile)
+      yield* Ref.set(always, { signature, content })
+      return content
+    })
+
+    const changeAlways = <A, E>(change: (content: ApprovalsFile) => Effect.Effect<readonly [ApprovalsFile, A], E>) =>
+      changing.withPermits(1)(
+        Effect.gen(function* () {
+          const [next, result] = yield* change(yield* loadApprovalsFile(approvalsFile))
+          yield* saveApprovalsFile(approvalsFile, next)
+          yield* Ref.set(always, { signature: fileSignature(approvalsFile), content: next })
+          return result
+        })
+      )
 
     const trustOf = (loaded: ProjectRules, entries: ReadonlyArray<TrustedFile>): TrustedFile | undefined =>
       loaded.sha256 === undefined ? undefined : entries.find((entry) => entry.file === loaded.file && entry.sha256 === loaded.sha256)
@@ -107,21 +163,43 @@ export const make = (options: PermissionEngineOptions) =>
             : { decision: "allow", by: "rule", scope: "once", rule, reason: describeRule(matched) }
         }
 
+        const stored = yield* Effect.either(currentAlways)
+        if (stored._tag === "Left") {
+          // Without the stored answers a remembered deny could be missed: only a person decides.
+          return { decision: "ask", firm: true, reason: `the remembered answers cannot be read (${stored.left.message})` }
+        }
         const remembered: ReadonlyArray<readonly ["session" | "always", ReadonlyArray<RememberedApproval>]> = [
           ["session", (yield* Ref.get(session)).get(check.sessionId) ?? []],
-          ["always", yield* Ref.get(always)]
+          ["always", stored.right.approvals]
         ]
-        for (const [scope, entries] of remembered) {
-          const index = entries.findIndex((entry) => rememberedMatches(entry, workspaceRoot, tool, call, paths, check.input))
-          const entry = entries[index]
-          if (entry === undefined) continue
+        const find = (decision: "allow" | "deny", match: "yes" | "maybe") => {
+          for (const [scope, entries] of remembered) {
+            const index = entries.findIndex((entry) => entry.decision === decision && rememberedMatches(entry, workspaceRoot, tool, call, paths, check.input) === match)
+            const entry = entries[index]
+            if (entry !== undefined) return { scope, index, entry }
+          }
+          return undefined
+        }
+        // A remembered deny beats a remembered allow, whatever their scopes.
+        const found = find("deny", "yes") ?? find("allow", "yes")
+        if (found !== undefined) {
+          const { scope, index, entry } = found
           const pattern = entry.commands?.join(", ") ?? entry.paths?.join(", ")
           return {
             decision: entry.decision,
             by: "remembered",
             scope,
-            rule: { source: scope, index, tool: entry.tool, ...(pattern === undefined ? {} : { pattern }) },
+            // In RuleRef's field order: events are checked to read back exactly as built.
+            rule: { source: scope, index, tool: entry.tool, ...(pattern === undefined ? {} : { pattern }), id: idOf(entry) },
             reason: `an earlier answer, ${scope === "session" ? "for this session" : "always"}${pattern === undefined ? "" : ` (${pattern})`}`
+          }
+        }
+        const unsure = find("deny", "maybe")
+        if (unsure !== undefined) {
+          return {
+            decision: "ask",
+            firm: true,
+            reason: `an earlier deny (${unsure.entry.commands?.join(", ") ?? ""}) may apply: a word of the line is only known when it runs`
           }
         }
 
@@ -137,20 +215,57 @@ export const make = (options: PermissionEngineOptions) =>
         }
       })
 
-    const remember: PermissionEngineShape["remember"] = (check, decision, scope, picked) =>
-      Effect.gen(function* () {
-        const now = new Date(yield* Clock.currentTimeMillis).toISOString()
-        const entry = rememberedFor(check.workspaceRoot, check.tool, check.call, callPaths(check.call), check.input, decision, now, picked)
-        if (Option.isNone(entry)) return false
-        if (scope === "session") {
-          yield* Ref.update(session, (map) => new Map(map).set(check.sessionId, [...(map.get(check.sessionId) ?? []), entry.value]))
-          return true
+    const lasting: PermissionEngineShape["lasting"] = (check) =>
+      Effect.sync(() => coverFor(check.workspaceRoot, check.tool, check.call, callPaths(check.call), check.input))
+
+    const remember: PermissionEngineShape["remember"] = Effect.fn("PermissionEngine.remember")(function* (check, decision, scope, cover, picked) {
+      const createdAt = new Date(yield* Clock.currentTimeMillis).toISOString()
+      const entry: RememberedApproval = {
+        ...pickedCover(cover, check.workspaceRoot, picked),
+        id: `ans_${randomBytes(8).toString("hex")}`,
+        workspaceRoot: check.workspaceRoot,
+        decision,
+        createdAt
+      }
+      if (scope === "session") {
+        yield* Ref.update(session, (map) => new Map(map).set(check.sessionId, [...(map.get(check.sessionId) ?? []), entry]))
+        return listed(entry, "session", check.sessionId)
+      }
+      return yield* changeAlways((content) => Effect.succeed([{ ...content, approvals: [...content.approvals, entry] }, listed(entry, "always")] as const))
+    })
+
+    const listRemembered: PermissionEngineShape["listRemembered"] = Effect.fn("PermissionEngine.listRemembered")(function* (filter) {
+      const stored = (yield* currentAlways).approvals.map((entry) => listed(entry, "always"))
+      const held = [...(yield* Ref.get(session)).entries()].flatMap(([sessionId, entries]) => entries.map((entry) => listed(entry, "session", sessionId)))
+      const root = filter?.workspaceRoot
+      return [...stored, ...held].filter((answer) => root === undefined || answer.workspaceRoot === root)
+    })
+
+    const revokeRemembered: PermissionEngineShape["revokeRemembered"] = Effect.fn("PermissionEngine.revokeRemembered")(function* (id, by) {
+      const revokedAt = new Date(yield* Clock.currentTimeMillis).toISOString()
+      // A session answer lives in this process; its revocation is kept in the file all the same.
+      const sessions = yield* Ref.get(session)
+      for (const [sessionId, entries] of sessions) {
+        const entry = entries.find((e) => idOf(e) === id)
+        if (entry === undefined) continue
+        const answer = listed(entry, "session", sessionId)
+        yield* changeAlways((content) => Effect.succeed([{ ...content, revoked: [...(content.revoked ?? []), { answer, revokedAt, by }] }, answer] as const))
+        yield* Ref.update(session, (map) => new Map(map).set(sessionId, (map.get(sessionId) ?? []).filter((e) => idOf(e) !== id)))
+        return answer
+      }
+      return yield* changeAlways((content) => {
+        const entry = content.approvals.find((e) => idOf(e) === id)
+        if (entry === undefined) {
+          return Effect.fail(new RememberedAnswerNotFound({ id, message: `no remembered answer has the id ${id}` }))
         }
-        const next = [...(yield* Ref.get(always)), entry.value]
-        yield* saveApprovalsFile(options.approvalsFile, next)
-        yield* Ref.set(always, next)
-        return true
+        const answer = listed(entry, "always")
+        const next: ApprovalsFile = {
+          approvals: content.approvals.filter((e) => idOf(e) !== id),
+          revoked: [...(content.revoked ?? []), { answer, revokedAt, by }]
+        }
+        return Effect.succeed([next, answer] as const)
       })
+    })
 
     const statusOf = (workspaceRoot: string, loaded: ProjectRules, entries: ReadonlyArray<TrustedFile>): ProjectTrust => {
       const entry = trustOf(loaded, entries)
@@ -193,7 +308,7 @@ export const make = (options: PermissionEngineOptions) =>
         return statusOf(workspaceRoot, loaded, next)
       })
 
-    return PermissionEngine.of({ decide, remember, projectTrust, trustProject })
+    return PermissionEngine.of({ decide, lasting, remember, listRemembered, revokeRemembered, projectTrust, trustProject })
   })
 
 export const layer = (options: PermissionEngineOptions) => Layer.effect(PermissionEngine, make(options))

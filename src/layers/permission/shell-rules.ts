@@ -192,3 +192,28 @@ export const prefixesCover = (prefixes: ReadonlyArray<string>, analysis: ShellAn
   const patterns = prefixes.map(parsePattern)
   return analysis.commands.every((command) => patterns.some((pattern) => allowCovers(pattern, undefined, command, workspaceRoot)))
 }
+
+/**
+ * Whether remembered deny prefixes apply to a line: any command of it, through wrappers and
+ * global options as a deny rule sees it, but with the pattern's own end (`npm test` is that
+ * command exactly, `npm test *` any further arguments), so a deny covers what was shown.
+ * "maybe" when a word only known at run time could make a command one of them.
+ */
+export const prefixesDeny = (prefixes: ReadonlyArray<string>, analysis: ShellAnalysis): "yes" | "maybe" | "no" => {
+  const patterns = prefixes.map(parsePattern)
+  let best: "yes" | "maybe" | "no" = "no"
+  for (const command of analysis.commands) {
+    for (const reading of readingsOf(command)) {
+      for (const pattern of patterns) {
+        const match = readingMatches(pattern.words, reading)
+        if (match === "maybe") best = "maybe"
+        // An exact pattern needs the reading to end where it ends; a word only known at run time may be several words or none.
+        else if (match === "yes") {
+          if (pattern.rest || reading.length === pattern.words.length) return "yes"
+          if (reading.slice(pattern.words.length).some((w) => w === undefined)) best = "maybe"
+        }
+      }
+    }
+  }
+  return best
+}

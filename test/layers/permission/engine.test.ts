@@ -3,8 +3,7 @@ import { Effect } from "effect"
 import { mkdirSync, utimesSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import * as Permissions from "../../../src/layers/permission/engine.js"
-import { PermissionEngine } from "../../../src/services/PermissionEngine.js"
-import { call, check, decide, decideShell, makeScratch, shellCall, writeRules } from "./fixture.js"
+import { call, check, decide, decideShell, makeScratch, remember, shellCall, writeRules } from "./fixture.js"
 
 const { scratch, cleanup } = makeScratch()
 afterAll(cleanup)
@@ -132,9 +131,8 @@ describe("PermissionEngine", () => {
   it.effect("remember reports false for a line it cannot name safely", () => {
     const s = scratch()
     return Effect.gen(function* () {
-      const engine = yield* PermissionEngine
       const eval_ = yield* shellCall(s.root, "eval \"$X\"")
-      expect(yield* engine.remember(check(s.root, "shell", eval_), "allow", "session")).toBe(false)
+      expect(yield* remember(check(s.root, "shell", eval_), "allow", "session")).toBe(false)
       expect((yield* decideShell(s.root, "eval \"$X\"")).decision).toBe("ask")
     }).pipe(Effect.provide(s.layer()))
   })

@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -84,3 +84,16 @@ export const decide = (c: PermissionCheck) => Effect.flatMap(PermissionEngine, (
 /** Decides a shell line in the default mode. */
 export const decideShell = (root: string, command: string, mode: PermissionMode = "default") =>
   Effect.flatMap(shellCall(root, command), (prepared) => decide(check(root, "shell", prepared, mode)))
+
+/**
+ * A person's lasting answer as the engine takes it after a question: the cover the question
+ * showed (`lasting`), then `remember`. False when the call holds nothing that can be remembered.
+ */
+export const remember = (c: PermissionCheck, decision: "allow" | "deny", scope: "session" | "always", picked?: ReadonlyArray<string>) =>
+  Effect.gen(function* () {
+    const engine = yield* PermissionEngine
+    const cover = yield* engine.lasting(c)
+    if (Option.isNone(cover)) return false
+    yield* engine.remember(c, decision, scope, cover.value, picked)
+    return true
+  })

@@ -2,8 +2,7 @@ import { afterAll, describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { mkdirSync, symlinkSync } from "node:fs"
 import { join } from "node:path"
-import { PermissionEngine } from "../../../src/services/PermissionEngine.js"
-import { call, check, decide, decideShell, makeScratch, writeRules } from "./fixture.js"
+import { call, check, decide, decideShell, makeScratch, remember, writeRules } from "./fixture.js"
 
 const { scratch, cleanup } = makeScratch()
 afterAll(cleanup)
@@ -50,9 +49,8 @@ describe("protected paths", () => {
   it.effect("a remembered 'always' does not open a protected file", () => {
     const s = scratch()
     return Effect.gen(function* () {
-      const engine = yield* PermissionEngine
       const rules = join(s.root, ".custom-agent", "permissions.json")
-      yield* engine.remember(check(s.root, "write_file", write(rules)), "allow", "always", ["**"])
+      yield* remember(check(s.root, "write_file", write(rules)), "allow", "always", ["**"])
       expect((yield* decide(check(s.root, "write_file", write(rules)))).decision).toBe("ask")
     }).pipe(Effect.provide(s.layer()))
   })
