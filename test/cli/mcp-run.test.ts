@@ -23,7 +23,7 @@ describe("run with MCP servers configured", { timeout: 60_000 }, () => {
       ['{"mcpServers": {"bad": {"url": 12}}}', "mcpServers.bad.url: Expected string, actual 12"]
     ] as const) {
       const { cwd, env } = project(text)
-      const result = await runCli(["run", "hello", "--sandbox", "off"], { cwd, env })
+      const result = await runCli(["run", "hello", "--model", "scripted", "--sandbox", "off"], { cwd, env })
       expect(result.code).toBe(0)
       expect(result.stdout).toContain('You said: "hello"')
       const lines = result.stderr.trimEnd().split("\n")

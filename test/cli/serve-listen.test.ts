@@ -46,7 +46,7 @@ describe("serve: where it listens", () => {
     try {
       const address = taken.address()
       const port = typeof address === "object" && address !== null ? address.port : 0
-      const result = await runCli(["serve", "--port", String(port), "--data-dir", temp.dir("serve-home-")])
+      const result = await runCli(["serve", "--model", "scripted", "--port", String(port), "--data-dir", temp.dir("serve-home-")])
       expect(result.code).toBe(1)
       expect(result.stderr).toBe(`custom-agent: cannot listen on 127.0.0.1:${port}: EADDRINUSE (the port is already in use)\n`)
     } finally {

@@ -55,7 +55,7 @@ describe("memory review and compaction in the web page", () => {
     await page.screenshot({ path: join(artifacts, "web-memory-proposed.png"), fullPage: true })
 
     await proposal(page, tabs).getByRole("button", { name: "Reject" }).click()
-    await page.locator(".block.note", { hasText: `Memory candidate rejected by web: ${tabs}` }).waitFor()
+    await page.locator(".block.note", { hasText: `Memory candidate rejected by rpc:web: ${tabs}` }).waitFor()
     await proposal(page, tabs).getByRole("button").waitFor({ state: "detached" })
     await badge(page).filter({ hasText: /^1$/ }).waitFor()
     expect(await proposal(page, release).getByRole("button").allTextContents()).toEqual(["Approve", "Reject"])
@@ -88,12 +88,12 @@ describe("memory review and compaction in the web page", () => {
     await approved.waitFor()
     await page.locator("section[aria-label='pending memory candidates']", { hasText: "Nothing waits for review." }).waitFor()
     await badge(page).waitFor({ state: "detached" })
-    expect(await approved.textContent()).toContain("approved by web")
+    expect(await approved.textContent()).toContain("approved by rpc:web")
 
     // Its evidence link opens the session at the events that back it, with the approval on record.
     await approved.locator("a.evidence-link").click()
     await page.waitForURL(/\?session=.*&events=\d+-\d+/)
-    await page.locator(".block.note", { hasText: `Memory approved by web: ${release}` }).waitFor()
+    await page.locator(".block.note", { hasText: `Memory approved by rpc:web: ${release}` }).waitFor()
     await page.locator(".slot.marked .block.user", { hasText: "Remember our release day" }).waitFor()
     expect(await page.locator(".slot.marked").count()).toBeGreaterThan(1)
     expect(await proposal(page, release).getByRole("button").count()).toBe(0)
@@ -115,7 +115,7 @@ describe("memory review and compaction in the web page", () => {
     await approved.getByRole("button", { name: "Delete" }).click()
     await page.locator("section[aria-label='approved memories']", { hasText: "No memories yet." }).waitFor()
     await page.goto(sessionUrl)
-    await page.locator(".block.note", { hasText: "Memory deleted by web" }).waitFor()
+    await page.locator(".block.note", { hasText: "Memory deleted by rpc:web" }).waitFor()
 
     expect(pageErrors).toEqual([])
   })

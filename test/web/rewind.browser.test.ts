@@ -50,7 +50,7 @@ describe("rewind and fork in the web page", () => {
     await page.locator(".rewind-menu").nth(1).locator("summary").click()
     await page.getByRole("menuitem", { name: "Files and conversation" }).click()
     await page.locator(".note.rewind", { hasText: "restored notes.txt" }).waitFor()
-    await page.locator(".note.rewind", { hasText: "Conversation rewound by web" }).waitFor()
+    await page.locator(".note.rewind", { hasText: "Conversation rewound by rpc:web" }).waitFor()
     await page.locator(".rewind-result", { hasText: "Rewound." }).waitFor()
     expect(readFileSync(notes, "utf8")).toBe("version 1\n")
     await page.locator(".slot.rewound .block.user", { hasText: "Write version 2" }).waitFor()
