@@ -139,6 +139,16 @@ const cases: ReadonlyArray<SecurityCase> = [
   push("a backslash in the subcommand", `git pu\\sh ${PUSH}`),
   push("git -c alias.p=push p (an alias defined on the line)", `git -c alias.p=push p ${PUSH}`),
   push("git -C \"$PWD\" push (a dynamic option value, a static subcommand)", `git -C "$PWD" push ${PUSH}`),
+  // Brace expansion: bash runs `{touch,P7}` as `touch P7`.
+  touch("{touch,P7}", "{touch,P7}", "P7"),
+  touch("t{o,}uch P24", "t{o,}uch P24", "P24"),
+  touch("a nested brace list", "{{touch,x},y} P25", "P25"),
+  touch("a letter sequence", "touc{h..i} P26", "P26"),
+  touch("a brace list after a wrapper", "env {touch,P27}", "P27"),
+  touch("a brace list after an escaped comma", "{touch,P28\\,x}", "P28,x"),
+  push("{git,push,origin,HEAD:b3}", "{git,push,origin,HEAD:b3}", undefined, created("{OUT}/remote.git/refs/heads/b3")),
+  push("git {push,origin,HEAD:b2}", "git {push,origin,HEAD:b2}", undefined, created("{OUT}/remote.git/refs/heads/b2")),
+  push("git {push,origin} HEAD:b4", "git {push,origin} HEAD:b4", undefined, created("{OUT}/remote.git/refs/heads/b4")),
   // Wrappers that run their arguments, and programs that run a string as shell code.
   touch("setpriv touch", "setpriv touch P1", "P1"),
   touch("setpriv --reuid 0 touch", "setpriv --reuid 0 touch P11", "P11"),

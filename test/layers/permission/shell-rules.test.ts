@@ -293,7 +293,11 @@ describe("shellRuleVerdict: deny rules see through spelling, wrappers and global
     "cpulimit -l 50 -- git push",
     "trickle -d 10 git push",
     "ssh-agent git push",
-    "caffeinate -i git push"
+    "caffeinate -i git push",
+    "{git,push}",
+    "git {push,x}",
+    "{git,} push",
+    "git pu{sh,}"
   ]
   it.effect.each(dodges)("deny `git push` catches %j", (line) =>
     Effect.gen(function* () {
