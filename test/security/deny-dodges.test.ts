@@ -19,6 +19,24 @@ const rm = (name: string, command: string): SecurityCase => ({
   expect: deniedByRule(gone)
 })
 
+/** `touch NAME` creates a file in the workspace: the harm its control proves. */
+const touch = (name: string, command: string, file: string): SecurityCase => ({
+  name: `deny touch: ${name}`,
+  rules: [denyShell("touch")],
+  approve: "allow-all",
+  calls: [sh(command)],
+  expect: deniedByRule(created(file))
+})
+
+/** A wrapper this machine may not have: the rule must match before anything runs, so no control. */
+const touchUnchecked = (name: string, command: string): SecurityCase => ({
+  name: `deny touch: ${name} (the wrapper need not exist: the rule must match first)`,
+  rules: [denyShell("touch")],
+  approve: "allow-all",
+  calls: [sh(command)],
+  expect: { kind: "denied", by: ["rule"], control: false }
+})
+
 const PUSH = "origin HEAD:main"
 const pushed = created("{OUT}/remote.git/refs/heads/main")
 
@@ -121,6 +139,59 @@ const cases: ReadonlyArray<SecurityCase> = [
   push("a backslash in the subcommand", `git pu\\sh ${PUSH}`),
   push("git -c alias.p=push p (an alias defined on the line)", `git -c alias.p=push p ${PUSH}`),
   push("git -C \"$PWD\" push (a dynamic option value, a static subcommand)", `git -C "$PWD" push ${PUSH}`),
+  // Brace expansion: bash runs `{touch,P7}` as `touch P7`.
+  touch("{touch,P7}", "{touch,P7}", "P7"),
+  touch("t{o,}uch P24", "t{o,}uch P24", "P24"),
+  touch("a nested brace list", "{{touch,x},y} P25", "P25"),
+  touch("a letter sequence", "touc{h..i} P26", "P26"),
+  touch("a brace list after a wrapper", "env {touch,P27}", "P27"),
+  touch("a brace list after an escaped comma", "{touch,P28\\,x}", "P28,x"),
+  push("{git,push,origin,HEAD:b3}", "{git,push,origin,HEAD:b3}", undefined, created("{OUT}/remote.git/refs/heads/b3")),
+  push("git {push,origin,HEAD:b2}", "git {push,origin,HEAD:b2}", undefined, created("{OUT}/remote.git/refs/heads/b2")),
+  push("git {push,origin} HEAD:b4", "git {push,origin} HEAD:b4", undefined, created("{OUT}/remote.git/refs/heads/b4")),
+  // Wrappers that run their arguments, and programs that run a string as shell code.
+  touch("setpriv touch", "setpriv touch P1", "P1"),
+  touch("setpriv --reuid 0 touch", "setpriv --reuid 0 touch P11", "P11"),
+  touch("prlimit touch", "prlimit touch P2", "P2"),
+  touch("prlimit -n1024 touch", "prlimit -n1024 touch P12", "P12"),
+  touch("prlimit --nofile=1024 touch", "prlimit --nofile=1024 touch P13", "P13"),
+  touch("script -qc 'touch ...'", "script -qc 'touch P3' /dev/null", "P3"),
+  touch("script -c'touch ...' (the code attached)", "script -c'touch P14' /dev/null", "P14"),
+  touch("script with -c after the file", "script -q /dev/null -c 'touch P15'", "P15"),
+  touch("sg root -c 'touch ...'", "sg root -c 'touch P4'", "P4"),
+  touch("sg root 'touch ...' (without -c)", "sg root 'touch P16'", "P16"),
+  touch("sg - root -c 'touch ...'", "sg - root -c 'touch P17'", "P17"),
+  touch("su -c'touch ...' (the code attached)", "su -c'touch P18'", "P18"),
+  touch("nsenter -- touch", "nsenter -- touch P6", "P6"),
+  touch("runuser -u root -- touch", "runuser -u root -- touch P5", "P5"),
+  touch("runuser -u root touch", "runuser -u root touch P19", "P19"),
+  touch("setarch x86_64 touch", "setarch x86_64 touch P20", "P20"),
+  touch("setarch -R touch", "setarch -R touch P21", "P21"),
+  touch("chrt -o 0 touch", "chrt -o 0 touch P22", "P22"),
+  touch("ionice -c3 touch", "ionice -c3 touch P23", "P23"),
+  touch("bwrap --bind / / touch", "bwrap --bind / / touch P29", "P29"),
+  touch("valgrind -q touch", "valgrind -q touch P30", "P30"),
+  touchUnchecked("cgexec -g cpu:x touch", "cgexec -g cpu:x touch P31"),
+  touchUnchecked("systemd-run --user --scope touch", "systemd-run --user --scope touch P32"),
+  touchUnchecked("proot -0 touch", "proot -0 touch P33"),
+  touchUnchecked("pkexec touch", "pkexec touch P34"),
+  touchUnchecked("pkexec --user root touch", "pkexec --user root touch P35"),
+  touchUnchecked("firejail --quiet touch", "firejail --quiet touch P36"),
+  touchUnchecked("unbuffer touch", "unbuffer touch P37"),
+  touchUnchecked("catchsegv touch", "catchsegv touch P38"),
+  touchUnchecked("faketime '2020-01-01' touch", "faketime '2020-01-01' touch P39"),
+  touchUnchecked("torsocks touch", "torsocks touch P40"),
+  touchUnchecked("sudo -u root touch", "sudo -u root touch P41"),
+  touchUnchecked("eatmydata touch", "eatmydata touch P42"),
+  touchUnchecked("numactl --interleave=all touch", "numactl --interleave=all touch P43"),
+  touchUnchecked("gosu root touch", "gosu root touch P44"),
+  touchUnchecked("su-exec root touch", "su-exec root touch P45"),
+  touchUnchecked("run0 touch", "run0 touch P46"),
+  touchUnchecked("xvfb-run -a touch", "xvfb-run -a touch P47"),
+  touchUnchecked("cpulimit -l 50 -- touch", "cpulimit -l 50 -- touch P48"),
+  touchUnchecked("trickle -d 10 touch", "trickle -d 10 touch P49"),
+  touchUnchecked("nocache touch", "nocache touch P50"),
+  touchUnchecked("chpst -u root touch", "chpst -u root touch P51"),
   // npm's global options (`npm --prefix dir`).
   {
     name: "deny npm install: npm --prefix . install",

@@ -7,7 +7,7 @@ import { commandReadings } from "./shell-commands.js"
 import { bashParser, type ShellParserError } from "./shell-parser.js"
 import { realLocation } from "../tools/workspace-paths.js"
 import { isSpecialTarget } from "./shell-targets.js"
-import { assignmentValue, decodeAnsiC, wordValue } from "./shell-word-value.js"
+import { assignmentValue, decodeAnsiC, wordValue, wordValues } from "./shell-word-value.js"
 
 /**
  * A command line as bash reads it, from the tree-sitter bash grammar: every simple command
@@ -43,6 +43,9 @@ export const analyzeShell = analyzeShellWith(bashParser)
 
 /** Scripts inside scripts (`bash -c "eval '...'"`) are followed this deep. */
 const MAX_DEPTH = 4
+
+/** A command's words after brace expansion are read up to this many; the rest are only known at run time. */
+const MAX_WORDS = 1024
 
 /** Constructs inside constructs (`$($($(...)))`) are followed this deep. */
 const MAX_NESTING = 1000
@@ -224,12 +227,48 @@ class Walker {
         return this.compound(node, inherited, attached)
       case "ERROR":
         // Already unresolved (the tree has an error); what parsed is still read for deny rules.
-        for (const child of named(node)) if (STATEMENTS.has(child.type)) this.statement(child, inherited, undefined)
-        return
+        return this.broken(node, inherited)
       default:
         if (CONTAINERS.has(node.type)) return this.compound(node, inherited, attached)
         return this.unsupported(node)
     }
+  }
+
+  /**
+   * What parsed inside an error node. A command word starting with a brace (`{touch,x} y`)
+   * leaves its `{` as a token of its own before the command, or before a bare command name
+   * and its arguments: joined back to the word, so deny rules see what bash runs.
+   */
+  broken(node: Node, inherited: ReadonlyArray<ShellRedirect>) {
+    const children = named(node)
+    children.forEach((child, i) => {
+      const brace = this.bracesBefore(node, child)
+      if ((child.type === "command" || child.type === "redirected_statement") && brace.length > 0) {
+        return this.statement(child, inherited, { redirects: [], extra: brace, end: child.endIndex, inputs: [] })
+      }
+      if (STATEMENTS.has(child.type)) return this.statement(child, inherited, undefined)
+      if (child.type !== "command_name") return
+      const following = children.slice(i + 1)
+      const stop = following.findIndex((c) => !EXPRESSIONS.has(c.type) || c.type === "variable_name")
+      const parts = [...brace, ...all(child), ...(stop === -1 ? following : following.slice(0, stop))]
+      this.record(clip(this.source.slice(parts[0]?.startIndex ?? child.startIndex, parts[parts.length - 1]?.endIndex ?? child.endIndex)), this.words(parts), [], inherited)
+    })
+  }
+
+  /** The `{` tokens right before `child` in `node` (`{{a,b},c}` leaves two), in source order. */
+  bracesBefore(node: Node, child: Node): ReadonlyArray<Node> {
+    const tokens = all(node)
+    const braces: Array<Node> = []
+    let at = child.startIndex
+    // Nodes are fresh objects on every access: found by position, not identity.
+    const own = tokens.findIndex((t) => t.startIndex === child.startIndex && t.endIndex === child.endIndex && t.type === child.type)
+    for (let i = own - 1; i >= 0; i--) {
+      const token = tokens[i]
+      if (token === undefined || token.isNamed || token.type !== "{" || token.endIndex !== at) break
+      braces.unshift(token)
+      at = token.startIndex
+    }
+    return braces
   }
 
   /** A list or pipeline: the grammar hangs `a && b > f` on the list, but bash gives `> f` to `b` alone. */
@@ -403,11 +442,25 @@ class Walker {
     }
   }
 
-  /** The words these nodes make, in source order, with the commands inside them walked. */
+  /**
+   * The words these nodes make, in source order, with the commands inside them walked. A brace
+   * expansion makes several words, each with the source text of the word it came from; past
+   * MAX_WORDS the rest of it is one word only known at run time.
+   */
   words(parts: ReadonlyArray<Node>): ReadonlyArray<ShellWord> {
     const sorted = [...parts].sort((a, b) => a.startIndex - b.startIndex)
     for (const part of sorted) this.expression(part, false)
-    return this.group(sorted).map((group) => this.word(group))
+    const words: Array<ShellWord> = []
+    for (const group of this.group(sorted)) {
+      const text = this.span(group)
+      const { values, complete } = wordValues(group, this.state.home, Math.max(0, MAX_WORDS - words.length))
+      for (const value of values) words.push(value === undefined ? { text } : { text, value })
+      if (!complete) {
+        this.unresolved(`a brace expansion makes more than ${MAX_WORDS} words: ${clip(text)}`)
+        words.push({ text })
+      }
+    }
+    return words
   }
 
   /** Adjacent nodes form one word (`a"b"'c'`, `$"..."`); a backslash-newline between them joins them too. */
@@ -424,10 +477,16 @@ class Walker {
     return groups
   }
 
-  word(group: ReadonlyArray<Node>): ShellWord {
+  /** The source text of adjacent nodes. */
+  span(group: ReadonlyArray<Node>): string {
     const first = group[0]
     const last = group[group.length - 1]
-    const text = first === undefined || last === undefined ? "" : this.source.slice(first.startIndex, last.endIndex)
+    return first === undefined || last === undefined ? "" : this.source.slice(first.startIndex, last.endIndex)
+  }
+
+  /** One word where bash makes one (a declaration's argument): a brace expression is not static there. */
+  word(group: ReadonlyArray<Node>): ShellWord {
+    const text = this.span(group)
     const value = wordValue(group, this.state.home)
     return value === undefined ? { text } : { text, value }
   }
@@ -443,7 +502,7 @@ class Walker {
         const [first, ...rest] = this.group(named(node).filter((c) => c.type !== "file_descriptor"))
         for (const part of first ?? []) this.expression(part, false)
         const input = first === undefined ? undefined : wordValue(first, this.state.home)
-        return { redirects: [{ kind: "input", text: this.span(node, first) }], extra: rest.flat(), inputs: input === undefined ? [] : [input] }
+        return { redirects: [{ kind: "input", text: this.spanFrom(node, first) }], extra: rest.flat(), inputs: input === undefined ? [] : [input] }
       }
       default:
         this.unsupported(node)
@@ -451,7 +510,7 @@ class Walker {
     }
   }
 
-  span(node: Node, until: ReadonlyArray<Node> | undefined) {
+  spanFrom(node: Node, until: ReadonlyArray<Node> | undefined) {
     const end = until?.[until.length - 1]?.endIndex ?? node.endIndex
     return this.source.slice(node.startIndex, end)
   }
@@ -462,7 +521,7 @@ class Walker {
     // Only the target is walked here: the words after it are the command's, walked with its other words.
     for (const part of first ?? []) this.expression(part, false)
     const extra = rest.flat()
-    const text = this.span(node, first)
+    const text = this.spanFrom(node, first)
     if (operator === ">&-" || operator === "<&-") return { redirects: [{ kind: "dup", text }], extra, inputs: [] }
     const value = first === undefined ? undefined : wordValue(first, this.state.home)
     if ((operator === ">&" || operator === "<&") && value !== undefined && /^(\d+|-)$/.test(value)) {
@@ -495,7 +554,7 @@ class Walker {
     const start = all(node).find((c) => c.type === "heredoc_start")
     // A quoted delimiter (`'EOF'`, `"EOF"`, `\EOF`) keeps the body literal; otherwise it expands.
     const expands = start !== undefined && !/['"\\]/.test(start.text)
-    redirects.push({ kind: "input", text: this.span(node, start === undefined ? undefined : [start]) })
+    redirects.push({ kind: "input", text: this.spanFrom(node, start === undefined ? undefined : [start]) })
     for (let i = 0; i < node.childCount; i++) {
       const child = node.child(i)
       if (child === null || !child.isNamed) continue

@@ -38,8 +38,28 @@ const OPAQUE: Readonly<Record<string, string>> = {
  */
 const EVALUATING = new Set(["test", "[", "printf", "read", "unset", "declare", "typeset", "local", "readonly", "export", "let", "getopts", "wait", "mapfile", "readarray"])
 
-/** Programs that take shell code after `-c` / `--command`. */
+/** Programs that take shell code after `-c` / `--command` (`-c` also in a cluster, `-qc CODE`, or with the code attached, `-cCODE`). */
 const COMMAND_OPTION = new Set(["su", "runuser", "script", "flock"])
+
+/** The code given to `-c`, `-qc`, `-cCODE`, `--command CODE`, `--command=CODE` or `--session-command`; `found` false when there is none. */
+const commandOption = (args: ReadonlyArray<Word>): { readonly found: boolean; readonly script?: string } => {
+  for (let i = 0; i < args.length; i++) {
+    const word = args[i]
+    if (word === undefined) continue
+    if (word === "--") break
+    const long = /^--(?:session-)?command(=.*)?$/s.exec(word)
+    const value = long !== null ? (long[1] === undefined ? args[i + 1] : long[1].slice(1)) : /^-[A-Za-z]*c/.test(word) ? word.slice(word.indexOf("c") + 1) || args[i + 1] : null
+    if (value === null) continue
+    return value === undefined ? { found: true } : { found: true, script: value }
+  }
+  return { found: false }
+}
+
+/** `sg [-] GROUP [-c] CODE` runs CODE with /bin/sh. */
+const sgScript = (args: ReadonlyArray<Word>): Word => {
+  const rest = args[0] === "-" ? args.slice(2) : args.slice(1)
+  return rest[0] === "-c" ? rest[1] : rest[0]
+}
 
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/
 
@@ -132,12 +152,12 @@ export const commandFacts = (reading: ReadonlyArray<Word>): CommandFacts => {
     return { unresolved: "watch runs its arguments through sh -c", ...(script === undefined ? {} : { script }), changesDirectory: false }
   }
   if (COMMAND_OPTION.has(name)) {
-    const at = args.findIndex((w) => w === "-c" || w === "--command" || w?.startsWith("--command=") === true)
-    if (at !== -1) {
-      const flag = args[at] ?? ""
-      const script = flag.startsWith("--command=") ? flag.slice("--command=".length) : args[at + 1]
-      return { unresolved: `${name} -c runs a string as shell code`, ...(script === undefined ? {} : { script }), changesDirectory: false }
-    }
+    const { found, script } = commandOption(args)
+    if (found) return { unresolved: `${name} -c runs a string as shell code`, ...(script === undefined ? {} : { script }), changesDirectory: false }
+  }
+  if (name === "sg" && args.length > 1) {
+    const script = sgScript(args)
+    return { unresolved: "sg runs a string as shell code", ...(script === undefined ? {} : { script }), changesDirectory: false }
   }
   if (EVALUATING.has(name) && args.some((w) => w !== undefined && runsSubstitution(w))) {
     return { unresolved: `${name} would evaluate $(...) inside an argument`, changesDirectory: false }

@@ -49,6 +49,57 @@ const WRAPPERS: Readonly<Record<string, OptionSpec & { readonly notWhen?: Readon
   firejail: spec("", ""),
   "dbus-run-session": spec("--config-file --dbus-daemon", ""),
   catchsegv: spec("", ""),
+  setpriv: spec(
+    "--ruid --euid --reuid --rgid --egid --regid --groups --inh-caps --ambient-caps --bounding-set --securebits --pdeathsig --selinux-label --apparmor-profile --landlock-access --landlock-rule --seccomp-filter",
+    "-d --dump --nnp --no-new-privs --keep-groups --clear-groups --init-groups --reset-env"
+  ),
+  prlimit: spec("-p --pid -o --output", "--noheadings --raw --verbose", {
+    optionalValue:
+      "-c --core -d --data -e --nice -f --fsize -i --sigpending -l --memlock -m --rss -n --nofile -q --msgqueue -r --rtprio -s --stack -t --cpu -u --nproc -v --as -x --locks -y --rttime"
+  }),
+  nsenter: spec("-t --target -S --setuid -G --setgid -W --wdns", "-a --all -e --env -F --no-fork -Z --follow-context -c --join-cgroup --user-parent --preserve-credentials --keep-caps", {
+    optionalValue: "-m --mount -u --uts -i --ipc -n --net -N --net-socket -p --pid -C --cgroup -U --user -T --time -r --root -w --wd"
+  }),
+  // `runuser -u USER cmd` runs cmd; `runuser USER -c code` is read as code (shell-command-facts).
+  runuser: spec("-u --user -g --group -G --supp-group -s --shell -c --command --session-command -w --whitelist-environment", "-l --login -m -p --preserve-environment -P --pty -f --fast"),
+  setarch: spec("--uname-2.6", "-v --verbose -3 --3gb -B --32bit -F --fdpic-funcptrs -I --short-inode -L --addr-compat-layout -R --addr-no-randomize -S --whole-seconds -T --sticky-timeouts -X --read-implies-exec -Z --mmap-page-zero --4gb", {
+    leadingOperand: true
+  }),
+  linux32: spec("", "-v --verbose -3 --3gb -B --32bit -F -I -L -R -S -T -X -Z --4gb"),
+  linux64: spec("", "-v --verbose -3 --3gb -B --32bit -F -I -L -R -S -T -X -Z --4gb"),
+  bwrap: spec(
+    "--args --argv0 --level-prefix --unshare-user-try --userns --userns2 --pidns --uid --gid --hostname --chdir --unsetenv --lock-file --sync-fd --remount-ro --exec-label --file-label --proc --dev --tmpfs --mqueue --dir --seccomp --add-seccomp-fd --block-fd --userns-block-fd --info-fd --json-status-fd --cap-add --cap-drop --perms --size --overlay-src --tmp-overlay --ro-overlay --setenv:2 --bind:2 --bind-try:2 --dev-bind:2 --dev-bind-try:2 --ro-bind:2 --ro-bind-try:2 --bind-fd:2 --ro-bind-fd:2 --file:2 --bind-data:2 --ro-bind-data:2 --symlink:2 --chmod:2 --overlay:3",
+    "--unshare-all --share-net --unshare-user --unshare-ipc --unshare-pid --unshare-net --unshare-uts --unshare-cgroup --unshare-cgroup-try --clearenv --new-session --die-with-parent --as-pid-1 --disable-userns --assert-userns-disabled"
+  ),
+  valgrind: spec("", "-q --quiet -v --verbose -s -d"),
+  cgexec: spec("-g", "--sticky -h --help"),
+  "systemd-run": spec(
+    "-u --unit -p --property --description --slice -E --setenv -M --machine -H --host --uid --gid --nice -D --working-directory --on-active --on-boot --on-startup --on-unit-active --on-unit-inactive --on-calendar --timer-property --path-property --socket-property --service-type",
+    "--user --system --scope -r --remain-after-exit -t --pty -T --pty-late -P --pipe -q --quiet -G --collect --wait -S --shell --send-sighup --no-block --no-ask-password -d --same-dir --slice-inherit"
+  ),
+  run0: spec("-u --user -g --group --nice -D --chdir --setenv --unit --property --description --slice --machine --background --pty-late", "--no-ask-password --slice-inherit -i --via-shell"),
+  pkexec: spec("--user", "--disable-internal-agent --keep-cwd"),
+  proot: spec("-r --rootfs -b --bind -m --mount -w --pwd --cwd -q --qemu -k --kernel-release -i -v --verbose -p --port", "-0 --root-id -R -S -l --link2symlink -V -h --help"),
+  eatmydata: spec("", ""),
+  nocache: spec("", ""),
+  numactl: spec(
+    "-i --interleave -w --weighted-interleave -p --preferred -P --preferred-many -m --membind -N --cpunodebind -C --physcpubind -b --balancing",
+    "-a --all -l --localalloc -H --hardware -s --show"
+  ),
+  gosu: spec("", "", { operands: 1 }),
+  "su-exec": spec("", "", { operands: 1 }),
+  setuidgid: spec("", "", { operands: 1 }),
+  envdir: spec("", "", { operands: 1 }),
+  chpst: spec("-u -U -b -e -/ -C -n -l -L -m -d -o -p -f -c", "-v -P -0 -1 -2"),
+  "xvfb-run": spec("-e --error-file -f --auth-file -n --server-num -p --xauth-protocol -s --server-args -w --wait", "-a --auto-servernum -d --auto-display -l --listen-tcp"),
+  cpulimit: spec("-l --limit -p --pid -e --exe -P --path -c --cpu -s --signal", "-z --lazy -i --include-children -v --verbose -k --kill -r --restore -m --monitor-forks -q --quiet"),
+  trickle: spec("-d -u -w -t -l -n -L -P", "-s -v -V"),
+  "ssh-agent": spec("-a -E -O -P -t", "-c -D -d -k -s"),
+  "dbus-launch": spec("--config-file", "--sh-syntax --csh-syntax --auto-syntax --binary-syntax --close-stderr --exit-with-session --exit-with-x11"),
+  ccache: spec("", ""),
+  rlwrap: spec("-a -b -C -D -e -f -F -g -H -I -l -n -O -p -P -q -S -s -t -w -z", "-A -c -i -m -N -o -r -R -U -v -W -X"),
+  caffeinate: spec("-t -w", "-d -i -m -s -u"),
+  "sandbox-exec": spec("-f -n -p -D", ""),
   npx: spec("-p --package", "-y --yes --no -q --quiet"),
   bunx: spec("-p --package", "--bun"),
   pnpx: spec("", "")

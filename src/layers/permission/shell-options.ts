@@ -12,6 +12,12 @@ export interface OptionSpec {
   readonly withValue: ReadonlySet<string>
   /** Options that stand alone. */
   readonly flags: ReadonlySet<string>
+  /** Options whose value, if any, is attached (`-n1024`, `--nofile=1024`); `-n 1024` leaves `1024` an operand. */
+  readonly optionalValue: ReadonlySet<string>
+  /** How many words follow options that take more than one (`bwrap --bind SRC DEST`). */
+  readonly arity: ReadonlyMap<string, number>
+  /** A first word that is not an option is an operand (`setarch x86_64 -R cmd`, `setarch -R cmd`). */
+  readonly leadingOperand?: boolean
   /** Operands before the command or subcommand (`timeout 5 cmd`, `chroot /new cmd`). */
   readonly operands?: number
   /** Leading `NAME=value` words are part of the options (`env A=1 cmd`). */
@@ -20,11 +26,27 @@ export interface OptionSpec {
   readonly plusOptions?: boolean
 }
 
-export const spec = (withValue: string, flags: string, extra: Omit<OptionSpec, "withValue" | "flags"> = {}): OptionSpec => ({
-  withValue: new Set(withValue.split(" ").filter((s) => s.length > 0)),
-  flags: new Set(flags.split(" ").filter((s) => s.length > 0)),
-  ...extra
-})
+const names = (list: string) => list.split(" ").filter((s) => s.length > 0)
+
+/**
+ * An option table from space-separated names. In `withValue`, `--bind:2` takes two words;
+ * `optionalValue` lists options whose value can only be attached.
+ */
+export const spec = (
+  withValue: string,
+  flags: string,
+  extra: Omit<OptionSpec, "withValue" | "flags" | "optionalValue" | "arity"> & { readonly optionalValue?: string } = {}
+): OptionSpec => {
+  const { optionalValue = "", ...rest } = extra
+  const valued = names(withValue).map((name) => name.split(":"))
+  return {
+    withValue: new Set(valued.map(([name]) => name ?? "")),
+    flags: new Set(names(flags)),
+    optionalValue: new Set(names(optionalValue)),
+    arity: new Map(valued.flatMap(([name, count]): ReadonlyArray<readonly [string, number]> => (name === undefined || count === undefined ? [] : [[name, Number(count)]]))),
+    ...rest
+  }
+}
 
 /** Where the options end: the index of the first word after them, or of a word that cannot be read statically. */
 export interface OptionsEnd {
@@ -65,8 +87,8 @@ export const optionEnds = (words: ReadonlyArray<Word>, from: number, options: Op
     }
     if (word.startsWith("--")) {
       const name = word.includes("=") ? word.slice(0, word.indexOf("=")) : word
-      if (word.includes("=") || options.flags.has(name)) return walk(i + 1, [...seen, name], operandsLeft)
-      if (options.withValue.has(name)) return walk(i + 2, [...seen, name], operandsLeft)
+      if (word.includes("=") || options.flags.has(name) || options.optionalValue.has(name)) return walk(i + 1, [...seen, name], operandsLeft)
+      if (options.withValue.has(name)) return walk(i + 1 + (options.arity.get(name) ?? 1), [...seen, name], operandsLeft)
       walk(i + 1, [...seen, name], operandsLeft)
       return walk(i + 2, [...seen, name], operandsLeft)
     }
@@ -76,7 +98,8 @@ export const optionEnds = (words: ReadonlyArray<Word>, from: number, options: Op
       const name = `-${word[at]}`
       const rest = at + 1 < word.length
       if (options.flags.has(name)) return cluster(at + 1, [...seenHere, name])
-      if (options.withValue.has(name)) return walk(rest ? i + 1 : i + 2, [...seenHere, name], operandsLeft)
+      if (options.optionalValue.has(name)) return walk(i + 1, [...seenHere, name], operandsLeft)
+      if (options.withValue.has(name)) return walk(rest ? i + 1 : i + 1 + (options.arity.get(name) ?? 1), [...seenHere, name], operandsLeft)
       // Unknown: a flag, or an option whose value is the rest of the word or the next word.
       // `-chdir=dir` style options carry their value inside the word.
       if (at === 1 && word.includes("=")) return walk(i + 1, [...seenHere, word.slice(0, word.indexOf("="))], operandsLeft)
@@ -85,6 +108,7 @@ export const optionEnds = (words: ReadonlyArray<Word>, from: number, options: Op
     }
     cluster(1, seen)
   }
-  walk(from, [], options.operands ?? 0)
+  const leading = options.leadingOperand === true && words[from] !== undefined && words[from]?.startsWith("-") === false
+  walk(leading ? from + 1 : from, [], options.operands ?? 0)
   return truncated ? [...ends, { index: from, seen: [], unknown: true }] : ends
 }

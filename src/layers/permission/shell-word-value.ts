@@ -1,17 +1,19 @@
 import type { Node } from "web-tree-sitter"
+import { expandBraces, type Piece } from "./shell-braces.js"
 
 /**
  * What bash makes of one word before running a command: quote removal, backslash escapes,
  * ANSI-C `$'...'` decoding and `~` expansion, done statically. A word whose value depends on
  * the run time (a parameter or arithmetic expansion, a command substitution, a glob, a brace
- * expansion, `~user`) has no static value.
+ * expansion, `~user`) has no static value. A brace expansion makes several words
+ * (`wordValues`), each static or not.
  */
 
-/** A character of a word and whether quoting or an escape made it literal. */
-interface Piece {
-  readonly text: string
-  readonly quoted: boolean
-}
+/** A part only known at run time: it may hold anything, so the words it ends up in are not static. */
+const UNKNOWN: ReadonlyArray<Piece> = [{ text: "", quoted: false, unknown: true }]
+
+/** `''` and `""` are an empty word, not nothing: a zero-width quoted piece keeps them. */
+const EMPTY_QUOTE: ReadonlyArray<Piece> = [{ text: "", quoted: true }]
 
 const unquotedWord = (source: string): Array<Piece> | undefined => {
   const pieces: Array<Piece> = []
@@ -119,44 +121,50 @@ export const decodeAnsiC = (inner: string): string => {
 const isNamedChildrenOnly = (node: Node, allowed: ReadonlyArray<string>) =>
   node.namedChildren.every((child) => child !== null && allowed.includes(child.type))
 
-/** One part of a word as pieces, or undefined when the part is not static. */
-const piecesOf = (node: Node): Array<Piece> | undefined => {
+/** One part of a word as pieces; a part only known at run time is one unknown piece. */
+const piecesOf = (node: Node): ReadonlyArray<Piece> => {
   switch (node.type) {
     case "word":
-      return unquotedWord(node.text)
+      return unquotedWord(node.text) ?? UNKNOWN
     case "number":
-      return node.namedChildCount === 0 ? unquotedWord(node.text) : undefined
+      return node.namedChildCount === 0 ? (unquotedWord(node.text) ?? UNKNOWN) : UNKNOWN
+    case "brace_expression":
+      // `{1..3}`: its text as written, expanded later like any other brace.
+      return unquotedLiteral(node.text)
     case "raw_string":
-      return [...node.text.slice(1, -1)].map((text) => ({ text, quoted: true }))
-    case "ansi_c_string":
-      return [...decodeAnsiC(node.text.slice(2, -1))].map((text) => ({ text, quoted: true }))
-    case "string":
-      return isNamedChildrenOnly(node, ["string_content"]) ? doubleQuoted(node.text.slice(1, -1)) : undefined
+      return node.text.length <= 2 ? EMPTY_QUOTE : [...node.text.slice(1, -1)].map((text) => ({ text, quoted: true }))
+    case "ansi_c_string": {
+      const decoded = decodeAnsiC(node.text.slice(2, -1))
+      return decoded.length === 0 ? EMPTY_QUOTE : [...decoded].map((text) => ({ text, quoted: true }))
+    }
+    case "string": {
+      if (!isNamedChildrenOnly(node, ["string_content"])) return UNKNOWN
+      const inner = doubleQuoted(node.text.slice(1, -1))
+      return inner === undefined ? UNKNOWN : inner.length === 0 ? EMPTY_QUOTE : inner
+    }
     case "translated_string": {
       const inner = node.namedChild(0)
-      return inner === null ? [] : piecesOf(inner)
+      return inner === null ? EMPTY_QUOTE : piecesOf(inner)
     }
     case "concatenation":
       return piecesOfParts(node.children.filter((child) => child !== null))
     default:
       // Anonymous tokens the grammar leaves in words (`$`, `==`, `=~`) are literal text.
-      return node.isNamed ? undefined : unquotedLiteral(node.text)
+      return node.isNamed ? UNKNOWN : unquotedLiteral(node.text)
   }
 }
 
 const unquotedLiteral = (text: string): Array<Piece> => [...text].map((c) => ({ text: c, quoted: false }))
 
 /** The pieces of adjacent parts; a `$` right before a double-quoted string makes it `$"..."`, which drops the `$`. */
-const piecesOfParts = (parts: ReadonlyArray<Node>): Array<Piece> | undefined => {
+const piecesOfParts = (parts: ReadonlyArray<Node>): Array<Piece> => {
   const pieces: Array<Piece> = []
   for (let i = 0; i < parts.length; i++) {
     const part = parts[i]
     if (part === undefined) continue
     const next = parts[i + 1]
     if (part.type === "$" && next !== undefined && next.type === "string" && next.startIndex === part.endIndex) continue
-    const own = piecesOf(part)
-    if (own === undefined) return undefined
-    pieces.push(...own)
+    pieces.push(...piecesOf(part))
   }
   return pieces
 }
@@ -191,11 +199,22 @@ const expandTilde = (pieces: ReadonlyArray<Piece>, home: string | undefined): st
   return home === undefined ? undefined : home + text.slice(1)
 }
 
-/** The static value of a word made of these adjacent nodes, or undefined. */
-export const wordValue = (parts: ReadonlyArray<Node>, home: string | undefined): string | undefined => {
-  const pieces = piecesOfParts(parts)
-  if (pieces === undefined || expandsFurther(pieces)) return undefined
-  return expandTilde(pieces, home)
+const staticValue = (pieces: ReadonlyArray<Piece>, home: string | undefined): string | undefined =>
+  pieces.some((p) => p.unknown === true) || expandsFurther(pieces) ? undefined : expandTilde(pieces, home)
+
+/** The static value of a word made of these adjacent nodes, or undefined (a brace expansion too: where one word must stand). */
+export const wordValue = (parts: ReadonlyArray<Node>, home: string | undefined): string | undefined => staticValue(piecesOfParts(parts), home)
+
+/** The words bash makes of one word of a command: brace expansion first, then each word's static value (or undefined). */
+export interface WordValues {
+  readonly values: ReadonlyArray<string | undefined>
+  /** False when the expansion was cut at the limit: more words follow that are not given. */
+  readonly complete: boolean
+}
+
+export const wordValues = (parts: ReadonlyArray<Node>, home: string | undefined, limit: number): WordValues => {
+  const { words, complete } = expandBraces(piecesOfParts(parts), limit)
+  return { values: words.map((pieces) => staticValue(pieces, home)), complete }
 }
 
 /**
@@ -205,7 +224,7 @@ export const wordValue = (parts: ReadonlyArray<Node>, home: string | undefined):
 export const assignmentValue = (value: Node | null): string | undefined => {
   if (value === null) return ""
   const pieces = piecesOfParts([value])
-  if (pieces === undefined || pieces.some((p) => !p.quoted && p.text === "~")) return undefined
+  if (pieces.some((p) => p.unknown === true || (!p.quoted && p.text === "~"))) return undefined
   // Globs and braces do not expand in an assignment.
   return pieces.map((p) => p.text).join("")
 }

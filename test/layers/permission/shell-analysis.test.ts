@@ -139,7 +139,7 @@ describe("analyzeShell: words", () => {
       expect(shape(yield* analyze("git \\\npush"))).toEqual([["git", "push"]])
     }))
 
-  it.effect("expansions, globs, braces and ~user are not static; ~ and ~/x are the home directory", () =>
+  it.effect("expansions, globs and ~user are not static; braces expand; ~ and ~/x are the home directory", () =>
     Effect.gen(function* () {
       const a = yield* analyze("echo $x ${y} $((1+2)) *.ts a?b [ab] {a,b} {1..3} ~ ~/x ~u/x '*' \"{a,b}\" {} a{b")
       expect(a.commands[0]?.words.map((w) => w.value ?? null)).toEqual([
@@ -150,8 +150,11 @@ describe("analyzeShell: words", () => {
         null,
         null,
         null,
-        null,
-        null,
+        "a",
+        "b",
+        "1",
+        "2",
+        "3",
         home,
         `${home}/x`,
         null,

@@ -148,7 +148,9 @@ const commandOf = (node: Node): { readonly argv: ReadonlyArray<string>; readonly
     if (child === null) continue
     // The grammar reads the second `!` of `! ! cmd` as a command name; bash reads a negation.
     if (field === "name" && child.text === "!" && argv.length === 0) continue
-    if (field === "name") {
+    // The generator's one brace expansion: bash runs `{a,b}` as the two words `a b`.
+    if ((field === "name" || field === "argument") && child.text === "{a,b}") argv.push("a", "b")
+    else if (field === "name") {
       const inner = child.namedChild(0)
       argv.push(inner === null ? undefined : valueOf(inner))
     }
