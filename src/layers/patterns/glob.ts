@@ -1,3 +1,4 @@
+import { messageOf } from "../../domain/cause-message.js"
 import { compileLinearRegex, MAX_PATTERN_CHARS } from "./linear-regex.js"
 
 /**
@@ -29,7 +30,7 @@ export const globProblem = (pattern: string): string | undefined => {
     compileGlob(pattern)
     return undefined
   } catch (error) {
-    return error instanceof Error ? error.message : String(error)
+    return messageOf(error)
   }
 }
 

@@ -1,4 +1,5 @@
 import { RE2JS } from "re2js"
+import { messageOf } from "../../domain/cause-message.js"
 
 /**
  * Regular expressions that arrive from outside the agent (a model's grep pattern, a hook's
@@ -36,7 +37,7 @@ export const compileLinearRegex = (source: string, options: RegexOptions = {}): 
     translated = RE2JS.translateRegExp(source)
     compiled = RE2JS.compile(translated, (options.ignoreCase === true ? RE2JS.CASE_INSENSITIVE : 0) | (options.dotAll === true ? RE2JS.DOTALL : 0))
   } catch (error) {
-    throw new Error(explain(error instanceof Error ? error.message : String(error)))
+    throw new Error(explain(messageOf(error)), { cause: error })
   }
   return { source, test: (text) => compiled.test(text) }
 }
