@@ -261,22 +261,44 @@ export const connect = (server: ConfiguredServer, options: ConnectionOptions): E
 
     const signature = (list: ReadonlyArray<Tool>) => JSON.stringify(list.map((tool) => tool.definition))
 
-    const refreshLock = yield* Effect.makeSemaphore(1)
-    const refreshTools = refreshLock.withPermits(1)(
-      Effect.gen(function* () {
-        const client = ready
-        if (client === undefined) return
-        const next = toTools(yield* listTools(client))
-        if (ready !== client || signature(next) === signature(tools)) return
-        const before = new Set(tools.map((tool) => tool.definition.name))
-        const after = new Set(next.map((tool) => tool.definition.name))
-        tools = next
-        const added = [...after].filter((tool) => !before.has(tool))
-        const removed = [...before].filter((tool) => !after.has(tool))
-        const change = [...added.map((tool) => `+${tool}`), ...removed.map((tool) => `-${tool}`)]
-        options.notify({ server: name, state: "tools_changed", message: change.length > 0 ? change.join(" ") : "tool descriptions changed" })
-      })
-    ).pipe(Effect.catchAll((error) => Effect.logWarning(`MCP server ${name}: cannot re-list its tools: ${messageOf(error)}`)))
+    const relistOnce = Effect.gen(function* () {
+      const client = ready
+      if (client === undefined) return
+      const next = toTools(yield* listTools(client))
+      if (ready !== client || signature(next) === signature(tools)) return
+      const before = new Set(tools.map((tool) => tool.definition.name))
+      const after = new Set(next.map((tool) => tool.definition.name))
+      tools = next
+      const added = [...after].filter((tool) => !before.has(tool))
+      const removed = [...before].filter((tool) => !after.has(tool))
+      const change = [...added.map((tool) => `+${tool}`), ...removed.map((tool) => `-${tool}`)]
+      options.notify({ server: name, state: "tools_changed", message: change.length > 0 ? change.join(" ") : "tool descriptions changed" })
+    }).pipe(Effect.catchAll((error) => Effect.logWarning(`MCP server ${name}: cannot re-list its tools: ${messageOf(error)}`)))
+
+    // A server may send list_changed as often as it likes: notices that arrive while a re-list
+    // is in flight fold into one more, so a flood queues no work (one fiber, two flags).
+    let relisting = false
+    let relistAgain = false
+    const relistLoop: Effect.Effect<void> = Effect.suspend(() => {
+      relistAgain = false
+      return relistOnce.pipe(
+        Effect.zipRight(
+          Effect.suspend(() => {
+            if (relistAgain) return relistLoop
+            relisting = false
+            return Effect.void
+          })
+        )
+      )
+    })
+    const relist = () => {
+      if (relisting) {
+        relistAgain = true
+        return
+      }
+      relisting = true
+      run(relistLoop.pipe(Effect.onInterrupt(() => Effect.sync(() => (relisting = false)))))
+    }
 
     const listsResource = (uri: string): Effect.Effect<boolean> =>
       Effect.gen(function* () {
@@ -390,7 +412,7 @@ export const connect = (server: ConfiguredServer, options: ConnectionOptions): E
     }
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       if (state === "starting") toolsChangedWhileStarting = true
-      else run(refreshTools)
+      else relist()
     })
 
     const started = yield* Effect.tryPromise({ try: (signal) => client.connect(transport, { signal }), catch: (error) => error }).pipe(
@@ -415,6 +437,6 @@ export const connect = (server: ConfiguredServer, options: ConnectionOptions): E
     tools = toTools(started.right)
     instructions = client.getInstructions()
     settle("ready", `${tools.length} tool${tools.length === 1 ? "" : "s"}`)
-    if (toolsChangedWhileStarting) run(refreshTools)
+    if (toolsChangedWhileStarting) relist()
     return connection
   })
