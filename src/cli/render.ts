@@ -1,4 +1,5 @@
 import type { AgentEvent } from "../domain/events.js"
+import { answerClientLabel } from "../domain/answer-client.js"
 import { taskCounts, taskListLines } from "../domain/tasks.js"
 import { hookSummary } from "../domain/hook-summary.js"
 import { projectWidening } from "../domain/project-widening.js"
@@ -147,13 +148,14 @@ export const makeRenderer = (options: RenderOptions) => {
         // One line, whatever the path or command holds: it cannot draw the answer's line under it.
         return line(side, term`${yellow(term`? ${sanitizeInline(event.payload.summary)}`)}${dim(` (${event.payload.risk}, asking)`)}`)
       case "permission.resolved": {
-        const { by, decision, reason, rule, scope } = event.payload
+        const { by, client, decision, reason, rule, scope } = event.payload
         const verdict = decision === "allow" ? green("allowed") : red(decision === "deny" ? "denied" : "cancelled")
         // A remembered answer's reason says it was an earlier answer, and for how long.
         if (by === "remembered") return line(side, term`${dim("  ")}${verdict}${dim(term` by ${sanitizeInline(reason ?? "an earlier answer")}`)}`)
         const who = rule === undefined ? by : `${by} ${rule.source}#${rule.index + 1}`
         const lasting = scope === "once" ? "" : ` for ${scope === "session" ? "the session" : "always"}`
-        return line(side, term`${dim("  ")}${verdict}${dim(term` by ${who}${lasting}${reason === undefined ? "" : term`: ${sanitizeInline(reason)}`}`)}`)
+        const where = answerClientLabel(client)
+        return line(side, term`${dim("  ")}${verdict}${dim(term` by ${who}${lasting}${where === undefined ? "" : sanitizeInline(`, ${where}`)}${reason === undefined ? "" : term`: ${sanitizeInline(reason)}`}`)}`)
       }
       case "tool.started":
         return []

@@ -3,6 +3,7 @@ import { randomUUID } from "node:crypto"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
+import * as FiberSet from "effect/FiberSet"
 import * as Option from "effect/Option"
 import { pulledUntil } from "../core/for-each-pulled.js"
 import type { EventOf } from "../domain/events.js"
@@ -12,6 +13,7 @@ import { workspaceMismatch } from "../host/session-workspace.js"
 import { CliError } from "./errors.js"
 import { stderr, useColor } from "./io.js"
 import { makeTerminalApprovals } from "./permission-question.js"
+import type { ApprovalAnswer } from "../services/Approvals.js"
 import type { TurnClient } from "./turn-client.js"
 import { termsOf } from "./output-schema.js"
 import { type DefaultModel, echoNotice, modelIdOf } from "./model-notice.js"
@@ -43,7 +45,7 @@ export const continueHint = (sessionId: string, args: RunArgs) =>
  * everything before the question is printed). Interrupting (Ctrl-C) cancels the turn.
  */
 export const runTurn = <E>(client: TurnClient<E>, args: RunArgs, defaultModel: DefaultModel) =>
-  Effect.gen(function* () {
+  Effect.scoped(Effect.gen(function* () {
     const printer = makePrinter(args.json, { requireOutput: Option.isSome(args.outputSchema) })
     const terms = termsOf(args)
     // The host keeps the session's model; --model names another, recorded as the session's from this turn on.
@@ -74,6 +76,27 @@ export const runTurn = <E>(client: TurnClient<E>, args: RunArgs, defaultModel: D
     const ourTurn = yield* Deferred.make<string>()
     const terminal = makeTerminalApprovals({ input: process.stdin, output: process.stderr, color: useColor(process.stderr) })
 
+    // A question at the terminal is asked on a fiber of its own, one at a time, so the session's
+    // events keep coming meanwhile: one answered by another client withdraws it here.
+    const questions = yield* FiberSet.make<void, E>()
+    const oneQuestionAtATime = yield* Effect.makeSemaphore(1)
+    const asking = new Map<string, Fiber.RuntimeFiber<void, E>>()
+
+    const respond = (toolCallId: string, decided: ApprovalAnswer) =>
+      Effect.gen(function* () {
+        // The record says who answered: this client's policy (named in the reason) or the person here,
+        // through the CLI (a server records `rpc:cli` instead: the transport names itself).
+        const answer = {
+          decision: decided.decision,
+          scope: decided.scope,
+          by: decided.by,
+          client: "cli",
+          ...(decided.reason === undefined ? {} : { reason: decided.reason })
+        }
+        const heard = yield* client.respondPermission(sessionId, toolCallId, answer)
+        if (!heard) yield* stderr("(another client answered first)\n")
+      })
+
     const answer = (event: EventOf<"permission.requested">, ours: boolean) =>
       Effect.gen(function* () {
         if (!ours || event.turnId === undefined) return
@@ -90,25 +113,30 @@ export const runTurn = <E>(client: TurnClient<E>, args: RunArgs, defaultModel: D
           ...(event.payload.detail === undefined ? {} : { detail: event.payload.detail }),
           ...(event.payload.lasting === undefined ? {} : { lasting: event.payload.lasting })
         }
-        const decided = Option.isSome(args.approve)
-          ? PolicyApprovals.answerFor(args.approve.value, request)
-          : interactive()
-            ? yield* terminal.ask(request)
-            : client.unanswered === "deny"
-              ? noTerminal
-              : undefined
-        if (decided === undefined) return yield* stderr("waiting for a client of the server to answer the permission question…\n")
-        // The record says who answered: this client's policy (named in the reason) or the person here,
-        // through the CLI (a server records `rpc:cli` instead: the transport names itself).
-        const answer = {
-          decision: decided.decision,
-          scope: decided.scope,
-          by: decided.by,
-          client: "cli",
-          ...(decided.reason === undefined ? {} : { reason: decided.reason })
+        if (Option.isSome(args.approve)) return yield* respond(request.toolCallId, PolicyApprovals.answerFor(args.approve.value, request))
+        if (!interactive()) {
+          if (client.unanswered === "deny") return yield* respond(request.toolCallId, noTerminal)
+          return yield* stderr("waiting for a client of the server to answer the permission question…\n")
         }
-        const heard = yield* client.respondPermission(sessionId, request.toolCallId, answer)
-        if (!heard) yield* stderr("(another client answered first)\n")
+        const toolCallId = request.toolCallId
+        const ask = oneQuestionAtATime.withPermits(1)(
+          Effect.gen(function* () {
+            const decided = yield* terminal.ask(request)
+            // Answered here: from now on a resolution is this answer's, not a reason to withdraw.
+            asking.delete(toolCallId)
+            yield* respond(toolCallId, decided)
+          })
+        )
+        asking.set(toolCallId, yield* FiberSet.run(questions, ask))
+      })
+
+    /** A question this terminal still asks that another client answered: taken off the screen. */
+    const withdraw = (toolCallId: string) =>
+      Effect.suspend(() => {
+        const fiber = asking.get(toolCallId)
+        if (fiber === undefined) return Effect.void
+        asking.delete(toolCallId)
+        return Fiber.interrupt(fiber)
       })
 
     let seen = after
@@ -137,6 +165,7 @@ export const runTurn = <E>(client: TurnClient<E>, args: RunArgs, defaultModel: D
         // A turn's events may come before the prompt's receipt names ours.
         if (event.turnId !== undefined) turnId ??= yield* Deferred.await(ourTurn)
         const ours = event.turnId !== undefined && event.turnId === turnId
+        if (event.type === "permission.resolved") yield* withdraw(event.payload.toolCallId)
         yield* printer.show(event)
         if (event.type === "permission.requested") yield* answer(event, ours)
         return ours && event.type === "turn.completed"
@@ -156,7 +185,7 @@ export const runTurn = <E>(client: TurnClient<E>, args: RunArgs, defaultModel: D
         })
       )
     // Without --json the closing line gives the session's cost, so its earlier events are read too.
-    const watcher = yield* Effect.fork(follow(args.json ? after : 0))
+    const watcher = yield* Effect.fork(Effect.raceFirst(follow(args.json ? after : 0), FiberSet.join(questions)))
     // Wait for the subscription to be live (its baseline), or for it to fail trying.
     yield* Effect.raceFirst(Deferred.await(live), Effect.zipRight(Fiber.join(watcher), Deferred.await(live)))
     const receipt = yield* client.prompt({
@@ -187,4 +216,4 @@ export const runTurn = <E>(client: TurnClient<E>, args: RunArgs, defaultModel: D
       )
     )
     yield* printer.finish(sessionId)
-  })
+  }))

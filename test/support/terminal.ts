@@ -3,9 +3,15 @@ import { assertBuilt, cliPath } from "./cli.js"
 
 /**
  * `custom-agent <args>` on a real terminal (util-linux `script` gives it a pty): each time the
- * output shows `prompt` once more, the next of `answers` is typed. Output has `\n` line ends.
+ * output shows `prompt` once more, the next of `answers` is typed (or, for a function, done
+ * instead: another client answering, say). Output has `\n` line ends.
  */
-export const runOnTerminal = (cwd: string, args: ReadonlyArray<string>, prompt: string, answers: ReadonlyArray<string>) =>
+export const runOnTerminal = (
+  cwd: string,
+  args: ReadonlyArray<string>,
+  prompt: string,
+  answers: ReadonlyArray<string | (() => Promise<void>)>
+) =>
   new Promise<{ readonly code: number | null; readonly output: string }>((resolve, reject) => {
     assertBuilt()
     const command = [process.execPath, cliPath, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(" ")
@@ -24,8 +30,13 @@ export const runOnTerminal = (cwd: string, args: ReadonlyArray<string>, prompt: 
       output += chunk.toString("utf8")
       const asked = output.split(prompt).length - 1
       if (asked > answered) {
-        child.stdin.write(answers[answered] ?? "\x03")
+        const next = answers[answered] ?? "\x03"
         answered = asked
+        if (typeof next === "string") child.stdin.write(next)
+        else next().catch((error: unknown) => {
+          child.kill("SIGKILL")
+          reject(error)
+        })
       }
     })
     child.on("error", reject)
