@@ -154,7 +154,8 @@ export const makeRenderer = (options: RenderOptions) => {
         if (by === "remembered") return line(side, term`${dim("  ")}${verdict}${dim(term` by ${sanitizeInline(reason ?? "an earlier answer")}`)}`)
         const who = rule === undefined ? by : `${by} ${rule.source}#${rule.index + 1}`
         const lasting = scope === "once" ? "" : ` for ${scope === "session" ? "the session" : "always"}`
-        const where = answerClientLabel(client)
+        // Only a person's answer has a place it came from; a policy decides where the turn runs.
+        const where = by === "user" ? answerClientLabel(client) : undefined
         return line(side, term`${dim("  ")}${verdict}${dim(term` by ${who}${lasting}${where === undefined ? "" : sanitizeInline(`, ${where}`)}${reason === undefined ? "" : term`: ${sanitizeInline(reason)}`}`)}`)
       }
       case "tool.started":
