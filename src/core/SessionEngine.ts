@@ -612,7 +612,7 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
           const sessionId = actor.state.sessionId
           if (!claimed) return Effect.zipRight(Scope.close(running.lease, Exit.void), Effect.fail(new TurnInProgress({ sessionId })))
           return Effect.zipRight(noteWork(actor), Scope.extend(store.leases.hold(sessionId, { waitForExpiry: true }), running.lease)).pipe(
-            Effect.flatMap((held) => (held ? Effect.succeed(running) : Effect.fail(new TurnInProgress({ sessionId })))),
+            Effect.flatMap((held) => (held ? Effect.succeed(running) : Effect.fail(new TurnInProgress({ sessionId, elsewhere: true })))),
             Effect.onError(() => releaseClaim(actor, running))
           )
         })
@@ -641,10 +641,10 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
     const quiet: Pick<TurnSink, "offer" | "offerAll"> = { offer: () => Effect.void, offerAll: () => Effect.void }
 
     const driveServices: DriveServices = {
-      runTurn: (actor, message, admitted) =>
-        Effect.flatMap(claim(actor), (running) =>
-          runClaimed(actor, running, { sessionId: actor.state.sessionId, mode: "queue", ...message }, { ...quiet, admitted: (receipt) => Deferred.succeed(admitted, receipt) })
-        ),
+      claim: (actor) => claim(actor),
+      release: releaseClaim,
+      runTurn: (actor, running, message, admitted) =>
+        runClaimed(actor, running, { sessionId: actor.state.sessionId, mode: "queue", ...message }, { ...quiet, admitted: (receipt) => Deferred.succeed(admitted, receipt) }),
       announce: (actor, running) => Effect.zipRight(noteWork(actor), bus.status(actor.state.sessionId, running))
     }
 
@@ -661,20 +661,27 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
               if (known !== undefined) return Option.some(known)
               // The mode belongs to the session: recorded before the turn this prompt starts, or now
               // for a queued message (the running turn then checks its next tool call under it too).
-              if (input.permissionMode !== undefined) yield* changeMode(actor, input.permissionMode, input.client ?? "library")
               // So does the model: the running turn keeps the one it started with, later turns ask this one.
-              if (input.model !== undefined) yield* changeModel(actor, input.model, input.client ?? "library")
+              const record = Effect.gen(function* () {
+                if (input.permissionMode !== undefined) yield* changeMode(actor, input.permissionMode, input.client ?? "library")
+                if (input.model !== undefined) yield* changeModel(actor, input.model, input.client ?? "library")
+              })
               if (!actor.driving) {
+                // Claimed before anything is written: a session another process runs a turn on
+                // gets nothing from this one (its log stays whole, the message is refused, not lost).
+                const running = yield* claim(actor)
+                yield* record.pipe(Effect.onError(() => releaseClaim(actor, running)))
                 yield* startDriving(driveServices, actor)
-                const first = {
+                const message = {
                   content: input.content,
                   ...(input.maxSteps === undefined ? {} : { maxSteps: input.maxSteps }),
                   ...(input.terms === undefined ? {} : { terms: input.terms }),
                   ...(input.requestId === undefined ? {} : { requestId: input.requestId })
                 }
-                yield* FiberSet.run(drives, withActor(input.sessionId, (held) => drive(driveServices, held, first, admitted)))
+                yield* FiberSet.run(drives, withActor(input.sessionId, (held) => drive(driveServices, held, { message, running }, admitted)))
                 return Option.none<PromptReceipt>()
               }
+              yield* record
               const messageId = input.requestId ?? (yield* ids.make("msg"))
               const mode = input.mode ?? "queue"
               yield* queueMessage(actor, { id: messageId, content: input.content }, mode)
@@ -742,11 +749,15 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
         actor.inboxLock.withPermits(1)(
           Effect.gen(function* () {
             if (yield* isRunning(actor)) return
-            const next = yield* takeNext(actor)
-            if (Option.isNone(next)) return
+            if (actor.state.inbox.nextStep.length + actor.state.inbox.nextTurn.length === 0) return
+            // The turn first, then the message: one refused (another process runs the session) stays queued.
+            const running = yield* claim(actor)
+            const next = yield* takeNext(actor).pipe(Effect.onError(() => releaseClaim(actor, running)))
+            if (Option.isNone(next)) return yield* releaseClaim(actor, running)
             yield* startDriving(driveServices, actor)
             const admitted = yield* Deferred.make<PromptReceipt, EngineError>()
-            yield* FiberSet.run(drives, withActor(sessionId, (held) => drive(driveServices, held, { content: next.value.content }, admitted)))
+            const first = { message: { content: next.value.content }, running }
+            yield* FiberSet.run(drives, withActor(sessionId, (held) => drive(driveServices, held, first, admitted)))
           })
         )
       )

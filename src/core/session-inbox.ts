@@ -1,10 +1,10 @@
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import type { EngineError, EventStoreError } from "../domain/errors.js"
+import type { EngineError, EventStoreError, StoreFailure, TurnInProgress } from "../domain/errors.js"
 import type { AgentEvent, MessageMode, QueuedMessage } from "../domain/events.js"
 import { type PromptReceipt, type QueueAction, QueuedMessageNotFound } from "../domain/host.js"
-import type { SessionActor } from "./session-actor.js"
+import type { RunningTurn, SessionActor } from "./session-actor.js"
 import type { TurnTerms } from "../domain/turn-terms.js"
 
 type Inbox = SessionActor["state"]["inbox"]
@@ -76,14 +76,25 @@ export interface TurnMessage {
 }
 
 export interface DriveServices {
-  /** Runs one turn to its end; `admitted` hears of its user message. */
+  /** Claims the session's turn here and its lease in the store (TurnInProgress when either is taken). */
+  readonly claim: (actor: SessionActor) => Effect.Effect<RunningTurn, TurnInProgress | StoreFailure>
+  /** Lets a claim go that no turn used. */
+  readonly release: (actor: SessionActor, running: RunningTurn) => Effect.Effect<void>
+  /** Runs one turn on a claim to its end, releasing the claim; `admitted` hears of its user message. */
   readonly runTurn: (
     actor: SessionActor,
+    running: RunningTurn,
     message: TurnMessage,
     admitted: Deferred.Deferred<PromptReceipt, EngineError>
   ) => Effect.Effect<void, EngineError>
   /** Announces that the session started or stopped working through its prompts. */
   readonly announce: (actor: SessionActor, running: boolean) => Effect.Effect<void>
+}
+
+/** A message to start a turn with, and the claim it runs on. */
+export interface ClaimedMessage {
+  readonly message: TurnMessage
+  readonly running: RunningTurn
 }
 
 /** Marks the actor as working through its prompts, and says so. Callers hold the inbox lock. */
@@ -101,7 +112,8 @@ const stopDriving = (services: DriveServices, actor: SessionActor): Effect.Effec
 
 /**
  * Takes the first waiting message out of the inbox (steering that came too late for the last
- * step first, then the queue), durably; none when it is empty. Callers hold the inbox lock.
+ * step first, then the queue), durably; none when it is empty. Callers hold the inbox lock
+ * and the turn's claim: a message leaves the inbox only for a turn that can run.
  */
 export const takeNext = (actor: SessionActor): Effect.Effect<Option.Option<QueuedMessage>, EventStoreError> =>
   Effect.suspend(() => {
@@ -113,44 +125,62 @@ export const takeNext = (actor: SessionActor): Effect.Effect<Option.Option<Queue
   })
 
 /**
- * The next message to start a turn with, taken from the inbox under the lock: steering that
- * arrived too late for the last step first, then the queue. None: the session idles.
+ * The next message to start a turn with: the turn is claimed first (here and in the store,
+ * which another process sharing it may hold), then the message taken from the inbox under the
+ * lock. A claim refused leaves every message where it is, in the log, for whoever runs the
+ * session next. None: the session idles.
  */
-const nextFromInbox = (services: DriveServices, actor: SessionActor): Effect.Effect<Option.Option<QueuedMessage>> =>
-  actor.inboxLock
-    .withPermits(1)(
-      Effect.flatMap(
-        takeNext(actor),
-        (next): Effect.Effect<Option.Option<QueuedMessage>> => (Option.isNone(next) ? Effect.as(stopDriving(services, actor), next) : Effect.succeed(next))
+const nextFromInbox = (services: DriveServices, actor: SessionActor): Effect.Effect<Option.Option<ClaimedMessage>> =>
+  Effect.gen(function* () {
+    const claimed = yield* Effect.either(services.claim(actor))
+    return yield* actor.inboxLock.withPermits(1)(
+      Effect.gen(function* () {
+        if (claimed._tag === "Left") {
+          if (actor.state.inbox.nextStep.length + actor.state.inbox.nextTurn.length > 0) {
+            yield* Effect.logWarning(`the messages waiting for ${actor.state.sessionId} stay queued: ${claimed.left.message}`)
+          }
+          yield* stopDriving(services, actor)
+          return Option.none<ClaimedMessage>()
+        }
+        const running = claimed.right
+        const next = yield* takeNext(actor).pipe(Effect.onError(() => services.release(actor, running)))
+        if (Option.isNone(next)) {
+          // The claim goes before the session is noted idle: a prompt that sees it idle can claim it.
+          yield* services.release(actor, running)
+          yield* stopDriving(services, actor)
+          return Option.none<ClaimedMessage>()
+        }
+        return Option.some<ClaimedMessage>({ message: { content: next.value.content }, running })
+      })
+    )
+  }).pipe(
+    Effect.catchAll((error) =>
+      Effect.zipRight(
+        Effect.logError(`session ${actor.state.sessionId} stops: the store failed`, error),
+        Effect.as(actor.inboxLock.withPermits(1)(stopDriving(services, actor)), Option.none())
       )
     )
-    .pipe(
-      Effect.catchAll((error) =>
-        Effect.zipRight(
-          Effect.logError(`session ${actor.state.sessionId} stops: the store failed`, error),
-          Effect.as(stopDriving(services, actor), Option.none())
-        )
-      )
-    )
+  )
 
 /**
- * Runs turns back to back while the inbox has messages; `admitted` hears of the first (or of
- * its failure). The caller has started driving under the inbox lock.
+ * Runs turns back to back while the inbox has messages, each on its own claim; `admitted`
+ * hears of the first (or of its failure). The caller has claimed the first turn and started
+ * driving under the inbox lock.
  */
 export const drive = (
   services: DriveServices,
   actor: SessionActor,
-  first: TurnMessage,
+  first: ClaimedMessage,
   admitted: Deferred.Deferred<PromptReceipt, EngineError>
 ): Effect.Effect<void> =>
   Effect.gen(function* () {
-    let next: Option.Option<TurnMessage> = Option.some(first)
+    let next: Option.Option<ClaimedMessage> = Option.some(first)
     while (Option.isSome(next)) {
-      const outcome = yield* Effect.either(services.runTurn(actor, next.value, admitted))
+      const outcome = yield* Effect.either(services.runTurn(actor, next.value.running, next.value.message, admitted))
       if (outcome._tag === "Left") {
         yield* Deferred.fail(admitted, outcome.left)
         yield* Effect.logError(`turn of ${actor.state.sessionId} failed`, outcome.left)
       }
-      next = Option.map(yield* nextFromInbox(services, actor), (m): TurnMessage => ({ content: m.content }))
+      next = yield* nextFromInbox(services, actor)
     }
   }).pipe(Effect.ensuring(Deferred.interrupt(admitted)))

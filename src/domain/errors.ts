@@ -57,10 +57,14 @@ export class SessionNotFound extends Schema.TaggedError<SessionNotFound>()("Sess
 
 /** A second turn was asked for while one is running on the same session. */
 export class TurnInProgress extends Schema.TaggedError<TurnInProgress>()("TurnInProgress", {
-  sessionId: Schema.String
+  sessionId: Schema.String,
+  /** The turn runs in another process sharing the store (its turn lease is live there). */
+  elsewhere: Schema.optional(Schema.Boolean)
 }) {
   override get message() {
-    return `session ${this.sessionId} already has a running turn`
+    return this.elsewhere === true
+      ? `session ${this.sessionId} is running a turn in another process on the same data directory; send the message through that process (run --server URL for a serve) or again once its turn ends`
+      : `session ${this.sessionId} already has a running turn`
   }
 }
 
