@@ -34,7 +34,7 @@ const modelOf = (request: Replay.RecordedRequest) => {
 /** The session ids `sessions list` prints. */
 const listedSessions = (home: string) =>
   Effect.map(
-    Effect.promise(() => runCli(["sessions", "list"], { env: { CUSTOM_AGENT_HOME: home } })),
+    Effect.promise(() => runCli(["sessions", "list", "--all"], { env: { CUSTOM_AGENT_HOME: home } })),
     (listed) => listed.stdout.match(/\bses_\w+/g) ?? []
   )
 

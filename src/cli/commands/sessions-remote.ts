@@ -14,7 +14,10 @@ export const remoteSource = Effect.gen(function* () {
     list: client.ListSessions(),
     export: exported,
     events: exported,
-    importLog: (events, unverified) => client.ImportSession({ events, unverified })
+    importLog: (events, unverified) => client.ImportSession({ events, unverified }),
+    rename: (sessionId, title) => client.RenameSession({ sessionId, title, by: "cli" }).pipe(Effect.catchTag("SessionNotFound", () => Effect.fail(missing(sessionId)))),
+    archive: (sessionId, archived) =>
+      client.ArchiveSession({ sessionId, archived, by: "cli" }).pipe(Effect.catchTag("SessionNotFound", () => Effect.fail(missing(sessionId))))
   }
   return source
 })

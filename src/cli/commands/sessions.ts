@@ -1,4 +1,6 @@
-import { Args, Command, Options } from "@effect/cli"
+import { Args, Command, HelpDoc, Options } from "@effect/cli"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -20,25 +22,17 @@ import { emptyOverview, foldOverview, makeContextView } from "../context-view.js
 import { makeRenderer } from "../render.js"
 import { markRewound } from "../rewound-marks.js"
 import { missing, sessionId, where, type Where } from "../session-args.js"
-import { formatTable } from "../table.js"
 import { jsonText } from "../terminal-text.js"
 import { rewindCommands } from "./rewind.js"
-import { underParents } from "../../domain/session-tree.js"
-
-export interface Row {
-  readonly sessionId: string
-  readonly updatedAt: string
-  readonly lastSequence: number
-  readonly title?: string | undefined
-  readonly cwd?: string | undefined
-  readonly running?: boolean
-  /** A subagent's session: the session that started it. */
-  readonly parentSessionId?: string | undefined
-}
+import type { SessionListItem } from "../../domain/host.js"
+import { SessionTitle, TITLE_MAX_LENGTH } from "../../domain/session-title.js"
+import { listSessionItems } from "../../host/session-list.js"
+import { type Hidden, listedItems, sessionListing } from "../session-list-view.js"
 
 /** What reading sessions needs (`list`, `show`): locally, the store alone. */
 export interface Reader {
-  readonly list: Effect.Effect<ReadonlyArray<Row>, unknown>
+  /** Newest activity first, with each session's status; archived ones too. */
+  readonly list: Effect.Effect<ReadonlyArray<SessionListItem>, unknown>
   /** The stored events as they are, for reading (`show`). */
   readonly events: (sessionId: string) => Stream.Stream<AgentEvent, unknown>
 }
@@ -49,13 +43,18 @@ export interface Source extends Reader {
   readonly export: (sessionId: string) => Stream.Stream<AgentEvent, unknown>
   /** The host's import: the same check (`planImport`) and the same write as the server's ImportSession. */
   readonly importLog: (events: ReadonlyArray<AgentEvent>, unverified: boolean) => Effect.Effect<ImportedSession, unknown>
+  /** `session.renamed`, the title already checked against SessionTitle. */
+  readonly rename: (sessionId: string, title: string) => Effect.Effect<void, unknown>
+  /** `session.archived`: archived, or brought back. */
+  readonly archive: (sessionId: string, archived: boolean) => Effect.Effect<void, unknown>
 }
 
 
 const localReader = Effect.map(
   EventStore,
   (store): Reader => ({
-    list: store.listSessions,
+    // Nothing runs in this process: a session is running when its turn lease is live elsewhere.
+    list: listSessionItems(store, Effect.succeed(new Set<string>())),
     events: (sessionId) =>
       Stream.unwrap(
         Effect.map(store.head(sessionId), (head): Stream.Stream<AgentEvent, unknown> =>
@@ -70,7 +69,10 @@ const localSource = Effect.gen(function* () {
   const source: Source = {
     ...(yield* localReader),
     export: (sessionId) => host.exportSession(sessionId).pipe(Stream.catchTag("SessionNotFound", () => Stream.fail(missing(sessionId)))),
-    importLog: (events, unverified) => host.importSession(events, { unverified })
+    importLog: (events, unverified) => host.importSession(events, { unverified }),
+    rename: (sessionId, title) => host.renameSession(sessionId, title, "cli").pipe(Effect.catchTag("SessionNotFound", () => Effect.fail(missing(sessionId)))),
+    archive: (sessionId, archived) =>
+      host.archiveSession(sessionId, archived, "cli").pipe(Effect.catchTag("SessionNotFound", () => Effect.fail(missing(sessionId))))
   }
   return source
 })
@@ -92,23 +94,71 @@ const withReader = <A>(args: Where, use: (reader: Reader) => Effect.Effect<A, un
 const withSource = <A>(args: Where, use: (source: Source) => Effect.Effect<A, unknown>) =>
   Option.isSome(args.server) ? onServer(args.server.value, args.tokenFile, use) : Effect.flatMap(localSource, use).pipe(Effect.provide(localHostLayer(args)))
 
-const list = Command.make("list", where, (args) =>
+const allFlag = Options.boolean("all").pipe(Options.withDescription("Every workspace's sessions, and archived ones, each workspace under its path"))
+const limit = Options.integer("limit").pipe(
+  Options.withDescription("At most this many sessions, newest first (default: 20)"),
+  Options.filterMap((n) => (n > 0 ? Option.some(n) : Option.none()), "--limit must be a positive number"),
+  Options.withDefault(20)
+)
+const json = Options.boolean("json").pipe(Options.withDescription("The listing as JSON (each session's id, times, status, title, cwd, ...), after --all and --limit"))
+
+/** Says what the listing left out and how to see it. */
+const hiddenNote = (hidden: Hidden, limitNow: number): string => {
+  const parts = [
+    ...(hidden.beyondLimit > 0 ? [`${hidden.beyondLimit} older (--limit ${limitNow + hidden.beyondLimit})`] : []),
+    ...(hidden.elsewhere > 0 ? [`${hidden.elsewhere} in other workspaces (--all)`] : []),
+    ...(hidden.archived > 0 ? [`${hidden.archived} archived (--all)`] : [])
+  ]
+  return parts.length === 0 ? "" : `not shown: ${parts.join(", ")}\n`
+}
+
+const list = Command.make("list", { all: allFlag, limit, json, ...where }, (args) =>
   withReader(args, (source) =>
     Effect.gen(function* () {
       const sessions = yield* source.list
+      const view = {
+        all: args.all,
+        limit: args.limit,
+        workspace: process.cwd(),
+        width: process.stdout.isTTY === true && process.stdout.columns > 0 ? process.stdout.columns : 80,
+        now: Date.now(),
+        home: process.env["HOME"]
+      }
+      if (args.json) return yield* stdout(jsonText(`${JSON.stringify(listedItems(sessions, view))}\n`))
       if (sessions.length === 0) return yield* stdout('no sessions yet: start one with custom-agent run "..."\n')
-      // A subagent's session is listed under the session that started it.
-      const rows = underParents(sessions).map(({ row: s, depth }) => [
-        (depth === 0 ? "" : `${"  ".repeat(depth - 1)}└ `) + s.sessionId + (s.running === true ? " *" : ""),
-        s.updatedAt.slice(0, 19).replace("T", " "),
-        String(s.lastSequence),
-        s.title ?? "",
-        s.cwd ?? ""
-      ])
-      yield* stdout(formatTable(["SESSION", "UPDATED", "EVENTS", "TITLE", "CWD"], rows))
+      const listing = sessionListing(sessions, view)
+      if (listing.shown === 0) {
+        yield* stdout("no sessions in this workspace\n")
+      } else {
+        yield* stdout(listing.text)
+      }
+      yield* stderr(hiddenNote(listing.hidden, args.limit))
     })
   )
-).pipe(Command.withDescription("List sessions, most recent first (* running); a subagent's session under its parent's (└)"))
+).pipe(
+  Command.withDescription(
+    "List this workspace's sessions, newest first, with their status (running, interrupted, idle); a subagent's session under its parent's (└). --all for every workspace and archived ones"
+  )
+)
+
+const title = Args.text({ name: "title" }).pipe(
+  Args.mapEffect((text) =>
+    Effect.mapError(Schema.decodeUnknown(SessionTitle)(text), (error) => HelpDoc.p(`<title>: ${ParseResult.TreeFormatter.formatErrorSync(error)}`))
+  ),
+  Args.withDescription(`The session's new title (at most ${TITLE_MAX_LENGTH} characters)`)
+)
+
+const rename = Command.make("rename", { sessionId, title, ...where }, (args) =>
+  withSource(args, (source) => Effect.zipRight(source.rename(args.sessionId, args.title), stdout(`renamed ${args.sessionId}\n`)))
+).pipe(Command.withDescription("Give a session a title (recorded as session.renamed by cli)"))
+
+const undo = Options.boolean("undo").pipe(Options.withDescription("Bring an archived session back"))
+
+const archive = Command.make("archive", { sessionId, undo, ...where }, (args) =>
+  withSource(args, (source) =>
+    Effect.zipRight(source.archive(args.sessionId, !args.undo), stdout(`${args.undo ? "brought back" : "archived"} ${args.sessionId}\n`))
+  )
+).pipe(Command.withDescription("Archive a session: hidden from lists but --all, kept whole (--undo brings it back)"))
 
 const contextFlag = Options.boolean("context").pipe(
   Options.withDescription("Show what the model no longer sees: each compaction's range, tokens, summary and the events it replaced, then the task list")
@@ -202,5 +252,5 @@ const importCommand = Command.make("import", { file: importFile, unverified, max
 
 export const sessionsCommand = Command.make("sessions").pipe(
   Command.withDescription("List, show, export, import, rewind and fork sessions"),
-  Command.withSubcommands([list, show, exportCommand, importCommand, ...rewindCommands])
+  Command.withSubcommands([list, show, rename, archive, exportCommand, importCommand, ...rewindCommands])
 )
