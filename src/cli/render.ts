@@ -246,8 +246,9 @@ export const makeRenderer = (options: RenderOptions) => {
       }
       case "checkpoint.restored": {
         const { paths, drift, by, redo, checkpointSequence } = event.payload
-        const files = paths.length === 0 ? "nothing to restore" : `${paths.length} file(s): ${oneLine(paths.join(", "), 100)}`
-        const overwrote = drift.length === 0 ? "" : yellow(` (overwrote changes made outside the agent: ${drift.join(", ")})`)
+        const restored = [...new Set([...paths, ...drift])]
+        const files = restored.length === 0 ? "nothing to restore" : `${restored.length} file(s): ${oneLine(restored.join(", "), 100)}`
+        const overwrote = drift.length === 0 ? "" : yellow(` (${drift.length} of them changed outside the agent, overwritten: ${oneLine(drift.join(", "), 100)})`)
         return line(side, term`${cyan(`↺ ${redo ? "redo: " : ""}files restored to checkpoint #${checkpointSequence} by ${by}: ${files}`)}${overwrote}`)
       }
       case "conversation.rewound":

@@ -169,3 +169,23 @@ describe("content cannot draw a line of its own", () => {
     expect(shown(resolved({ toolCallId: "c", decision: "deny", scope: "once", by: "hook", reason: "no\n  allowed by user" }))).toBe("  denied by hook: no^J  allowed by user\n")
   })
 })
+
+describe("how a rewind of the files reads", () => {
+  const restoredEvent = (paths: ReadonlyArray<string>, drift: ReadonlyArray<string>): AgentEvent => ({
+    type: "checkpoint.restored",
+    schemaVersion: 1,
+    id: "evt_2",
+    sessionId: "ses_1",
+    sequence: 12,
+    timestamp: "2026-12-01T10:00:00.000Z",
+    payload: { treeId: "t", checkpointSequence: 4, paths, drift, forced: true, by: "cli", redo: false }
+  })
+
+  it("a file changed outside the agent and put back is counted as restored, never 'nothing to restore' beside 'overwrote'", () => {
+    const text = shown(restoredEvent([], ["notes.md"]))
+    expect(text).toContain("files restored to checkpoint #4 by cli: 1 file(s): notes.md (1 of them changed outside the agent, overwritten: notes.md)")
+    expect(text).not.toContain("nothing to restore")
+    expect(shown(restoredEvent([], []))).toContain("nothing to restore")
+    expect(shown(restoredEvent([], []))).not.toContain("outside")
+  })
+})

@@ -76,7 +76,8 @@ describe("sessions rewind, redo and fork (the real checkpoint store)", () => {
 
     const forced = await runCli(["sessions", "redo", sessionId, "--force"], { env })
     expect(forced.code, forced.stderr).toBe(0)
-    expect(forced.stdout).toContain("overwrote changes made outside the agent: notes.md")
+    expect(forced.stdout).toContain("  notes.md (overwrote a change made outside the agent)")
+    expect(forced.stdout).not.toContain("already match")
     expect(filesOf(workspace)).toEqual(afterTurnTwo)
 
     const shown = await runCli(["sessions", "show", sessionId], { env })
@@ -150,7 +151,9 @@ describe("sessions rewind, redo and fork (the real checkpoint store)", () => {
     expect(readFileSync(join(workspace, "notes.md"), "utf8")).toBe("my own edit\n")
     const yes = await runOnTerminal(workspace, rewind, "overwrite them? [y/N]", ["y\n"])
     expect(yes.code, yes.output).toBe(0)
-    expect(yes.output).toContain("overwrote changes made outside the agent: notes.md")
+    // One account of what happened: the file was put back, over the change made outside.
+    expect(yes.output).toMatch(/restored 2 file\(s\) from checkpoint #\d+:\r?\n {2}data\.bin\r?\n {2}notes\.md \(overwrote a change made outside the agent\)/)
+    expect(yes.output).not.toContain("already match")
     expect(Object.keys(filesOf(workspace))).toEqual([])
   })
 

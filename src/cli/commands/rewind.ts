@@ -61,13 +61,17 @@ const describe = (result: RewindResult, redo: boolean): string => {
   const lines: Array<string> = []
   const prefix = redo ? "redo: " : ""
   if (result.checkpointSequence !== undefined) {
-    const { restoredPaths: paths, checkpointSequence: at } = result
+    const { checkpointSequence: at, drift } = result
+    // A file changed outside the agent was put back too: one account, never "match" and "overwrote" together.
+    const paths = [...new Set([...result.restoredPaths, ...drift])]
+    const outside = new Set(drift)
     lines.push(
       paths.length === 0
         ? `${prefix}the files already match checkpoint #${at}`
-        : `${prefix}restored ${paths.length} file(s) from checkpoint #${at}:\n${paths.map((p) => `  ${p}`).join("\n")}`
+        : `${prefix}restored ${paths.length} file(s) from checkpoint #${at}:\n${paths
+            .map((p) => `  ${p}${outside.has(p) ? " (overwrote a change made outside the agent)" : ""}`)
+            .join("\n")}`
     )
-    if (result.drift.length > 0) lines.push(`overwrote changes made outside the agent: ${result.drift.join(", ")}`)
   }
   if (result.conversationTo !== undefined) lines.push(`${prefix}conversation rewound to event #${result.conversationTo}: the next turn follows on from it`)
   return `${lines.join("\n")}\n`
