@@ -17,7 +17,9 @@ export const describeTrust = (status: ProjectTrust): TerminalText => {
   const network = status.opensNetwork ? ["  the project's settings.json opens the sandbox's network"] : []
   const hooks = (status.hooks ?? []).map((hook) => term`  hook ${one(hook)}`)
   const servers = (status.mcpServers ?? []).map((server) => term`  mcp server ${one(server)}`)
-  return joinText([term`${one(status.file)} (sha256 ${status.sha256 ?? "-"})`, ...allows, ...network, ...hooks, ...servers], "\n")
+  // The files that are there: a project with only `.claude/settings.json` is not shown a rules file it lacks.
+  const files = status.files === undefined || status.files.length === 0 ? [status.file] : status.files
+  return joinText([term`${joinText(files.map(one), ", ")} (sha256 ${status.sha256 ?? "-"})`, ...allows, ...network, ...hooks, ...servers], "\n")
 }
 
 /** Whether trust would change anything: allow rules to turn on, the network to open, hooks to run, MCP servers to start. */

@@ -84,7 +84,12 @@ export const ProjectTrust = Schema.Struct({
   /** The project's hook commands (its `.custom-agent/settings.json` and `.claude/settings.json`), one line each; they run only once trusted. */
   hooks: Schema.optional(Schema.Array(Schema.String)),
   /** The MCP servers of the project's `.custom-agent/mcp.json`, one line each; they start only once trusted. */
-  mcpServers: Schema.optional(Schema.Array(Schema.String))
+  mcpServers: Schema.optional(Schema.Array(Schema.String)),
+  /**
+   * The project's configuration files that exist and are covered by `sha256` (`file` names the
+   * rules file, which is what trust is kept under, whether or not it exists).
+   */
+  files: Schema.optional(Schema.Array(Schema.String))
 })
 export type ProjectTrust = typeof ProjectTrust.Type
 

@@ -61,6 +61,25 @@ describe("custom-agent trust", () => {
     const root = temps.dir("cli-trust-none-")
     const result = await runCli(["trust"], { cwd: root, env: { CUSTOM_AGENT_HOME: join(root, "data"), CUSTOM_AGENT_CONFIG_HOME: join(root, "config") } })
     expect(result.code).toBe(1)
-    expect(result.stderr).toContain("there is nothing to trust")
+    expect(result.stderr).toContain("has no project configuration to trust")
+    expect(result.stderr).not.toContain("permissions.json does not exist")
+  })
+
+  it("names the files that are there: a project with only .claude/settings.json hooks is shown that file, not a rules file it lacks", { timeout: 30_000 }, async () => {
+    const root = temps.dir("cli-trust-claude-")
+    const cwd = join(root, "work")
+    mkdirSync(join(cwd, ".claude", "hooks"), { recursive: true })
+    writeFileSync(join(cwd, ".claude", "hooks", "note.sh"), "#!/bin/sh\nexit 0\n")
+    writeFileSync(
+      join(cwd, ".claude", "settings.json"),
+      JSON.stringify({ hooks: { PreToolUse: [{ matcher: "*", hooks: [{ type: "command", command: "sh .claude/hooks/note.sh" }] }] } })
+    )
+    const env = { CUSTOM_AGENT_HOME: join(root, "data"), CUSTOM_AGENT_CONFIG_HOME: join(root, "config") }
+    const status = await runCli(["trust", "--status"], { cwd, env })
+    expect(status.code, status.stderr).toBe(0)
+    const first = status.stdout.split("\n")[0] ?? ""
+    expect(first).toContain(join(cwd, ".claude", "settings.json"))
+    expect(first).not.toContain("permissions.json")
+    expect(status.stdout).toContain("hook ")
   })
 })

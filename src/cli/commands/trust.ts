@@ -25,7 +25,11 @@ export const trustCommand = Command.make("trust", { cwd, status, dataDir: shared
     const permissions = yield* PermissionEngine
     const root = resolve(Option.getOrElse(args.cwd, () => process.cwd()))
     const current = yield* permissions.projectTrust(root)
-    if (current.sha256 === undefined) return yield* new CliError({ message: `${current.file} does not exist: there is nothing to trust` })
+    if (current.sha256 === undefined) {
+      return yield* new CliError({
+        message: `${root} has no project configuration to trust (.custom-agent/permissions.json, settings.json or mcp.json, or hooks in .claude/settings.json)`
+      })
+    }
     if (args.status || current.trusted) {
       const state = current.trusted ? `trusted${current.trustedAt === undefined ? "" : ` since ${current.trustedAt}`}` : "not trusted"
       return yield* stdout(term`${describeTrust(current)}\n${state}\n`)

@@ -277,6 +277,7 @@ export const make = (options: PermissionEngineOptions) =>
         opensNetwork: loaded.opensNetwork,
         ...(loaded.hooks.length === 0 ? {} : { hooks: loaded.hooks }),
         ...(loaded.mcpServers.length === 0 ? {} : { mcpServers: loaded.mcpServers }),
+        files: loaded.files,
         trusted: entry !== undefined,
         ...(entry === undefined ? {} : { trustedAt: entry.trustedAt, trustedBy: entry.by })
       }
@@ -296,9 +297,9 @@ export const make = (options: PermissionEngineOptions) =>
     const trustProject: PermissionEngineShape["trustProject"] = (workspaceRoot, sha256, by) =>
       Effect.gen(function* () {
         const loaded = yield* loadedRules(workspaceRoot)
-        if (loaded.sha256 === undefined) return yield* new ProjectTrustError({ message: `${loaded.file} does not exist: there is nothing to trust` })
+        if (loaded.sha256 === undefined) return yield* new ProjectTrustError({ message: `${workspaceRoot} has no project configuration to trust` })
         if (loaded.sha256 !== sha256) {
-          return yield* new ProjectTrustError({ message: `${loaded.file} changed since it was shown (its hash is now ${loaded.sha256}); review it again` })
+          return yield* new ProjectTrustError({ message: `the configuration of ${workspaceRoot} changed since it was shown (its hash is now ${loaded.sha256}); review it again` })
         }
         const now = new Date(yield* Clock.currentTimeMillis).toISOString()
         // The file and this workspace's older trusts go from the list: one entry per file, the latest content.

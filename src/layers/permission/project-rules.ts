@@ -31,6 +31,8 @@ export interface ProjectRules {
   readonly hookScripts: ReadonlyArray<string>
   /** The servers of the project's `.custom-agent/mcp.json`, one line each (they start only once trusted). */
   readonly mcpServers: ReadonlyArray<string>
+  /** The configuration files that exist and count in `sha256`: what a person is shown they trust. */
+  readonly files: ReadonlyArray<string>
 }
 
 interface Cached {
@@ -109,9 +111,13 @@ const read = (workspaceRoot: string): Effect.Effect<ProjectRules, PermissionsFil
     // Claude Code's file counts only for its hooks: a project whose .claude/settings.json runs none
     // keeps the hash (and the trust) it had before hooks were read.
     const claudePart = claudeHooks.length === 0 ? undefined : claude
-    if (text === undefined && settings === undefined && claudePart === undefined && mcp === undefined) {
-      return { file, rules, opensNetwork: false, hooks, hookScripts, mcpServers }
-    }
+    const files = [
+      ...(text === undefined ? [] : [file]),
+      ...(settings === undefined ? [] : [projectSettingsFile(workspaceRoot)]),
+      ...(claudePart === undefined ? [] : [claudeSettingsFile(workspaceRoot)]),
+      ...(mcp === undefined ? [] : [projectMcpFile(workspaceRoot)])
+    ]
+    if (files.length === 0) return { file, rules, opensNetwork: false, hooks, hookScripts, mcpServers, files }
     // One hash over the files and the scripts the hooks name: trusting the rules trusts what the
     // settings open and the hooks they run, and an edit to any needs trust again.
     const hash = trustHash([
@@ -121,7 +127,7 @@ const read = (workspaceRoot: string): Effect.Effect<ProjectRules, PermissionsFil
       ...hookScriptsDigest(workspaceRoot, hookScripts),
       ...projectMcpHashPart(mcp)
     ])
-    return { file, sha256: hash, rules, opensNetwork: yield* opensNetwork(settings), hooks, hookScripts, mcpServers }
+    return { file, sha256: hash, rules, opensNetwork: yield* opensNetwork(settings), hooks, hookScripts, mcpServers, files }
   })
 
 /**

@@ -72,7 +72,7 @@ describe("project rules and trust", () => {
         Effect.provide(empty.layer()),
         Effect.flip
       )
-      expect(missing.message).toContain("does not exist")
+      expect(missing.message).toContain("has no project configuration to trust")
       writeFileSync(trustFile, "{ nope")
       const broken = yield* Permissions.make({ approvalsFile: s.approvals, trustFile }).pipe(Effect.flip)
       expect(broken.message).toContain(trustFile)
