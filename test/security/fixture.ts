@@ -141,6 +141,33 @@ export const gitRepo = (fx: Fixture) => {
   git(fx.ws, "remote", "add", "origin", join(fx.outside, "remote.git"))
 }
 
+/** A repository of its own at `path` in the workspace, with one commit: a clone the user keeps inside the project. */
+export const nestedRepo = (fx: Fixture, path: string) => {
+  const dir = join(fx.ws, path)
+  mkdirSync(dir, { recursive: true })
+  git(dir, "init", "-q")
+  git(dir, "commit", "-q", "--allow-empty", "-m", "nested")
+}
+
+/**
+ * The workspace as `git clone` leaves a repository with a submodule it did not check out: a
+ * real repository whose index has a gitlink at `path`, its `.gitmodules` entry, and an empty
+ * folder there (the submodule's commit is in `outside/lib`).
+ */
+export const unpopulatedSubmodule = (fx: Fixture, path: string) => {
+  gitRepo(fx)
+  const lib = join(fx.outside, "lib")
+  mkdirSync(lib)
+  git(lib, "init", "-q")
+  git(lib, "commit", "-q", "--allow-empty", "-m", "lib")
+  const commit = execFileSync("git", ["rev-parse", "HEAD"], { cwd: lib, encoding: "utf8", env: { PATH: process.env["PATH"], HOME: lib } }).trim()
+  write(join(fx.ws, ".gitmodules"), `[submodule "${path}"]\n\tpath = ${path}\n\turl = ../outside/lib\n`)
+  mkdirSync(join(fx.ws, path), { recursive: true })
+  git(fx.ws, "update-index", "--add", "--cacheinfo", `160000,${commit},${path}`)
+  git(fx.ws, "add", ".gitmodules")
+  git(fx.ws, "commit", "-q", "-m", "submodule")
+}
+
 /** Paths a turn writes on its own (the session store, the workspace's checkpoints); left out of snapshots. */
 const ignored = (rel: string) =>
   rel === "data" ||

@@ -1,5 +1,6 @@
 import { lstatSync } from "node:fs"
-import { join } from "node:path"
+import { join, relative, sep } from "node:path"
+import { isGitMetadataName } from "../../domain/git-names.js"
 import type { RiskClass } from "../../domain/tools.js"
 import { isWithin, realLocation } from "../tools/workspace-paths.js"
 import type { CallPaths } from "./rule-set.js"
@@ -28,11 +29,23 @@ export const linkedConfigTargets = (workspaceRoot: string): ReadonlyArray<string
   })
 
 /**
+ * Whether `p` is, or lies in, a `.git` or a `.gitmodules` at any depth (see git-names.ts): a
+ * nested repository's config or hooks run code on the host as surely as the top-level one's,
+ * once anyone runs git there. Inside the workspace only its own part of the path counts, so a
+ * workspace kept under such a name is not protected as a whole.
+ */
+export const isGitMetadataPath = (workspaceRoot: string, p: string): boolean => {
+  const inside = isWithin(workspaceRoot, p)
+  return (inside ? relative(workspaceRoot, p) : p).split(sep).some(isGitMetadataName)
+}
+
+/**
  * Paths no rule or remembered answer may open: the agent's own configuration in the
  * workspace (`.custom-agent/`), Claude Code's project folder (its settings' hooks run, once
- * trusted, with the scripts beside them, and an edit would switch a trusted guard hook off) and the repository's `.git/` (hooks and
- * config run code later) for anything but reads, and the user's config and data directories
- * for any access.
+ * trusted, with the scripts beside them, and an edit would switch a trusted guard hook off) and
+ * every `.git` and `.gitmodules`, the top-level ones and those at any depth (hooks and config
+ * run code later) for anything but reads, and the user's config and data directories for any
+ * access.
  * Returns the first protected path a call touches, as the person will see it.
  */
 export const protectedPathOf = (
@@ -54,6 +67,8 @@ export const protectedPathOf = (
   ]
   for (const p of [...paths.lexical, ...paths.real]) {
     if (guarded.some((dir) => isWithin(dir, p))) return p
+    // Judged as written and where it really lands: a link to a nested `.git` is that `.git`.
+    if (risk !== "read" && isGitMetadataPath(workspaceRoot, p)) return p
   }
   return undefined
 }

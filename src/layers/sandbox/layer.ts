@@ -13,6 +13,7 @@ import { sandboxOff, unsandboxed } from "./off.js"
 import * as Placeholders from "./placeholders.js"
 import { hiddenPaths } from "./hidden-paths.js"
 import { launch, SECCOMP_FD } from "./launcher.js"
+import { findNestedGit, nestedGitPaths } from "./nested-git.js"
 import { planMounts, protectedPaths } from "./protected-paths.js"
 import { unixSocketFilter } from "./seccomp.js"
 import {
@@ -103,6 +104,17 @@ export const make = (options: SandboxOptions): Effect.Effect<SandboxShape, Sandb
     const filter = yield* Effect.cached(Effect.flatMap(userSettings, (settings) => Scope.extend(filterFile(settings), layerScope)))
     const socketDirs = yield* Effect.cached(socketDirectories())
     const placeholders = yield* Placeholders.make
+    // The repositories nested in a workspace when its first command starts, walked once: one a
+    // command makes later is that command's own, and holding it would guard nothing of the user's.
+    const nestedGit = new Map<string, ReadonlyArray<string>>()
+    const nestedGitOf = (workspaceRoot: string) =>
+      Effect.sync(() => {
+        const known = nestedGit.get(workspaceRoot)
+        if (known !== undefined) return known
+        const found = findNestedGit(workspaceRoot)
+        nestedGit.set(workspaceRoot, found)
+        return found
+      })
     const projectNetwork = options.projectNetwork ?? projectNetworkSetting
 
     const profile: SandboxShape["profile"] = (workspaceRoot) =>
@@ -122,7 +134,9 @@ export const make = (options: SandboxOptions): Effect.Effect<SandboxShape, Sandb
           try: () => realpath(request.workspaceRoot),
           catch: (error) => new SandboxError({ message: `cannot find the workspace ${request.workspaceRoot}: ${String(error)}` })
         })
-        const plan = yield* Effect.flatMap(protectedPaths(workspaceRoot, options.configDir, options.dataDir), (paths) => planMounts(workspaceRoot, paths))
+        const own = yield* protectedPaths(workspaceRoot, options.configDir, options.dataDir)
+        const nested = yield* Effect.flatMap(nestedGitOf(workspaceRoot), (found) => nestedGitPaths(workspaceRoot, found))
+        const plan = yield* planMounts(workspaceRoot, [...own, ...nested])
         yield* placeholders.hold(plan.inside)
         const settings = yield* userSettings
         const home = (options.env ?? process.env)["HOME"] ?? homedir()

@@ -39,7 +39,8 @@ const realOrUndefined = (path: string): Effect.Effect<string | undefined> =>
  * What sandboxed commands must not change: the project's `.custom-agent/`, Claude Code's
  * project folder where it exists (its hooks and their scripts run once trusted; an edit would
  * switch a trusted guard hook off), the whole top-level `.git` (or a `.git` file, which says where the
- * repository is), and the agent's own configuration and data directories.
+ * repository is), and the agent's own configuration and data directories. (Git below the top
+ * level: nested-git.ts.)
  */
 export const protectedPaths = (workspaceRoot: string, configDir: string, dataDir: string): Effect.Effect<ReadonlyArray<ProtectedPath>, SandboxError> =>
   Effect.gen(function* () {

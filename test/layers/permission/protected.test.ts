@@ -46,6 +46,60 @@ describe("protected paths", () => {
     }).pipe(Effect.provide(s.layer()))
   })
 
+  it.effect("a .git or .gitmodules at any depth asks for anything but reads, judged as written and where it lands", () => {
+    const s = scratch()
+    writeRules(s.userRules, [
+      { tool: "write_file", path: "**", decision: "allow" },
+      { tool: "shell", command: "echo *", decision: "allow", path: "**" }
+    ])
+    mkdirSync(join(s.root, "sub", ".git"), { recursive: true })
+    mkdirSync(join(s.root, "src"), { recursive: true })
+    symlinkSync(join(s.root, "sub", ".git"), join(s.root, "src", "meta"))
+    return Effect.gen(function* () {
+      for (const target of [
+        "sub/.git/config",
+        "sub/.git/hooks/pre-commit",
+        "sub/.git/HEAD",
+        "a/b/c/.git/config",
+        "x/.git",
+        ".gitmodules",
+        "sub/.gitmodules",
+        "sub/.GIT/config",
+        "sub/.git./config",
+        "sub/.g\u200cit/config",
+        // A link whose name says nothing: it lands in sub/.git.
+        "src/meta/config"
+      ]) {
+        for (const mode of ["default", "accept-edits"] as const) {
+          const verdict = yield* decide(check(s.root, "write_file", write(join(s.root, target)), mode))
+          expect(verdict, `${target} in ${mode}`).toMatchObject({ decision: "ask", firm: true })
+          expect(verdict.reason).toContain("protected")
+        }
+        expect((yield* decide(check(s.root, "read_file", call("read", { paths: [join(s.root, target)] })))).decision, `reading ${target}`).toBe("allow")
+      }
+      expect((yield* decideShell(s.root, "echo x >> sub/.git/config")).decision).toBe("ask")
+      expect((yield* decideShell(s.root, "cd sub && echo x > .gitmodules")).decision).toBe("ask")
+      // A repository of another project, outside, is protected too (not only asked as outside).
+      expect(yield* decide(check(s.root, "write_file", write(join(s.dir, "other", ".git", "config"), true)))).toMatchObject({ decision: "ask", firm: true })
+      // The names beside them are ordinary files.
+      for (const target of [".gitignore", "sub/.gitattributes", ".github/workflows/ci.yml", "repo.git/config", "git/config", "sub/.gitkeep"]) {
+        expect((yield* decide(check(s.root, "write_file", write(join(s.root, target))))).decision, target).toBe("allow")
+      }
+      expect((yield* decide(check(s.root, "write_file", write(join(s.root, "sub", ".git", "config")), "bypass"))).decision).toBe("allow")
+    }).pipe(Effect.provide(s.layer()))
+  })
+
+  it.effect("a workspace kept under a folder named .git is not protected as a whole", () => {
+    const s = scratch()
+    const root = join(s.root, ".git", "worktree")
+    mkdirSync(join(root, ".custom-agent"), { recursive: true })
+    writeRules(s.userRules, [{ tool: "write_file", path: "**", decision: "allow" }])
+    return Effect.gen(function* () {
+      expect((yield* decide(check(root, "write_file", write(join(root, "a.ts"))))).decision).toBe("allow")
+      expect((yield* decide(check(root, "write_file", write(join(root, "sub", ".git", "config"))))).decision).toBe("ask")
+    }).pipe(Effect.provide(s.layer()))
+  })
+
   it.effect("a remembered 'always' does not open a protected file", () => {
     const s = scratch()
     return Effect.gen(function* () {
