@@ -2,12 +2,15 @@ import { Args, Command, Options } from "@effect/cli"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { hostLayer } from "../../app/host.js"
+import { resolveConfigDir, resolveDataDir } from "../../app/locations.js"
 import type { EngineError } from "../../domain/errors.js"
 import type { SubscriberLagged } from "../../domain/host.js"
 import { AgentHost } from "../../host/AgentHost.js"
 import type { McpError } from "../../services/McpHub.js"
 import { PermissionEngine } from "../../services/PermissionEngine.js"
 import { agentSetup } from "../agent-setup.js"
+import { stderr } from "../io.js"
+import { attachFiles } from "../prompt-attachments.js"
 import type { DefaultModel } from "../model-notice.js"
 import { reportUntrustedMcpServers } from "../mcp-config-check.js"
 import * as shared from "../options.js"
@@ -118,15 +121,21 @@ export const runCommand = Command.make(
   // Two paths that fail differently; the CLI reports either one the same way (main.ts).
   (given): Effect.Effect<void, unknown> =>
     Effect.flatMap(promptFrom(given.prompt), (text): Effect.Effect<void, unknown> => {
-      const args = { ...given, prompt: text }
+      const attached = attachFiles(text, {
+        cwd: process.cwd(),
+        home: process.env["HOME"],
+        privateDirs: [resolveConfigDir(), resolveDataDir(Option.getOrUndefined(given.dataDir))]
+      })
+      const args = { ...given, prompt: attached.content }
+      const notes = attached.notes.length === 0 ? Effect.void : stderr(attached.notes.map((note) => `${note}\n`).join(""))
       if (Option.isSome(args.server)) {
         const url = args.server.value
-        return Effect.flatMap(Effect.promise(() => import("./run-remote.js")), (remote) => remote.runRemote(args)).pipe(
+        return Effect.flatMap(Effect.zipRight(notes, Effect.promise(() => import("./run-remote.js"))), (remote) => remote.runRemote(args)).pipe(
           describeTransport(url),
           Effect.provide(remoteLayer(url, args.tokenFile))
         )
       }
-      return Effect.flatMap(agentSetup(args), ({ config, choice }) =>
+      return Effect.flatMap(Effect.zipRight(notes, agentSetup(args)), ({ config, choice }) =>
         runEmbedded(args, choice).pipe(Effect.provide(hostLayer({ ...config, workspaceRoots: [process.cwd()] })))
       )
     })

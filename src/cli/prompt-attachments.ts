@@ -1,0 +1,98 @@
+import { lstatSync, realpathSync } from "node:fs"
+import { isAbsolute, join, relative, resolve, sep } from "node:path"
+import { pathToFileURL } from "node:url"
+import { readBoundedSync } from "../layers/bounded-file.js"
+import { SECRET_STORES } from "../layers/sandbox/hidden-paths.js"
+
+/** The most one attached file may hold, and all of a prompt's together: a prompt, not a disk. */
+export const ATTACHMENT_MAX_BYTES = 256 * 1024
+export const ATTACHMENTS_MAX_BYTES = 1024 * 1024
+
+export interface AttachOptions {
+  /** The workspace: only files whose real location lies inside it are attached. */
+  readonly cwd: string
+  readonly home: string | undefined
+  /** The agent's configuration and data directories: never attached, whatever the workspace. */
+  readonly privateDirs: ReadonlyArray<string>
+}
+
+export interface Attached {
+  /** The prompt, then each attached file as a `<context>` block (the form ACP's embedded resources take). */
+  readonly content: string
+  /** One line per `@path` that named a file: attached (with its size) or why not. */
+  readonly notes: ReadonlyArray<string>
+}
+
+const within = (root: string, path: string) => {
+  const rel = relative(root, path)
+  return rel === "" || (rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel))
+}
+
+const realOrSelf = (path: string) => {
+  try {
+    return realpathSync(path)
+  } catch {
+    return path
+  }
+}
+
+/** `@path` at the start or after a space, without the punctuation a sentence puts after it. */
+const MENTION = /(?<=^|\s)@([^\s@]+)/gu
+const TRAILING = /[.,;:!?)\]}'"]+$/u
+
+const expandHome = (path: string, home: string | undefined) =>
+  home !== undefined && (path === "~" || path.startsWith("~/")) ? join(home, path.slice(1)) : path
+
+/**
+ * Attaches the files a prompt names with `@path` (`explain @src/a.ts`), read by the CLI, so the
+ * model has them from its first step. A prompt may come from a pipe whose text nobody wrote
+ * for this, so the rule holds whatever it names: only a regular file whose real location lies
+ * inside the workspace, never in the agent's own directories or a secret store, bounded, text.
+ * An `@word` that names nothing (a mention, an address) is left as it is, silently.
+ */
+export const attachFiles = (prompt: string, options: AttachOptions): Attached => {
+  const root = realOrSelf(options.cwd)
+  const guarded = [...options.privateDirs, ...SECRET_STORES.map((store) => expandHome(store, options.home))].map(realOrSelf)
+  const blocks: Array<string> = []
+  const notes: Array<string> = []
+  const seen = new Set<string>()
+  let total = 0
+  for (const match of prompt.matchAll(MENTION)) {
+    const named = (match[1] ?? "").replace(TRAILING, "")
+    if (named === "") continue
+    const path = resolve(options.cwd, expandHome(named, options.home))
+    const stat = lstatSync(path, { throwIfNoEntry: false })
+    if (stat === undefined) continue
+    const real = realOrSelf(path)
+    if (seen.has(real)) continue
+    seen.add(real)
+    const refuse = (why: string) => notes.push(`@${named} not attached: ${why}`)
+    if (!within(root, real)) {
+      refuse("it lies outside the workspace (the agent can read it with its tools, asking you first)")
+      continue
+    }
+    if (guarded.some((dir) => within(dir, real))) {
+      refuse("it is in the agent's own or a credentials directory")
+      continue
+    }
+    const read = readBoundedSync(real, ATTACHMENT_MAX_BYTES)
+    if (read._tag === "missing") continue
+    if (read._tag === "refused") {
+      refuse(read.problem === `is larger than ${ATTACHMENT_MAX_BYTES} bytes` ? `it is larger than ${ATTACHMENT_MAX_BYTES / 1024} KiB` : `it ${read.problem}`)
+      continue
+    }
+    if (read.text.includes("\u0000")) {
+      refuse("it is not text")
+      continue
+    }
+    const bytes = Buffer.byteLength(read.text)
+    if (total + bytes > ATTACHMENTS_MAX_BYTES) {
+      refuse(`the prompt's attachments would pass ${ATTACHMENTS_MAX_BYTES / (1024 * 1024)} MiB`)
+      continue
+    }
+    total += bytes
+    blocks.push(`<context uri="${pathToFileURL(real).href}">\n${read.text}\n</context>`)
+    notes.push(`attached @${named} (${bytes < 1024 ? `${bytes} bytes` : `${(bytes / 1024).toFixed(1)} KiB`})`)
+  }
+  return { content: blocks.length === 0 ? prompt : [prompt, ...blocks].join("\n\n"), notes }
+}
