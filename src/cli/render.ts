@@ -231,8 +231,7 @@ export const makeRenderer = (options: RenderOptions) => {
       case "hook.ran": {
         const { decision, timedOut, exitCode } = event.payload
         const notable = timedOut || (exitCode !== 0 && exitCode !== 2) || decision === "deny" || decision === "block"
-        // Live, a quiet hook that decided nothing says nothing; the log keeps it.
-        if (options.live && !notable && decision === undefined) return []
+        // Every run shows as it happens, a quiet one dim: a person sees what ran on their machine.
         return line(side, (notable ? yellow : dim)(`  ${hookSummary(event.payload)} ${Math.round(event.payload.durationMs)} ms`))
       }
       case "mcp.notice":
@@ -279,11 +278,41 @@ export const makeRenderer = (options: RenderOptions) => {
         const detail =
           stopReason === "error"
             ? `error${errorCode === undefined ? "" : ` (${errorCode})`}${said}`
-            : `${stopReason.replace("_", " ")}${stopReason === "budget" && message !== undefined ? `: ${message}` : ""}`
+            : `${stopReason.replace("_", " ")}${stopReason === "budget" && message !== undefined ? `: ${message}` : ""}${
+                stopReason === "max_steps" && options.live
+                  ? ` (the turn stopped at its step limit; go on with: custom-agent run --session ${event.sessionId} "continue", and --max-steps N for more a turn)`
+                  : ""
+              }`
         return line(side, term`${(stopReason === "error" ? red : yellow)(`── ${detail}`)}${dim(spent)}`)
       }
     }
   }
 
-  return { render }
+  const childTools = new Map<string, string>()
+  /**
+   * A subagent's own event, shown under its `↳ subagent` line as it happens: each tool call it
+   * makes, how the call ended, and a question refused. Its text stays with its answer line.
+   */
+  const renderChild = (event: AgentEvent): ReadonlyArray<Segment> => {
+    switch (event.type) {
+      case "model.tool_call_requested":
+        childTools.set(event.payload.toolCallId, event.payload.name)
+        return line(side, dim(term`  │ ⚙ ${event.payload.name} ${oneLine(JSON.stringify(event.payload.input), 80)}`))
+      case "tool.completed": {
+        const name = childTools.get(event.payload.toolCallId) ?? "tool"
+        const took = `${Math.round(event.payload.durationMs)} ms`
+        return event.payload.isError
+          ? line(side, term`${dim("  │   ")}${red("✗")}${dim(` ${name} ${took}`)} ${red(oneLine(event.payload.output, 100))}`)
+          : line(side, term`${dim("  │   ")}${green("✓")}${dim(` ${name} ${took}`)}`)
+      }
+      case "permission.resolved":
+        return event.payload.decision === "allow" ? [] : line(side, term`${dim("  │   ")}${red("denied")}${dim(` by ${event.payload.by}`)}`)
+      case "subagent.started":
+        return line(side, dim(term`  │ ↳ subagent ${event.payload.agent}: ${oneLine(event.payload.prompt, 80)}`))
+      default:
+        return []
+    }
+  }
+
+  return { render, renderChild }
 }

@@ -21,6 +21,8 @@ import { interactive, makePrinter, type RunArgs, titleOf } from "./turn-output.j
 
 /** How long Ctrl-C waits for the turn's cancel to be acknowledged before leaving anyway. */
 const cancelBound = Duration.seconds(5)
+/** How long a subagent's last steps may take to arrive after its parent heard its answer. */
+const childSettleBound = Duration.seconds(2)
 
 /** Reconnections in a row before a dropped subscription is given up (about a minute of pauses). */
 const maxReconnects = 15
@@ -139,6 +141,22 @@ export const runTurn = <E>(client: TurnClient<E>, args: RunArgs, defaultModel: D
         return Fiber.interrupt(fiber)
       })
 
+    // Each subagent's session is followed while it runs, so its tool calls show as they happen.
+    const children = new Map<string, Fiber.RuntimeFiber<void>>()
+    const followers = yield* FiberSet.make<void>()
+    const followChild = (childSessionId: string) =>
+      pulledUntil(client.subscribe(childSessionId, 0), (frame) =>
+        frame._tag === "Event" ? Effect.as(printer.child(frame.event), frame.event.type === "turn.completed") : Effect.succeed(false)
+      ).pipe(Effect.catchAll(() => stderr("  │ (its steps cannot be followed here; its answer follows)\n")))
+    /** Before the subagent's answer line: what it did is printed (bounded: it ended already), then its follower goes. */
+    const settleChild = (childSessionId: string) =>
+      Effect.suspend(() => {
+        const fiber = children.get(childSessionId)
+        if (fiber === undefined) return Effect.void
+        children.delete(childSessionId)
+        return Effect.zipRight(Effect.ignore(Effect.timeout(Fiber.join(fiber), childSettleBound)), Fiber.interrupt(fiber))
+      })
+
     let seen = after
     let turnId: string | undefined
     /** Connection attempts that failed in a row; a frame received resets it. */
@@ -166,7 +184,11 @@ export const runTurn = <E>(client: TurnClient<E>, args: RunArgs, defaultModel: D
         if (event.turnId !== undefined) turnId ??= yield* Deferred.await(ourTurn)
         const ours = event.turnId !== undefined && event.turnId === turnId
         if (event.type === "permission.resolved") yield* withdraw(event.payload.toolCallId)
+        if (ours && event.type === "subagent.completed") yield* settleChild(event.payload.childSessionId)
         yield* printer.show(event)
+        if (ours && event.type === "subagent.started" && printer.showsChildren) {
+          children.set(event.payload.childSessionId, yield* FiberSet.run(followers, followChild(event.payload.childSessionId)))
+        }
         if (event.type === "permission.requested") yield* answer(event, ours)
         return ours && event.type === "turn.completed"
       })

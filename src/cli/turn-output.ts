@@ -115,7 +115,11 @@ export const makePrinter = (json: boolean, options: { readonly requireOutput?: b
         })
       )
     )
-  return { show, earlier, finish }
+  /** A subagent's event as it happens (its tool calls), under its `↳ subagent` line; JSON prints the session's own log only. */
+  const child = (event: AgentEvent): Effect.Effect<void> => (json || structuredOnly ? Effect.void : writeSegments(renderer.renderChild(event)))
+  /** Whether this printer shows a subagent's steps (worth following its session). */
+  const showsChildren = !json && !structuredOnly
+  return { show, earlier, finish, child, showsChildren }
 }
 
 export const interactive = () => process.stdin.isTTY === true

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { execFileSync } from "node:child_process"
-import { mkdirSync, symlinkSync, writeFileSync } from "node:fs"
+import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { ATTACHMENT_MAX_BYTES, attachFiles } from "../../src/cli/prompt-attachments.js"
 import { runCli } from "../support/cli.js"

@@ -189,3 +189,23 @@ describe("how a rewind of the files reads", () => {
     expect(shown(restoredEvent([], []))).not.toContain("outside")
   })
 })
+
+describe("what run shows as it happens", () => {
+  const at = { schemaVersion: 1 as const, id: "evt_3", sessionId: "ses_42", turnId: "turn_1", sequence: 20, timestamp: "2026-12-01T10:00:00.000Z" }
+
+  it("a hook that ran quietly still shows, dim, with its command and time", () => {
+    const text = shown({
+      ...at,
+      type: "hook.ran",
+      payload: { event: "PostToolUse", command: "notify-send done", source: "user", exitCode: 0, timedOut: false, output: "", durationMs: 12 }
+    })
+    expect(text).toContain("notify-send done")
+    expect(text).toContain("12 ms")
+  })
+
+  it("a turn stopped at its step limit says how to go on", () => {
+    const text = shown({ ...at, type: "turn.completed", payload: { stopReason: "max_steps", usage: { inputTokens: 1, outputTokens: 1 } } })
+    expect(text).toContain('go on with: custom-agent run --session ses_42 "continue"')
+    expect(text).toContain("--max-steps N")
+  })
+})

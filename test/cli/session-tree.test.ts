@@ -52,3 +52,34 @@ describe("sessions list: subagents under their parents", () => {
     expect(show.stdout).toContain("Looks fine.")
   })
 })
+
+describe("a subagent's steps as they happen", () => {
+  it("run prints the subagent's tool calls under its line before its answer, and sessions show does the same from its log", { timeout: 60_000 }, async () => {
+    const home = temps.dir("steps-home-")
+    const project = temps.dir("steps-project-")
+    mkdirSync(join(project, ".agents", "agents"), { recursive: true })
+    writeFileSync(join(project, ".agents", "agents", "reviewer.md"), "---\nname: reviewer\ndescription: Reviews\ntools: [read_file]\n---\nYou review.\n")
+    writeFileSync(join(project, "notes.txt"), "all good\n")
+    const script = join(project, "script.json")
+    writeFileSync(
+      script,
+      JSON.stringify({
+        responses: [{ chunks: [{ toolCall: { name: "task", input: { agent: "reviewer", prompt: "review notes.txt" } } }] }, "Reviewed."],
+        agents: { reviewer: { responses: [{ chunks: [{ toolCall: { name: "read_file", input: { path: "notes.txt" } } }] }, "Looks fine."] } }
+      })
+    )
+    const env = { CUSTOM_AGENT_HOME: home, CUSTOM_AGENT_CONFIG_HOME: temps.dir("steps-config-") }
+    const run = await runCli(["run", "--script", script, "get a review", "--mode", "accept-edits"], { env, cwd: project })
+    expect(run.code, run.stderr).toBe(0)
+    const started = run.stderr.indexOf("↳ subagent reviewer")
+    const call = run.stderr.indexOf('  │ ⚙ read_file {"path":"notes.txt"}')
+    const done = run.stderr.indexOf("  │   ✓ read_file")
+    const answered = run.stderr.indexOf("answered · subagent reviewer")
+    expect([started, call, done, answered].every((at) => at >= 0), run.stderr).toBe(true)
+    expect(started < call && call < done && done < answered).toBe(true)
+
+    const parentId = /session (ses_\w+)\s*$/.exec(run.stderr.trim())?.[1] ?? ""
+    const show = await runCli(["sessions", "show", parentId], { env, cwd: project })
+    expect(show.stdout).toMatch(/↳ subagent reviewer[^\n]*\n {2}│ ⚙ read_file \{"path":"notes.txt"\}\n {2}│ {3}✓ read_file \d+ ms\n/)
+  })
+})

@@ -186,7 +186,20 @@ const show = Command.make("show", { sessionId, context: contextFlag, ...where },
         })
       )
       const mark = markRewound(rewoundSpans(rewinds, last), color)
-      yield* source.events(args.sessionId).pipe(Stream.runForEach((event) => writeSegments(mark(event, renderer.render(event)))))
+      // A subagent's tool calls show under its `↳ subagent` line, read from its own session's log.
+      const childSteps = (childSessionId: string) =>
+        source.events(childSessionId).pipe(
+          Stream.runForEach((event) => writeSegments(renderer.renderChild(event))),
+          Effect.catchAll(() => stdout(`  │ (session ${childSessionId} is not in this store: its steps are not shown)\n`))
+        )
+      yield* source.events(args.sessionId).pipe(
+        Stream.runForEach((event) =>
+          Effect.zipRight(
+            writeSegments(mark(event, renderer.render(event))),
+            event.type === "subagent.started" ? childSteps(event.payload.childSessionId) : Effect.void
+          )
+        )
+      )
       if (spend.unpriced < spend.requests) {
         yield* stdout(`session: ${spend.requests} model request(s), ${spend.tokens} tokens, cost ${formatCost(spend)}\n`)
       }
