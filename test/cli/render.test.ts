@@ -204,7 +204,7 @@ describe("what run shows as it happens", () => {
   })
 
   it("a turn stopped at its step limit says how to go on", () => {
-    const text = shown({ ...at, type: "turn.completed", payload: { stopReason: "max_steps", usage: { inputTokens: 1, outputTokens: 1 } } })
+    const text = shown({ ...at, type: "turn.completed", payload: { stopReason: "max_steps" } })
     expect(text).toContain('go on with: custom-agent run --session ses_42 "continue"')
     expect(text).toContain("--max-steps N")
   })
