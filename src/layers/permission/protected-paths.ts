@@ -31,8 +31,8 @@ export const linkedConfigTargets = (workspaceRoot: string): ReadonlyArray<string
  * Paths no rule or remembered answer may open: the agent's own configuration in the
  * workspace (`.custom-agent/`), Claude Code's project folder (its settings' hooks run, once
  * trusted, with the scripts beside them, and an edit would switch a trusted guard hook off) and the repository's `.git/` (hooks and
- * config run code later) for anything but reads, and the user's config and data directories
- * for any access.
+ * config run code later) for anything but reads, and the private places (the user's config and
+ * data directories, the secret stores, what the user hides: private-places.ts) for any access.
  * Returns the first protected path a call touches, as the person will see it.
  */
 export const protectedPathOf = (
