@@ -77,7 +77,8 @@ export type CoreServices =
 /**
  * Everything the engine stands on: store, model, ids, context, memory, tools and the permission
  * boundary. The private places (private-places.ts) are read once, with the user's settings, and
- * given to the permission engine, which asks a person for any call that touches one.
+ * given to the permission engine (which asks a person for any call that touches one) and to the
+ * walking tools (which leave them out).
  */
 export const coreLayer = (config: AgentConfig) =>
   Layer.unwrapEffect(Effect.map(readPrivatePlaces({ configDir: config.configDir, dataDir: config.dataDir }), (places) => coreLayerWith(config, places)))
@@ -99,7 +100,7 @@ const coreLayerWith = (config: AgentConfig, places: ReadonlyArray<PrivatePlace>)
     config.eventStore ?? storeLayer(config.store, config.dataDir),
     modelsLayer(config.model, userSettingsFile(config.configDir)),
     IdsLive,
-    Layer.merge(routerLayer, ContextSources.layer({ configDir: config.configDir })).pipe(
+    Layer.merge(routerLayer(places), ContextSources.layer({ configDir: config.configDir })).pipe(
       Layer.provideMerge(
         Layer.mergeAll(
           mcpLayer(config.configDir, config.version ?? "0.0.0"),
