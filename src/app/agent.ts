@@ -77,8 +77,9 @@ export type CoreServices =
 /**
  * Everything the engine stands on: store, model, ids, context, memory, tools and the permission
  * boundary. The private places (private-places.ts) are read once, with the user's settings, and
- * given to the permission engine (which asks a person for any call that touches one) and to the
- * walking tools (which leave them out).
+ * given to the permission engine (which asks a person for any call that touches one), the
+ * walking tools (which leave them out) and the loaders of a project's instructions, skills and
+ * agents (which refuse a file there), so none judges by another list.
  */
 export const coreLayer = (config: AgentConfig) =>
   Layer.unwrapEffect(Effect.map(readPrivatePlaces({ configDir: config.configDir, dataDir: config.dataDir }), (places) => coreLayerWith(config, places)))
@@ -100,11 +101,11 @@ const coreLayerWith = (config: AgentConfig, places: ReadonlyArray<PrivatePlace>)
     config.eventStore ?? storeLayer(config.store, config.dataDir),
     modelsLayer(config.model, userSettingsFile(config.configDir)),
     IdsLive,
-    Layer.merge(routerLayer(places), ContextSources.layer({ configDir: config.configDir })).pipe(
+    Layer.merge(routerLayer(places), ContextSources.layer({ configDir: config.configDir, privatePlaces: places })).pipe(
       Layer.provideMerge(
         Layer.mergeAll(
           mcpLayer(config.configDir, config.version ?? "0.0.0"),
-          skillsLayer(config.configDir),
+          skillsLayer(config.configDir, places),
           MemoryFile.layer(memoryFile(config.dataDir))
         )
       ),
@@ -113,7 +114,7 @@ const coreLayerWith = (config: AgentConfig, places: ReadonlyArray<PrivatePlace>)
     HooksLayer.layer({ configDir: config.configDir }).pipe(Layer.provide(Layer.merge(spawning, permissions))),
     permissions,
     // The agent definitions the `task` tool starts subagents from.
-    AgentFolders.layer({ configDir: config.configDir }),
+    AgentFolders.layer({ configDir: config.configDir, privatePlaces: places }),
     config.files ?? LocalFilesLive,
     AjvOutput.layer
   )

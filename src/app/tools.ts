@@ -85,4 +85,5 @@ export const sandboxLayer = (config: SandboxConfig | undefined, configDir: strin
     )
   )
 
-export const skillsLayer = (configDir: string) => SkillFolders.layer({ configDir })
+export const skillsLayer = (configDir: string, privatePlaces?: ReadonlyArray<PrivatePlace>) =>
+  SkillFolders.layer({ configDir, ...(privatePlaces === undefined ? {} : { privatePlaces }) })
