@@ -3,9 +3,6 @@ import { realpath, stat } from "node:fs/promises"
 import { privatePlaces } from "../private-places.js"
 import type { UserSandboxSettings } from "./settings.js"
 
-// The list lives with the other users of it (private-places.ts): the sandbox hides exactly what the file tools refuse.
-export { SECRET_STORES } from "../private-places.js"
-
 /** A host path a sandboxed command sees as empty: a directory as an empty tmpfs, anything else as /dev/null. */
 export interface HiddenPath {
   readonly path: string
@@ -26,8 +23,8 @@ const found = (path: string): Effect.Effect<HiddenPath | undefined> =>
 
 /**
  * The paths to hide: the private places (the agent's configuration and data directories, the
- * secret stores, what the user's settings add, less what they reveal). Judged where the kernel
- * resolves them.
+ * secret stores, what the user's settings add, less what they reveal), from the one list the
+ * permission engine and the file tools judge by too. Judged where the kernel resolves them.
  */
 export const hiddenPaths = (options: {
   readonly home: string | undefined
