@@ -1,3 +1,4 @@
+import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as SessionEngine from "../core/SessionEngine.js"
 import * as PolicyApprovals from "../layers/approvals/policy.js"
@@ -9,6 +10,8 @@ import * as AgentFolders from "../layers/agents/folders.js"
 import type { Agents } from "../services/Agents.js"
 import * as Permissions from "../layers/permission/engine.js"
 import { LocalFilesLive } from "../layers/tools/local-file-access.js"
+import type { PrivatePlace } from "../layers/private-places.js"
+import { readPrivatePlaces } from "../layers/user-private-places.js"
 import * as AjvOutput from "../layers/output/ajv.js"
 import { withTracing } from "../layers/telemetry/live.js"
 import { userSettingsFile } from "../layers/sandbox/settings.js"
@@ -71,14 +74,23 @@ export type CoreServices =
   | Hooks
   | Agents
 
-/** Everything the engine stands on: store, model, ids, context, memory, tools and the permission boundary. */
-export const coreLayer = (config: AgentConfig) => {
+/**
+ * Everything the engine stands on: store, model, ids, context, memory, tools and the permission
+ * boundary. The private places (private-places.ts) are read once, with the user's settings, and
+ * given to the permission engine (which asks a person for any call that touches one), the
+ * walking tools (which leave them out) and the loaders of a project's instructions, skills and
+ * agents (which refuse a file there), so none judges by another list.
+ */
+export const coreLayer = (config: AgentConfig) =>
+  Layer.unwrapEffect(Effect.map(readPrivatePlaces({ configDir: config.configDir, dataDir: config.dataDir }), (places) => coreLayerWith(config, places)))
+
+const coreLayerWith = (config: AgentConfig, places: ReadonlyArray<PrivatePlace>) => {
   // One instance: the sandbox asks it whether the project is trusted to open the network.
   const permissions = Permissions.layer({
     userRulesFile: userPermissionsFile(config.configDir),
     approvalsFile: approvalsFile(config.dataDir),
     trustFile: trustFile(config.dataDir),
-    privateDirectories: [config.configDir, config.dataDir],
+    privateDirectories: places.map((place) => place.path),
     ...(config.workspaceRoots === undefined ? {} : { projectRoots: config.workspaceRoots })
   })
   // One sandbox for tools and hooks: hooks run in it like shell commands.
@@ -89,11 +101,11 @@ export const coreLayer = (config: AgentConfig) => {
     config.eventStore ?? storeLayer(config.store, config.dataDir),
     modelsLayer(config.model, userSettingsFile(config.configDir)),
     IdsLive,
-    Layer.merge(routerLayer, ContextSources.layer({ configDir: config.configDir })).pipe(
+    Layer.merge(routerLayer(places), ContextSources.layer({ configDir: config.configDir, privatePlaces: places })).pipe(
       Layer.provideMerge(
         Layer.mergeAll(
           mcpLayer(config.configDir, config.version ?? "0.0.0"),
-          skillsLayer(config.configDir),
+          skillsLayer(config.configDir, places),
           MemoryFile.layer(memoryFile(config.dataDir))
         )
       ),
@@ -102,7 +114,7 @@ export const coreLayer = (config: AgentConfig) => {
     HooksLayer.layer({ configDir: config.configDir }).pipe(Layer.provide(Layer.merge(spawning, permissions))),
     permissions,
     // The agent definitions the `task` tool starts subagents from.
-    AgentFolders.layer({ configDir: config.configDir }),
+    AgentFolders.layer({ configDir: config.configDir, privatePlaces: places }),
     config.files ?? LocalFilesLive,
     AjvOutput.layer
   )

@@ -6,6 +6,7 @@ import * as SkillFolders from "../layers/skills/folders.js"
 import * as LazyMcp from "../layers/tools/mcp-lazy.js"
 import { skillsToolSource } from "../layers/skills/load-skill-tool.js"
 import { localTools } from "../layers/tools/local.js"
+import type { PrivatePlace } from "../layers/private-places.js"
 import { todoWriteTool } from "../layers/tools/todo-write.js"
 import * as Router from "../layers/tools/router.js"
 import * as SandboxLayer from "../layers/sandbox/layer.js"
@@ -42,18 +43,26 @@ export const mcpLayer = (userConfigDir: string, clientVersion: string): Layer.La
     })
   )
 
-/** Every tool a session can call, from every source, behind one router: local tools, skills, MCP servers. */
-export const routerLayer: Layer.Layer<ToolRouter, never, McpHub | Skills | Sandbox> = Layer.effect(
-  ToolRouter,
-  Effect.gen(function* () {
-    const hub = yield* McpHub
-    const skills = yield* Skills
-    const sandbox = yield* Sandbox
-    // Without a SubprocessEnvironment (a listing of tools, which runs none), only the fixed allowlist.
-    const environment = Option.getOrElse(yield* Effect.serviceOption(SubprocessEnvironment), () => FIXED_ONLY)
-    return Router.make([Router.staticSource("local", [...localTools(sandbox, environment), rememberTool, todoWriteTool]), skillsToolSource(skills), hub.source])
-  })
-)
+/**
+ * Every tool a session can call, from every source, behind one router: local tools, skills, MCP
+ * servers. The walking tools leave out `privatePlaces` (private-places.ts).
+ */
+export const routerLayer = (privatePlaces: ReadonlyArray<PrivatePlace>): Layer.Layer<ToolRouter, never, McpHub | Skills | Sandbox> =>
+  Layer.effect(
+    ToolRouter,
+    Effect.gen(function* () {
+      const hub = yield* McpHub
+      const skills = yield* Skills
+      const sandbox = yield* Sandbox
+      // Without a SubprocessEnvironment (a listing of tools, which runs none), only the fixed allowlist.
+      const environment = Option.getOrElse(yield* Effect.serviceOption(SubprocessEnvironment), () => FIXED_ONLY)
+      return Router.make([
+        Router.staticSource("local", [...localTools(sandbox, environment, privatePlaces), rememberTool, todoWriteTool]),
+        skillsToolSource(skills),
+        hub.source
+      ])
+    })
+  )
 
 /** How shell commands and stdio MCP servers are sandboxed: what the command line (`--sandbox`, `--sandbox-network`) says. */
 export interface SandboxConfig {
@@ -76,4 +85,5 @@ export const sandboxLayer = (config: SandboxConfig | undefined, configDir: strin
     )
   )
 
-export const skillsLayer = (configDir: string) => SkillFolders.layer({ configDir })
+export const skillsLayer = (configDir: string, privatePlaces?: ReadonlyArray<PrivatePlace>) =>
+  SkillFolders.layer({ configDir, ...(privatePlaces === undefined ? {} : { privatePlaces }) })

@@ -2,7 +2,7 @@ import { lstatSync, realpathSync } from "node:fs"
 import { isAbsolute, join, relative, resolve, sep } from "node:path"
 import { pathToFileURL } from "node:url"
 import { readBoundedSync } from "../layers/bounded-file.js"
-import { SECRET_STORES } from "../layers/sandbox/hidden-paths.js"
+import { placeHolding, privatePlaces, resolvePlaces } from "../layers/private-places.js"
 
 /** The most one attached file may hold, and all of a prompt's together: a prompt, not a disk. */
 export const ATTACHMENT_MAX_BYTES = 256 * 1024
@@ -12,8 +12,9 @@ export interface AttachOptions {
   /** The workspace: only files whose real location lies inside it are attached. */
   readonly cwd: string
   readonly home: string | undefined
-  /** The agent's configuration and data directories: never attached, whatever the workspace. */
-  readonly privateDirs: ReadonlyArray<string>
+  /** The agent's configuration and data directories: never attached (nor a credential store), whatever the workspace. */
+  readonly configDir: string
+  readonly dataDir: string
 }
 
 export interface Attached {
@@ -52,7 +53,8 @@ const expandHome = (path: string, home: string | undefined) =>
  */
 export const attachFiles = (prompt: string, options: AttachOptions): Attached => {
   const root = realOrSelf(options.cwd)
-  const guarded = [...options.privateDirs, ...SECRET_STORES.map((store) => expandHome(store, options.home))].map(realOrSelf)
+  // The same private places the sandbox hides and the permission engine asks for (private-places.ts).
+  const places = resolvePlaces(privatePlaces({ home: options.home, configDir: options.configDir, dataDir: options.dataDir }))
   const blocks: Array<string> = []
   const notes: Array<string> = []
   const seen = new Set<string>()
@@ -71,8 +73,9 @@ export const attachFiles = (prompt: string, options: AttachOptions): Attached =>
       refuse("it lies outside the workspace (the agent can read it with its tools, asking you first)")
       continue
     }
-    if (guarded.some((dir) => within(dir, real))) {
-      refuse("it is in the agent's own or a credentials directory")
+    const place = placeHolding(places, real)
+    if (place !== undefined) {
+      refuse(`it is in ${place.what}`)
       continue
     }
     const read = readBoundedSync(real, ATTACHMENT_MAX_BYTES)

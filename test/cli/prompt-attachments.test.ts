@@ -15,7 +15,7 @@ const workspace = () => {
   mkdirSync(join(cwd, "src"), { recursive: true })
   writeFileSync(join(cwd, "src", "a.ts"), "export const a = 1\n")
   writeFileSync(join(root, "outside.txt"), "OUTSIDE-CONTENT\n")
-  return { root, cwd, options: { cwd, home: join(root, "home"), privateDirs: [join(root, "data"), join(root, "config")] } }
+  return { root, cwd, options: { cwd, home: join(root, "home"), configDir: join(root, "config"), dataDir: join(root, "data") } }
 }
 
 describe("@path in a prompt", () => {

@@ -7,7 +7,7 @@ import type { CoreServices } from "../../src/app/agent.js"
 import type { SessionEngine } from "../../src/core/SessionEngine.js"
 import type { Fixture } from "./fixture.js"
 
-/** A tool call the scripted model makes. Strings may hold `{WS}`, `{OUT}`, `{HOME}`, `{CONFIG}`, `{DATA}`. */
+/** A tool call the scripted model makes. Strings may hold `{ROOT}`, `{WS}`, `{OUT}`, `{HOME}`, `{CONFIG}`, `{DATA}`. */
 export interface Call {
   readonly tool: string
   readonly input: Readonly<Record<string, unknown>>

@@ -25,7 +25,7 @@ export interface Fixture {
   readonly outsideSecret: string
   /** In `ws/.env`. */
   readonly envSecret: string
-  /** The text with `{WS}`, `{OUT}`, `{HOME}`, `{CONFIG}`, `{DATA}` replaced by this fixture's paths. */
+  /** The text with `{ROOT}`, `{WS}`, `{OUT}`, `{HOME}`, `{CONFIG}`, `{DATA}` replaced by this fixture's paths. */
   readonly fill: (text: string) => string
 }
 
@@ -88,6 +88,7 @@ export const makeFixture = (): Fixture => {
 
   const fill = (text: string) =>
     text
+      .replaceAll("{ROOT}", root)
       .replaceAll("{WS}", ws)
       .replaceAll("{OUT}", outside)
       .replaceAll("{HOME}", home)

@@ -32,7 +32,8 @@ describe("@path attachments cannot reach past the workspace", () => {
     const attached = attachFiles(`@../other-project.env @innocent.txt @~/.ssh/id_ed25519 @${join(root, "other-project.env")}`, {
       cwd,
       home,
-      privateDirs: []
+      configDir: join(root, "config"),
+      dataDir: join(root, "data")
     })
     expect(attached.content).not.toContain("OTHER-SECRET")
     expect(attached.content).not.toContain("PRIVATE-KEY-MATERIAL")
@@ -45,12 +46,12 @@ describe("@path attachments cannot reach past the workspace", () => {
     const { home } = setup()
     mkdirSync(join(home, "data"), { recursive: true })
     writeFileSync(join(home, "data", "trusted-projects.json"), "TRUST-STORE\n")
-    const attached = attachFiles("@.ssh/id_ed25519 @data/trusted-projects.json", { cwd: home, home, privateDirs: [join(home, "data")] })
+    const attached = attachFiles("@.ssh/id_ed25519 @data/trusted-projects.json", { cwd: home, home, configDir: join(home, "config"), dataDir: join(home, "data") })
     expect(attached.content).not.toContain("PRIVATE-KEY-MATERIAL")
     expect(attached.content).not.toContain("TRUST-STORE")
     expect(attached.notes).toEqual([
-      "@.ssh/id_ed25519 not attached: it is in the agent's own or a credentials directory",
-      "@data/trusted-projects.json not attached: it is in the agent's own or a credentials directory"
+      "@.ssh/id_ed25519 not attached: it is in the credential store ~/.ssh",
+      "@data/trusted-projects.json not attached: it is in the agent's data directory"
     ])
   })
 

@@ -6,6 +6,7 @@ import { join } from "node:path"
 import { readOptionalJson } from "../../src/layers/optional-json-file.js"
 import { makeProjectRules } from "../../src/layers/permission/project-rules.js"
 import { PermissionsFileError } from "../../src/layers/permission/rules-file.js"
+import { walkBounds } from "../../src/layers/tools/walk-bounds.js"
 import { newWalkStats, walkFiles } from "../../src/layers/tools/workspace-walk.js"
 import { checkpointsIn } from "../layers/checkpoints/support.js"
 import { tempDir } from "../support/mcp-fixtures.js"
@@ -76,7 +77,8 @@ describe("configuration reads are bounded", () => {
       symlinkSync("/dev/zero", join(ws, "b", ".gitignore"))
       const seen = yield* Effect.promise(async () => {
         const found: Array<string> = []
-        const walk = walkFiles(ws, ws, { signal: new AbortController().signal, maxEntries: 1000, stats: newWalkStats() })
+        const bounds = walkBounds([], { absolute: ws, real: ws, display: "." })
+        const walk = walkFiles(ws, ws, { signal: new AbortController().signal, maxEntries: 1000, stats: newWalkStats(), bounds })
         for await (const file of walk) found.push(file.absolute.slice(ws.length + 1))
         return found
       })

@@ -124,7 +124,8 @@ export const runCommand = Command.make(
       const attached = attachFiles(text, {
         cwd: process.cwd(),
         home: process.env["HOME"],
-        privateDirs: [resolveConfigDir(), resolveDataDir(Option.getOrUndefined(given.dataDir))]
+        configDir: resolveConfigDir(),
+        dataDir: resolveDataDir(Option.getOrUndefined(given.dataDir))
       })
       const args = { ...given, prompt: attached.content }
       const notes = attached.notes.length === 0 ? Effect.void : stderr(attached.notes.map((note) => `${note}\n`).join(""))

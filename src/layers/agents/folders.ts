@@ -6,6 +6,8 @@ import * as path from "node:path"
 import { type AgentDefinition, AgentNotFound, type AgentProblem, Agents, type AgentsShape } from "../../services/Agents.js"
 import { projectRoot } from "../context/instructions-paths.js"
 import { readTextPrefix } from "../context/instructions-read.js"
+import type { ProjectFileBounds } from "../context/project-file-bounds.js"
+import { currentHome, type PrivatePlace, privatePlaces } from "../private-places.js"
 import { collectDefinitions, type FoundDefinition, unreadableDefinition } from "../definition-folders.js"
 import { formatBytes } from "../tools/format-bytes.js"
 import { parseAgentFile } from "./agent-file.js"
@@ -13,18 +15,31 @@ import { parseAgentFile } from "./agent-file.js"
 export interface AgentsOptions {
   /** The user's config directory (see `resolveConfigDir`); its agents are in `agents/`. */
   readonly configDir: string
+  /**
+   * Where a project's agent file may never lead (private-places.ts). Default: the config
+   * directory and the secret stores of this home; the agent passes its whole list.
+   */
+  readonly privatePlaces?: ReadonlyArray<PrivatePlace>
 }
 
 /** An agent file larger than this is refused: its body becomes a child's system instructions. */
 export const AGENT_MAX_BYTES = 256 * 1024
 
 /** Where agents live, strongest first: `.agents` over `.claude`, the project over the user. */
-const agentFolders = (cwd: string, configDir: string): Effect.Effect<ReadonlyArray<{ readonly folder: string; readonly source: AgentDefinition["source"]; readonly within?: string }>> =>
-  Effect.map(projectRoot(cwd), (root) => [
-    { folder: path.join(root, ".agents", "agents"), source: "project", within: root },
-    { folder: path.join(root, ".claude", "agents"), source: "project", within: root },
-    { folder: path.join(path.resolve(configDir), "agents"), source: "user" }
-  ])
+const agentFolders = (
+  cwd: string,
+  configDir: string,
+  places: ReadonlyArray<PrivatePlace>
+): Effect.Effect<ReadonlyArray<{ readonly folder: string; readonly source: AgentDefinition["source"]; readonly project?: ProjectFileBounds }>> =>
+  Effect.map(projectRoot(cwd), (root) => {
+    // A project's definitions are read only from inside the workspace, or as the repository holds them (a link out is refused).
+    const project: ProjectFileBounds = { workspaceRoot: cwd, lookedIn: root, privatePlaces: places }
+    return [
+      { folder: path.join(root, ".agents", "agents"), source: "project", project },
+      { folder: path.join(root, ".claude", "agents"), source: "project", project },
+      { folder: path.join(path.resolve(configDir), "agents"), source: "user" }
+    ]
+  })
 
 /** One `*.md` file per agent, directly in the folder. */
 const agentFile = (entry: Dirent, folder: string) =>
@@ -34,9 +49,9 @@ const readAgent = (
   file: string,
   source: AgentDefinition["source"],
   folder: string,
-  within: string | undefined
+  project: ProjectFileBounds | undefined
 ): Effect.Effect<ReadonlyArray<FoundDefinition<AgentDefinition>>> =>
-  readTextPrefix(file, AGENT_MAX_BYTES, within).pipe(
+  readTextPrefix(file, AGENT_MAX_BYTES, project).pipe(
     Effect.map((read): ReadonlyArray<FoundDefinition<AgentDefinition>> => {
       if (read.truncated) return [{ _tag: "problem", problem: { path: file, message: `it is ${formatBytes(read.size)}, over the ${formatBytes(AGENT_MAX_BYTES)} limit` } }]
       return Either.match(parseAgentFile(read.text), {
@@ -63,10 +78,11 @@ const notFound = (name: string, agents: ReadonlyArray<AgentDefinition>, problems
 }
 
 export const make = (options: AgentsOptions): AgentsShape => {
+  const places = options.privatePlaces ?? privatePlaces({ home: currentHome(), configDir: options.configDir })
   const list: AgentsShape["list"] = (cwd) =>
     Effect.gen(function* () {
-      const { definitions, problems } = yield* collectDefinitions("agent", yield* agentFolders(cwd, options.configDir), agentFile, (file, at) =>
-        readAgent(file, at.source, at.folder, at.within)
+      const { definitions, problems } = yield* collectDefinitions("agent", yield* agentFolders(cwd, options.configDir, places), agentFile, (file, at) =>
+        readAgent(file, at.source, at.folder, at.project)
       )
       return { agents: definitions, problems }
     }).pipe(Effect.withSpan("Agents.list"))

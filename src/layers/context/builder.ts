@@ -4,6 +4,7 @@ import { ContextBuilder, type ContextSourceText } from "../../services/ContextBu
 import { McpHub } from "../../services/McpHub.js"
 import { MemoryStore } from "../../services/MemoryStore.js"
 import { Skills } from "../../services/Skills.js"
+import type { PrivatePlace } from "../private-places.js"
 import { catalogue } from "../skills/catalogue.js"
 import { discoverInstructions } from "./instructions.js"
 import { defaultSystemPrompt } from "./system-prompt.js"
@@ -11,6 +12,8 @@ import { defaultSystemPrompt } from "./system-prompt.js"
 export interface ContextBuilderOptions {
   readonly configDir: string
   readonly systemPrompt?: string
+  /** Where a project's instruction file may never lead (see `discoverInstructions`). */
+  readonly privatePlaces?: ReadonlyArray<PrivatePlace>
 }
 
 const memoryText = (memories: ReadonlyArray<{ readonly text: string; readonly scope: string }>) =>
@@ -35,7 +38,11 @@ export const make = (options: ContextBuilderOptions) =>
       sources: (scope) =>
         Effect.gen(function* () {
           const sources: Array<ContextSourceText> = [{ kind: "system", id: "built-in", text: system }]
-          const instructions = yield* discoverInstructions({ cwd: scope.workspaceRoot, configDir: options.configDir })
+          const instructions = yield* discoverInstructions({
+            cwd: scope.workspaceRoot,
+            configDir: options.configDir,
+            ...(options.privatePlaces === undefined ? {} : { privatePlaces: options.privatePlaces })
+          })
           for (const file of instructions) sources.push({ kind: "instructions", id: file.path, text: file.text })
           const memories = yield* memory.forWorkspace(scope.workspaceRoot).pipe(
             Effect.catchAll((error) => Effect.as(Effect.logWarning("approved memories left out of the context", error.message), []))

@@ -4,7 +4,7 @@ import type { FileHandle } from "node:fs/promises"
 import { constants } from "node:fs"
 import * as fs from "node:fs/promises"
 import { describeFsError, errnoCode } from "../tools/fs-errors.js"
-import { isWithin } from "../tools/workspace-paths.js"
+import { type ProjectFileBounds, refusedProjectFile } from "./project-file-bounds.js"
 
 /** A text file that could not be read; `missing` when there is simply nothing at the path. */
 export class TextFileError extends Data.TaggedError("TextFileError")<{
@@ -24,19 +24,21 @@ export interface TextPrefix {
 
 /**
  * Reads at most `maxBytes` of a regular file as UTF-8, without loading the rest. Directories,
- * devices and pipes are refused before anything is read from them (a pipe would block).
+ * devices and pipes are refused before anything is read from them (a pipe would block). A
+ * project's file (`project` given) is read only where its bounds allow (project-file-bounds.ts).
  */
-export const readTextPrefix = (file: string, maxBytes: number, within?: string): Effect.Effect<TextPrefix, TextFileError> =>
+export const readTextPrefix = (file: string, maxBytes: number, project?: ProjectFileBounds): Effect.Effect<TextPrefix, TextFileError> =>
   Effect.gen(function* () {
-    // A repository's file is read only where it really lies inside the repository: a link to
-    // `/proc/self/environ` or `~/.ssh/id_rsa` would put the agent's secrets in the model's context.
-    const opened = within === undefined ? file : yield* insideOnly(file, within)
+    // A repository's file is read only where it really lies inside the workspace: a link to
+    // `/proc/self/environ`, `~/.ssh/id_rsa` or `../.env` would put what nobody approved reading
+    // into the model's context as instructions.
+    const opened = project === undefined ? file : yield* judgedLocation(file, project)
     return yield* Effect.acquireUseRelease(
       // Without blocking, and judged by what was opened: a fifo opens at once and is refused
       // below; a check before the open could be answered by one file and the open by another.
       // The judged real path is opened without following a link its last part became since.
       Effect.tryPromise({
-        try: () => fs.open(opened, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY | (within === undefined ? 0 : constants.O_NOFOLLOW)),
+        try: () => fs.open(opened, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY | (project === undefined ? 0 : constants.O_NOFOLLOW)),
         catch: (error) => fsError(file, error)
       }),
       (handle) =>
@@ -53,13 +55,13 @@ export const readTextPrefix = (file: string, maxBytes: number, within?: string):
     )
   })
 
-/** The file's real path, when it lies inside `within` (itself resolved); otherwise a refusal. */
-const insideOnly = (file: string, within: string): Effect.Effect<string, TextFileError> =>
+/** The file's real path, when its bounds allow reading it there; otherwise a refusal naming the file and why. */
+const judgedLocation = (file: string, project: ProjectFileBounds): Effect.Effect<string, TextFileError> =>
   Effect.gen(function* () {
     const real = yield* Effect.tryPromise({ try: () => fs.realpath(file), catch: (error) => fsError(file, error) })
-    const root = yield* Effect.tryPromise({ try: () => fs.realpath(within), catch: (error) => fsError(within, error) })
-    if (isWithin(root, real)) return real
-    return yield* new TextFileError({ path: file, missing: false, message: `${file} leads outside the project (to ${real}): a project's file is read only from inside it` })
+    const refused = refusedProjectFile(file, real, project)
+    if (refused === undefined) return real
+    return yield* new TextFileError({ path: file, missing: false, message: refused })
   })
 
 const readPrefix = (handle: FileHandle, file: string, maxBytes: number, size: number): Effect.Effect<TextPrefix, TextFileError> =>

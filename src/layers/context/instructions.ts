@@ -5,6 +5,8 @@ import * as path from "node:path"
 import { formatBytes } from "../tools/format-bytes.js"
 import { findRepositoryRoot, foldersFromRoot } from "./instructions-paths.js"
 import { readTextPrefix } from "./instructions-read.js"
+import type { ProjectFileBounds } from "./project-file-bounds.js"
+import { currentHome, type PrivatePlace, privatePlaces } from "../private-places.js"
 
 /** An instruction file as the model will read it. */
 export interface InstructionFile {
@@ -20,6 +22,11 @@ export interface DiscoverInstructionsOptions {
   readonly configDir: string
   /** Per-file cap in bytes; larger files are cut with a note. Default `INSTRUCTION_MAX_BYTES`. */
   readonly maxBytes?: number
+  /**
+   * Where a project's instruction file may never lead (private-places.ts). Default: the config
+   * directory and the secret stores of this home; the agent passes its whole list.
+   */
+  readonly privatePlaces?: ReadonlyArray<PrivatePlace>
 }
 
 /** The names looked for in each folder, in this order. CLAUDE.md is read for compatibility. */
@@ -33,14 +40,17 @@ export const INSTRUCTION_MAX_BYTES = 64 * 1024
  * holding `.git`; without one, only `cwd` itself), then each folder between the root and
  * `cwd`, so nearer files come last and take precedence. A folder holding both AGENTS.md and
  * CLAUDE.md contributes both, AGENTS.md first, unless one is a link to the other (read once).
- * Files are UTF-8; one over the cap is cut with a note; an unreadable one is skipped with a
- * warning. Reads the disk on every call: callers that need a stable view record the result.
+ * A project's file is read only where it really lies inside the workspace (or, above it, where
+ * it stands through no link), never in a private place: project-file-bounds.ts.
+ * Files are UTF-8; one over the cap is cut with a note; an unreadable or refused one is skipped
+ * with a warning naming it and why. Reads the disk on every call: callers that need a stable view record the result.
  */
 export const discoverInstructions = (options: DiscoverInstructionsOptions): Effect.Effect<ReadonlyArray<InstructionFile>> =>
   Effect.gen(function* () {
     const cwd = path.resolve(options.cwd)
     const maxBytes = options.maxBytes ?? INSTRUCTION_MAX_BYTES
     const root = Option.getOrElse(yield* findRepositoryRoot(cwd), () => cwd)
+    const refusedPlaces = options.privatePlaces ?? privatePlaces({ home: currentHome(), configDir: options.configDir })
     const places: ReadonlyArray<{ readonly folder: string; readonly scope: InstructionFile["scope"] }> = [
       { folder: path.resolve(options.configDir), scope: "user" },
       ...foldersFromRoot(root, cwd).map((folder) => ({ folder, scope: "project" as const }))
@@ -51,10 +61,12 @@ export const discoverInstructions = (options: DiscoverInstructionsOptions): Effe
     for (const { folder, scope } of places) {
       for (const name of INSTRUCTION_FILE_NAMES) {
         const file = path.join(folder, name)
-        const text = yield* readInstructionFile(file, maxBytes, scope === "project" ? root : undefined)
-        if (Option.isNone(text)) continue
+        // Before judging it: a CLAUDE.md linked to the AGENTS.md beside it is that file, already read.
         const real = yield* realPath(file)
         if (seen.has(real)) continue
+        const bounds = scope === "project" ? { workspaceRoot: cwd, lookedIn: folder, privatePlaces: refusedPlaces } : undefined
+        const text = yield* readInstructionFile(file, maxBytes, bounds)
+        if (Option.isNone(text)) continue
         seen.add(real)
         found.push({ path: file, scope, text: text.value })
       }
@@ -63,8 +75,8 @@ export const discoverInstructions = (options: DiscoverInstructionsOptions): Effe
   }).pipe(Effect.withSpan("Instructions.discover"))
 
 /** The file's text, capped; none when it is absent (silently) or unreadable (with a warning). */
-const readInstructionFile = (file: string, maxBytes: number, within: string | undefined): Effect.Effect<Option.Option<string>> =>
-  readTextPrefix(file, maxBytes, within).pipe(
+const readInstructionFile = (file: string, maxBytes: number, project: ProjectFileBounds | undefined): Effect.Effect<Option.Option<string>> =>
+  readTextPrefix(file, maxBytes, project).pipe(
     Effect.map((read) =>
       Option.some(
         read.truncated
@@ -79,6 +91,6 @@ const readInstructionFile = (file: string, maxBytes: number, within: string | un
     )
   )
 
-/** Only used to spot a file read twice; if it vanished since it was read, its own path stands for it. */
+/** Only used to spot a file read twice; when it cannot be resolved (missing), its own path stands for it. */
 const realPath = (file: string): Effect.Effect<string> =>
   Effect.promise(() => fs.realpath(file).catch(() => file))

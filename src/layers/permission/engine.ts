@@ -43,7 +43,10 @@ export interface PermissionEngineOptions {
   readonly trustFile?: string
   /** Workspaces whose project rules are read and validated at start-up. */
   readonly projectRoots?: ReadonlyArray<string>
-  /** Directories no call reaches without asking: the user's config directory and the data directory. */
+  /**
+   * Places no call reaches without a person, even to read (`private-places.ts`): the user's config
+   * directory, the data directory, the secret stores and what the user's settings hide.
+   */
   readonly privateDirectories?: ReadonlyArray<string>
 }
 
@@ -152,7 +155,10 @@ export const make = (options: PermissionEngineOptions) =>
         }
 
         const guarded = protectedPathOf(workspaceRoot, call.risk, paths, privateDirectories)
-        if (guarded !== undefined) return { decision: "ask", firm: true, reason: `${guarded} is protected: changes to it always need approval` }
+        if (guarded !== undefined) {
+          const reason = call.risk === "read" ? `${guarded} is private: reading it always needs approval` : `${guarded} is protected: changes to it always need approval`
+          return { decision: "ask", firm: true, reason }
+        }
         if (call.sandbox?._tag === "none" && call.sandbox.reason === "unavailable") {
           return { decision: "ask", firm: true, reason: "no sandbox is available, so the command would run unconfined" }
         }

@@ -44,8 +44,8 @@ export const isGitMetadataPath = (workspaceRoot: string, p: string): boolean => 
  * workspace (`.custom-agent/`), Claude Code's project folder (its settings' hooks run, once
  * trusted, with the scripts beside them, and an edit would switch a trusted guard hook off) and
  * every `.git` and `.gitmodules`, the top-level ones and those at any depth (hooks and config
- * run code later) for anything but reads, and the user's config and data directories for any
- * access.
+ * run code later) for anything but reads, and the private places (the user's config and data
+ * directories, the secret stores, what the user hides: private-places.ts) for any access.
  * Returns the first protected path a call touches, as the person will see it.
  */
 export const protectedPathOf = (

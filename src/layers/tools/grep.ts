@@ -1,14 +1,15 @@
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import * as fs from "node:fs/promises"
 import type { ToolResult } from "../../domain/tools.js"
 import { ToolInputError } from "../../services/ToolRouter.js"
 import { describeFsError } from "./fs-errors.js"
 import { makeTool } from "./make-tool.js"
 import { makePathFilter, type PathFilter } from "./path-filter.js"
-import { looksBinaryBytes, SNIFF_BYTES } from "./text-sniff.js"
+import type { PrivatePlace } from "../private-places.js"
+import { readSearchable } from "./searchable-file.js"
 import { errorResult, okResult } from "./tool-results.js"
-import { newWalkStats, WALK_MAX_ENTRIES, walkFiles } from "./workspace-walk.js"
+import { MOVED_WHILE_WALKED, skippedNote, walkBounds } from "./walk-bounds.js"
+import { countSkipped, newWalkStats, WALK_MAX_ENTRIES, walkFiles } from "./workspace-walk.js"
 import { isWithin, relativePosix, resolveWorkspacePath, type WorkspacePath } from "./workspace-paths.js"
 import { messageOf } from "../../domain/cause-message.js"
 import { compileLinearRegex, type LinearRegex } from "../patterns/linear-regex.js"
@@ -44,12 +45,16 @@ const GrepInput = Schema.Struct({
   )
 })
 
-export const grepTool = makeTool({
+/**
+ * `grep`; `privatePlaces` are left out of every walk (walk-bounds.ts) unless the call's root lies
+ * in one, as a person allowed it.
+ */
+export const makeGrepTool = (privatePlaces: ReadonlyArray<PrivatePlace>) => makeTool({
   name: "grep",
   description:
     "Search file contents with a regular expression. Returns matching lines as `path:line:text`, paths relative to " +
-    "the workspace root. Skips .git, files excluded by .gitignore, binary files and files over " +
-    `${GREP_MAX_FILE_BYTES / 1024 / 1024} MiB.`,
+    "the workspace root. Skips .git, files excluded by .gitignore, links, binary files and files over " +
+    `${GREP_MAX_FILE_BYTES / 1024 / 1024} MiB, and what the agent may not read without a person naming it.`,
   input: GrepInput,
   prepare: (input, ctx) =>
     Effect.gen(function* () {
@@ -67,24 +72,37 @@ export const grepTool = makeTool({
         summary: `grep /${input.pattern}/ in ${target.display}${input.glob === undefined ? "" : ` (${input.glob})`}`,
         paths: [target.absolute],
         outsideWorkspace: target.outsideWorkspace,
-        execute: grep(ctx.workspaceRoot, target, regex, filter, input.max_results ?? GREP_DEFAULT_RESULTS)
+        execute: grep(ctx.workspaceRoot, target, regex, filter, input.max_results ?? GREP_DEFAULT_RESULTS, privatePlaces)
       }
     })
 })
 
-const grep = (workspaceRoot: string, target: WorkspacePath, regex: LinearRegex, filter: PathFilter, maxResults: number): Effect.Effect<ToolResult> =>
+const grep = (
+  workspaceRoot: string,
+  target: WorkspacePath,
+  regex: LinearRegex,
+  filter: PathFilter,
+  maxResults: number,
+  privatePlaces: ReadonlyArray<PrivatePlace>
+): Effect.Effect<ToolResult> =>
   Effect.tryPromise({
     try: async (signal) => {
       const stats = newWalkStats()
+      // Resolved now, not when the call was judged: a place may have been linked elsewhere since.
+      const bounds = walkBounds(privatePlaces, target)
       const hits: Array<string> = []
       let capped = false
       const skipped = { binary: 0, "too-large": 0, unreadable: 0 }
-      walk: for await (const file of walkFiles(workspaceRoot, target.absolute, { signal, maxEntries: WALK_MAX_ENTRIES, stats })) {
-        // A symlink could lead out of the workspace, into content nobody approved reading.
+      walk: for await (const file of walkFiles(workspaceRoot, target.absolute, { signal, maxEntries: WALK_MAX_ENTRIES, stats, bounds })) {
+        // Never read through a link: one that stays inside the root leads to a file the walk reads anyway.
         if (file.symlink) continue
         const fromRoot = isWithin(workspaceRoot, file.absolute) ? relativePosix(workspaceRoot, file.absolute) : undefined
         if (!filter(relativePosix(target.absolute, file.absolute), fromRoot)) continue
-        const content = await readSearchable(file.absolute, signal)
+        const content = await readSearchable(file, GREP_MAX_FILE_BYTES, signal)
+        if (content.kind === "moved") {
+          countSkipped(stats, MOVED_WHILE_WALKED)
+          continue
+        }
         if (content.kind !== "text") {
           skipped[content.kind]++
           continue
@@ -106,28 +124,13 @@ const grep = (workspaceRoot: string, target: WorkspacePath, regex: LinearRegex, 
       if (skipped["too-large"] > 0) notes.push(`[Skipped ${skipped["too-large"]} files over ${GREP_MAX_FILE_BYTES / 1024 / 1024} MiB.]`)
       if (skipped.unreadable > 0) notes.push(`[${skipped.unreadable} files could not be read.]`)
       if (stats.unreadableDirectories > 0) notes.push(`[${stats.unreadableDirectories} directories could not be read.]`)
+      const refused = skippedNote(stats.skipped)
+      if (refused !== undefined) notes.push(refused)
       const body = hits.length === 0 ? `No matches for /${regex.source}/ in ${target.display}.` : hits.join("\n")
       return okResult([body, ...notes].join("\n"))
     },
     catch: (error) => describeFsError("search", target.display, error)
   }).pipe(Effect.catchAll((message) => Effect.succeed(errorResult(message))))
-
-type Searchable = { readonly kind: "text"; readonly text: string } | { readonly kind: "binary" | "too-large" | "unreadable" }
-
-/** The file's text, or why it is not searched; a file that cannot be read is counted, not fatal. */
-const readSearchable = async (absolute: string, signal: AbortSignal): Promise<Searchable> => {
-  let bytes: Buffer
-  try {
-    const stat = await fs.stat(absolute)
-    if (stat.size > GREP_MAX_FILE_BYTES) return { kind: "too-large" }
-    bytes = await fs.readFile(absolute, { signal })
-  } catch {
-    signal.throwIfAborted()
-    return { kind: "unreadable" }
-  }
-  if (looksBinaryBytes(bytes.subarray(0, SNIFF_BYTES))) return { kind: "binary" }
-  return { kind: "text", text: bytes.toString("utf8") }
-}
 
 const clip = (line: string): string =>
   line.length > GREP_MAX_LINE_CHARS ? `${line.slice(0, GREP_MAX_LINE_CHARS)}… [${line.length - GREP_MAX_LINE_CHARS} more characters]` : line

@@ -73,3 +73,21 @@ export const openJudgedForWrite = (path: string, judged: string): number => {
     throw error
   }
 }
+
+/**
+ * The entries of the directory at `path`, checked to be `judged` (its real location) once
+ * opened, and read through that descriptor where /proc names it: a folder swapped for a link
+ * while a walk runs is never listed through the link.
+ */
+export const readJudgedDirectory = async (path: string, judged: string): Promise<Array<fs.Dirent>> => {
+  const fd = fs.openSync(path, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY | fs.constants.O_NONBLOCK)
+  try {
+    const proc = openedPath(fd)
+    const opened = proc ?? fs.realpathSync(path)
+    if (opened !== judged) throw new MovedError(path, judged, opened)
+    // `/proc/self/fd/N` is the opened directory itself, whatever its name leads to by now.
+    return await fs.promises.readdir(proc === undefined ? path : `/proc/self/fd/${fd}`, { withFileTypes: true })
+  } finally {
+    fs.closeSync(fd)
+  }
+}

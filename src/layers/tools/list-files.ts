@@ -5,7 +5,9 @@ import { ToolInputError } from "../../services/ToolRouter.js"
 import { describeFsError } from "./fs-errors.js"
 import { makeTool } from "./make-tool.js"
 import { makePathFilter, type PathFilter } from "./path-filter.js"
+import type { PrivatePlace } from "../private-places.js"
 import { errorResult, okResult } from "./tool-results.js"
+import { skippedNote, walkBounds } from "./walk-bounds.js"
 import { newWalkStats, WALK_MAX_ENTRIES, walkFiles } from "./workspace-walk.js"
 import { isWithin, relativePosix, resolveWorkspacePath, type WorkspacePath } from "./workspace-paths.js"
 import { messageOf } from "../../domain/cause-message.js"
@@ -25,11 +27,16 @@ const ListFilesInput = Schema.Struct({
   )
 })
 
-export const listFilesTool = makeTool({
+/**
+ * `list_files`; `privatePlaces` are left out of every walk (walk-bounds.ts) unless the call's
+ * root lies in one, as a person allowed it.
+ */
+export const makeListFilesTool = (privatePlaces: ReadonlyArray<PrivatePlace>) => makeTool({
   name: "list_files",
   description:
     `List the files under a directory, recursively, sorted, as paths relative to the workspace root. ` +
-    `Skips .git and whatever .gitignore files exclude. At most ${LIST_MAX_ENTRIES} entries; narrow with path or pattern.`,
+    `Skips .git, whatever .gitignore files exclude, and what the agent may not read without a person naming it. ` +
+    `At most ${LIST_MAX_ENTRIES} entries; narrow with path or pattern.`,
   input: ListFilesInput,
   prepare: (input, ctx) =>
     Effect.gen(function* () {
@@ -43,18 +50,20 @@ export const listFilesTool = makeTool({
         summary: `list ${target.display}${input.pattern === undefined ? "" : ` matching ${input.pattern}`}`,
         paths: [target.absolute],
         outsideWorkspace: target.outsideWorkspace,
-        execute: listFiles(ctx.workspaceRoot, target, filter)
+        execute: listFiles(ctx.workspaceRoot, target, filter, privatePlaces)
       }
     })
 })
 
-const listFiles = (workspaceRoot: string, target: WorkspacePath, filter: PathFilter): Effect.Effect<ToolResult> =>
+const listFiles = (workspaceRoot: string, target: WorkspacePath, filter: PathFilter, privatePlaces: ReadonlyArray<PrivatePlace>): Effect.Effect<ToolResult> =>
   Effect.tryPromise({
     try: async (signal) => {
       const stats = newWalkStats()
+      // Resolved now, not when the call was judged: a place may have been linked elsewhere since.
+      const bounds = walkBounds(privatePlaces, target)
       const found: Array<string> = []
       let capped = false
-      for await (const file of walkFiles(workspaceRoot, target.absolute, { signal, maxEntries: WALK_MAX_ENTRIES, stats })) {
+      for await (const file of walkFiles(workspaceRoot, target.absolute, { signal, maxEntries: WALK_MAX_ENTRIES, stats, bounds })) {
         const fromRoot = isWithin(workspaceRoot, file.absolute) ? relativePosix(workspaceRoot, file.absolute) : undefined
         if (!filter(relativePosix(target.absolute, file.absolute), fromRoot)) continue
         if (found.length === LIST_MAX_ENTRIES) {
@@ -67,6 +76,8 @@ const listFiles = (workspaceRoot: string, target: WorkspacePath, filter: PathFil
       if (capped) notes.push(`[Capped at ${LIST_MAX_ENTRIES} entries; narrow the listing with path or pattern.]`)
       if (stats.truncated) notes.push(`[Stopped after looking at ${WALK_MAX_ENTRIES} entries; narrow the listing with path.]`)
       if (stats.unreadableDirectories > 0) notes.push(`[${stats.unreadableDirectories} directories could not be read.]`)
+      const refused = skippedNote(stats.skipped)
+      if (refused !== undefined) notes.push(refused)
       const body = found.length === 0 ? `No files found in ${target.display}.` : found.join("\n")
       return okResult([body, ...notes].join("\n"))
     },

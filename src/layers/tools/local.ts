@@ -2,21 +2,28 @@ import type { SandboxShape } from "../../services/Sandbox.js"
 import type { EnvironmentPolicy } from "../../services/SubprocessEnvironment.js"
 import type { Tool } from "../../services/ToolRouter.js"
 import { editFileTool } from "./edit-file.js"
-import { grepTool } from "./grep.js"
-import { listFilesTool } from "./list-files.js"
+import { currentHome, type PrivatePlace, privatePlaces } from "../private-places.js"
+import { makeGrepTool } from "./grep.js"
+import { makeListFilesTool } from "./list-files.js"
 import { readFileTool } from "./read-file.js"
 import { makeShellTool } from "./shell.js"
 import { writeFileTool } from "./write-file.js"
 
 /**
  * The tools that work on the session's workspace on this machine; shell commands run in
- * `sandbox` and inherit what `environment` passes (by default only the fixed allowlist).
+ * `sandbox` and inherit what `environment` passes (by default only the fixed allowlist); walks
+ * leave out `places` (the agent composes its own: its directories, the secret stores, what the
+ * user hides; by default only the secret stores of this home, as no other place is known here).
  */
-export const localTools = (sandbox: SandboxShape, environment?: EnvironmentPolicy): ReadonlyArray<Tool> => [
+export const localTools = (
+  sandbox: SandboxShape,
+  environment?: EnvironmentPolicy,
+  places: ReadonlyArray<PrivatePlace> = privatePlaces({ home: currentHome() })
+): ReadonlyArray<Tool> => [
   readFileTool,
   writeFileTool,
   editFileTool,
-  listFilesTool,
-  grepTool,
+  makeListFilesTool(places),
+  makeGrepTool(places),
   makeShellTool(sandbox, environment)
 ]

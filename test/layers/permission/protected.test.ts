@@ -100,6 +100,20 @@ describe("protected paths", () => {
     }).pipe(Effect.provide(s.layer()))
   })
 
+  it.effect("reading a private place (a credential store, the data directory) is a firm question under any allow, the workspace holding it or not", () => {
+    const s = scratch()
+    writeRules(s.userRules, [{ tool: "read_file", decision: "allow" }, { tool: "read_file", path: "/**", decision: "allow" }])
+    const keys = join(s.root, ".ssh")
+    return Effect.gen(function* () {
+      for (const target of [join(keys, "id_rsa"), join(s.data, "approvals.json")]) {
+        const verdict = yield* decide(check(s.root, "read_file", call("read", { paths: [target], outsideWorkspace: !target.startsWith(`${s.root}/`) })))
+        expect(verdict, target).toMatchObject({ decision: "ask", firm: true })
+        expect(verdict.reason).toBe(`${target} is private: reading it always needs approval`)
+      }
+      expect((yield* decide(check(s.root, "read_file", call("read", { paths: [join(s.root, "notes.txt")] })))).decision).toBe("allow")
+    }).pipe(Effect.provide(s.layer({ privateDirectories: [s.config, s.data, keys] })))
+  })
+
   it.effect("a remembered 'always' does not open a protected file", () => {
     const s = scratch()
     return Effect.gen(function* () {

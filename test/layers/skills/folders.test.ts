@@ -18,14 +18,15 @@ describe("Skills from folders", () => {
           ".claude/skills/beta/SKILL.md": skillMd("beta", "beta from the project"),
           ".claude/skills/notes.md": "not a skill folder\n",
           ".agents/skills/no-skill-here/README.md": "a folder without SKILL.md\n",
-          "shared/linked/SKILL.md": skillMd("linked", "reached through a symlinked folder")
+          "packages/app/shared/linked/SKILL.md": skillMd("linked", "reached through a symlinked folder")
         },
         {
           "skills/beta/SKILL.md": skillMd("beta", "beta from the user"),
           "skills/gamma/SKILL.md": skillMd("gamma", "gamma from the user")
         }
       )
-      yield* Effect.promise(() => fs.symlink(path.join(repo, "shared", "linked"), path.join(repo, ".claude", "skills", "linked")))
+      // A linked skill folder reads when it leads into the workspace (a link elsewhere: project-file-bounds.test.ts).
+      yield* Effect.promise(() => fs.symlink(path.join(cwd, "shared", "linked"), path.join(repo, ".claude", "skills", "linked")))
       const { skills, problems } = yield* SkillFolders.make({ configDir }).list(cwd)
       expect(problems).toEqual([])
       expect(skills).toEqual([

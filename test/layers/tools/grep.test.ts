@@ -1,7 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { GREP_DEFAULT_RESULTS, GREP_MAX_FILE_BYTES, grepTool } from "../../../src/layers/tools/grep.js"
+import { GREP_DEFAULT_RESULTS, GREP_MAX_FILE_BYTES, makeGrepTool } from "../../../src/layers/tools/grep.js"
 import { prepare, run, tempWorkspace, writeFiles } from "./workspace-fixture.js"
+
+/** No private places here: walk-bounds.test.ts covers them. */
+const grepTool = makeGrepTool([])
 
 describe("grep", () => {
   it.scoped("finds matching lines as path:line:text, honouring .gitignore and skipping .git", () =>

@@ -2,8 +2,11 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
-import { LIST_MAX_ENTRIES, listFilesTool } from "../../../src/layers/tools/list-files.js"
+import { LIST_MAX_ENTRIES, makeListFilesTool } from "../../../src/layers/tools/list-files.js"
 import { prepare, run, tempOutside, tempWorkspace, writeFiles } from "./workspace-fixture.js"
+
+/** No private places here: walk-bounds.test.ts covers them. */
+const listFilesTool = makeListFilesTool([])
 
 const tree = {
   ".gitignore": "node_modules/\n*.log\n/build\n",
@@ -103,15 +106,18 @@ describe("list_files", () => {
       expect(lines[LIST_MAX_ENTRIES]).toBe(`[Capped at ${LIST_MAX_ENTRIES} entries; narrow the listing with path or pattern.]`)
     }))
 
-  it.scoped("lists symlinks met on the walk without following them", () =>
+  it.scoped("lists symlinks met on the walk without following them; one leading out of the root is left out and counted", () =>
     Effect.gen(function* () {
       const root = yield* tempWorkspace
       const outside = yield* tempOutside
       yield* writeFiles(outside, { "secret/a.txt": "s" })
       yield* writeFiles(root, { "a.txt": "a" })
       yield* Effect.promise(() => fs.symlink(path.join(outside, "secret"), path.join(root, "link")))
+      yield* Effect.promise(() => fs.symlink("a.txt", path.join(root, "inner")))
       const result = yield* run(listFilesTool, {}, root)
-      expect(result.output).toBe("a.txt\nlink")
+      expect(result.output).toBe(
+        "a.txt\ninner\n[Skipped 1 entry the agent may not read without a person naming it: a link leading outside the workspace (1).]"
+      )
       // Named explicitly, the link is followed: the call was flagged as outside and judged as such.
       const named = yield* prepare(listFilesTool, { path: "link" }, root)
       expect(named.outsideWorkspace).toBe(true)

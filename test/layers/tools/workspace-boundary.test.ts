@@ -3,11 +3,14 @@ import { Effect } from "effect"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { editFileTool } from "../../../src/layers/tools/edit-file.js"
-import { grepTool } from "../../../src/layers/tools/grep.js"
-import { listFilesTool } from "../../../src/layers/tools/list-files.js"
+import { makeGrepTool } from "../../../src/layers/tools/grep.js"
+import { makeListFilesTool } from "../../../src/layers/tools/list-files.js"
 import { readFileTool } from "../../../src/layers/tools/read-file.js"
 import { writeFileTool } from "../../../src/layers/tools/write-file.js"
 import { prepare, tempOutside, tempWorkspace, writeFiles } from "./workspace-fixture.js"
+
+const grepTool = makeGrepTool([])
+const listFilesTool = makeListFilesTool([])
 
 const symlink = (target: string, at: string) => Effect.promise(() => fs.symlink(target, at))
 
