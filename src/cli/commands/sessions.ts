@@ -13,6 +13,10 @@ import { type Rewind, rewoundSpans } from "../../domain/rewound.js"
 import { addSpend, formatCost, noSpend } from "../../domain/spend.js"
 import { AgentHost, type ImportedSession } from "../../host/AgentHost.js"
 import { EventStore } from "../../services/EventStore.js"
+import { Ids } from "../../services/Ids.js"
+import { IdsLive } from "../../layers/ids.js"
+import { renameSessions } from "../../domain/session-rename.js"
+import { CliError } from "../errors.js"
 import { DEFAULT_MAX_LINE_MIB, readSessionFile } from "../import-file.js"
 import { stderr, stdout, useColor, writeSegments } from "../io.js"
 import { localHostLayer } from "../local-host.js"
@@ -213,7 +217,42 @@ const otlp = Options.boolean("otlp").pipe(
   )
 )
 
-const exportCommand = Command.make("export", { sessionId, otlp, ...where }, (args) =>
+const subagentsFlag = Options.boolean("no-subagents").pipe(
+  Options.withDescription("Only the session's own log, without its subagents' sessions"),
+  Options.map((only) => !only)
+)
+
+/**
+ * A session's log, then the subagent sessions it started, in the order it started them, then
+ * theirs: one stream whose sessions each keep their lines together, an export that imports
+ * whole. A subagent's session the store no longer has is left out.
+ */
+const withSubagents = (source: Source, sessionId: string, subagents: boolean): Stream.Stream<AgentEvent, unknown> => {
+  const seen = new Set<string>([sessionId])
+  const waiting: Array<string> = []
+  const follow = (id: string): Stream.Stream<AgentEvent, unknown> =>
+    source.export(id).pipe(
+      Stream.tap((event) =>
+        Effect.sync(() => {
+          if (!subagents || event.type !== "subagent.started" || seen.has(event.payload.childSessionId)) return
+          seen.add(event.payload.childSessionId)
+          waiting.push(event.payload.childSessionId)
+        })
+      )
+    )
+  const rest = (): Stream.Stream<AgentEvent, unknown> => {
+    const next = waiting.shift()
+    if (next === undefined) return Stream.empty
+    const missingChild = missing(next).message
+    return follow(next).pipe(
+      Stream.catchAll((error) => (error instanceof CliError && error.message === missingChild ? Stream.empty : Stream.fail(error))),
+      Stream.concat(Stream.suspend(rest))
+    )
+  }
+  return follow(sessionId).pipe(Stream.concat(Stream.suspend(rest)))
+}
+
+const exportCommand = Command.make("export", { sessionId, otlp, subagents: subagentsFlag, ...where }, (args) =>
   withSource(args, (source) =>
     args.otlp
       ? Effect.gen(function* () {
@@ -223,7 +262,7 @@ const exportCommand = Command.make("export", { sessionId, otlp, ...where }, (arg
           const sent = yield* exportSessionTrace(events, packageVersion())
           yield* stderr(`sent ${sent.spans} span(s) of ${sent.traces} turn(s) to ${sent.url}\n`)
         })
-      : source.export(args.sessionId).pipe(
+      : withSubagents(source, args.sessionId, args.subagents).pipe(
           // A terminal may be what reads it: characters it would obey are written as `\uXXXX`, the same JSON.
           Stream.map((event) => `${JSON.stringify(event)}\n`),
           // Lines are written in groups: fewer writes.
@@ -248,18 +287,37 @@ const importFile = Args.text({ name: "file" }).pipe(
   Args.withDescription("A JSONL export (custom-agent sessions export)")
 )
 
-const importCommand = Command.make("import", { file: importFile, unverified, maxLineMib, ...where }, (args) =>
+const asNew = Options.boolean("as-new").pipe(
+  Options.withDescription("Import under new session ids (its subagents' sessions too, their links kept), for a session this store already has")
+)
+
+const importCommand = Command.make("import", { file: importFile, unverified, maxLineMib, asNew, ...where }, (args) =>
   withSource(args, (source) =>
     Effect.gen(function* () {
-      const events = yield* readSessionFile(args.file, { maxLineBytes: args.maxLineMib * 1024 * 1024, unverified: args.unverified })
-      const imported = yield* source.importLog(events, args.unverified)
-      yield* stdout(`imported session ${imported.sessionId} (${imported.events} events)\n`)
-      if (imported.unverified !== undefined) yield* stderr(`custom-agent: imported unverified, marked so in its header: ${imported.unverified}\n`)
-    })
+      const sessions = yield* readSessionFile(args.file, { maxLineBytes: args.maxLineMib * 1024 * 1024, unverified: args.unverified })
+      // Checked before anything is written: an export of a session and its subagents goes in whole or not at all.
+      const here = new Set((yield* source.list).map((listed) => listed.sessionId))
+      const clash = sessions.find((session) => here.has(session.sessionId))
+      if (clash !== undefined && !args.asNew) {
+        return yield* new CliError({
+          message: `session ${clash.sessionId} is already in this store; nothing was imported (--as-new imports the file under new session ids)`
+        })
+      }
+      const ids = yield* Ids
+      const mapping = new Map<string, string>()
+      if (args.asNew) for (const session of sessions) mapping.set(session.sessionId, yield* ids.make("ses"))
+      for (const [index, session] of sessions.entries()) {
+        const imported = yield* source.importLog(args.asNew ? renameSessions(session.events, mapping) : session.events, args.unverified)
+        const what = index === 0 ? "imported session" : "  and its subagent's session"
+        const from = args.asNew ? ` (from ${session.sessionId})` : ""
+        yield* stdout(`${what} ${imported.sessionId}${from} (${imported.events} events)\n`)
+        if (imported.unverified !== undefined) yield* stderr(`custom-agent: imported unverified, marked so in its header: ${imported.unverified}\n`)
+      }
+    }).pipe(Effect.provide(IdsLive))
   )
 ).pipe(
   Command.withDescription(
-    "Import a session from a JSONL export; checks every line and the engine's invariants first and writes all or nothing"
+    "Import a session (and its subagents' sessions) from a JSONL export; checks every line and the engine's invariants first and writes nothing when one fails; --as-new for a session this store has"
   )
 )
 
