@@ -89,7 +89,7 @@ describe("custom-agent (the built CLI)", () => {
     expect(parseEventLines(exported.slice(run.stdout.length))).toMatchObject([{ type: "session.mode_changed", payload: { mode: "default", by: "import" } }])
     const again = await runCli(["sessions", "import", file], { env: { CUSTOM_AGENT_HOME: to } })
     expect(again.code).not.toBe(0)
-    expect(again.stderr).toContain("already exists")
+    expect(again.stderr).toContain("is already in this store; nothing was imported (--as-new")
 
     const lines = run.stdout.trim().split("\n")
     const bad = join(temp("cli-files-"), "bad.jsonl")

@@ -46,7 +46,7 @@ describe("help, rendered from the command tree", () => {
     expect(list.stdout).toMatch(/^Usage: custom-agent mcp list \[options\]\n/)
     const sessions = await runCli(["sessions", "-h"], { env })
     expect(sessions.stdout).toContain("Usage: custom-agent sessions <command>")
-    expect(sessions.stdout).toMatch(/\n {2}list {4}List sessions/)
+    expect(sessions.stdout).toMatch(/\n {2}list {5}List this workspace's sessions/)
     for (const result of [top, list, sessions]) {
       expect(result.stdout + result.stderr).not.toContain("\x1b")
       for (const text of BOILERPLATE) expect(result.stdout).not.toContain(text)
