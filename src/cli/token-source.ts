@@ -38,7 +38,7 @@ export const clientTokenFile = tokenOptions(`A file holding the server's bearer 
 
 /** `--token-file` of `serve` (`--token` refused). */
 export const serverTokenFile = tokenOptions(
-  `A file holding the bearer token clients must send (default: $${TOKEN_ENV}, else a new random one, printed)`
+  `A file holding the bearer token clients must send (default: $${TOKEN_ENV}, else the one serve keeps in its data directory, made on first use and printed)`
 )
 
 /** A token and where it came from, for messages (never the token itself). */

@@ -1,5 +1,5 @@
 import * as Schema from "effect/Schema"
-import { AgentEvent, MessageMode, QueuedMessage } from "./events.js"
+import { AgentEvent, MessageMode, QueuedMessage, TurnStopReason } from "./events.js"
 import { SessionId } from "./ids.js"
 import { PermissionMode, PermissionScope } from "./permissions.js"
 import { RiskClass } from "./tools.js"
@@ -64,7 +64,15 @@ export const SessionListItem = Schema.Struct({
   title: Schema.optional(Schema.String),
   model: Schema.optional(Schema.String),
   /** Set on a subagent's session: the session whose `task` call started it. */
-  parentSessionId: Schema.optional(Schema.String)
+  parentSessionId: Schema.optional(Schema.String),
+  /**
+   * How the session's last completed turn ended (left out before its first): `error` is a
+   * session whose last turn failed. Fields added after `status` are optional and never widen
+   * it, so a client that predates them reads the line as before.
+   */
+  lastStopReason: Schema.optional(TurnStopReason),
+  /** Permission questions a turn of the session waits on in the listing server's process (left out: none). */
+  waitingQuestions: Schema.optional(Schema.Int.pipe(Schema.positive()))
 })
 export type SessionListItem = typeof SessionListItem.Type
 

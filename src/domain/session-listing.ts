@@ -1,10 +1,10 @@
-import type { AgentEvent } from "./events.js"
+import type { AgentEvent, TurnStopReason } from "./events.js"
 
 /**
  * What a session listing shows of a session's log besides its times and last sequence: the
  * header of its `session.created`, the title of its last `session.renamed`, its last
- * `session.archived` (left out: not archived) and the turn it started and has not completed
- * (left out: none). A fold of the log, which every store keeps with its appends, and the
+ * `session.archived` (left out: not archived), the turn it started and has not completed
+ * (left out: none) and how its last completed turn ended (left out: no turn completed yet). A fold of the log, which every store keeps with its appends, and the
  * host's session-list watch with the events it hears.
  */
 export interface ListingHeader {
@@ -16,6 +16,8 @@ export interface ListingHeader {
   readonly parentSessionId?: string
   readonly archived?: boolean
   readonly openTurnId?: string
+  /** The stop reason of the session's last `turn.completed`: `error` is a session whose last turn failed. */
+  readonly lastStopReason?: TurnStopReason
 }
 
 /** The header a listing starts from, taken from a session's first event when it is `session.created`. */
@@ -38,6 +40,7 @@ export interface ListingChange {
   readonly title?: string
   readonly archived?: boolean
   readonly openTurnId?: string | null
+  readonly lastStopReason?: TurnStopReason
 }
 
 /** The event types `listingChange` reads: no other event changes a listing after its first line. */
@@ -48,6 +51,7 @@ export const listingChange = (events: ReadonlyArray<AgentEvent>): ListingChange 
   let title: string | undefined
   let archived: boolean | undefined
   let openTurnId: string | null | undefined
+  let lastStopReason: TurnStopReason | undefined
   for (const event of events) {
     switch (event.type) {
       case "session.renamed":
@@ -61,6 +65,7 @@ export const listingChange = (events: ReadonlyArray<AgentEvent>): ListingChange 
         break
       case "turn.completed":
         openTurnId = null
+        lastStopReason = event.payload.stopReason
         break
       default:
         break
@@ -70,7 +75,8 @@ export const listingChange = (events: ReadonlyArray<AgentEvent>): ListingChange 
   return {
     ...(title === undefined ? {} : { title }),
     ...(archived === undefined ? {} : { archived }),
-    ...(openTurnId === undefined ? {} : { openTurnId })
+    ...(openTurnId === undefined ? {} : { openTurnId }),
+    ...(lastStopReason === undefined ? {} : { lastStopReason })
   }
 }
 
@@ -83,6 +89,7 @@ export const applyListingChange = (header: ListingHeader, change: ListingChange 
   return {
     ...rest,
     ...(change.title === undefined ? {} : { title: change.title }),
+    ...(change.lastStopReason === undefined ? {} : { lastStopReason: change.lastStopReason }),
     ...(nowArchived ? { archived: true } : {}),
     ...(nowOpen === undefined ? {} : { openTurnId: nowOpen })
   }

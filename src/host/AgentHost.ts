@@ -247,7 +247,7 @@ export const make = Effect.gen(function* () {
       [DirectPull]: (scope: Scope.Scope) => Scope.extend(openSubscription(sessionId, afterSequence), scope)
     })
 
-  const sessionWatch = yield* makeSessionWatch({ store, working: engine.runningSessions, fanout, timing: yield* SessionWatchTiming })
+  const sessionWatch = yield* makeSessionWatch({ store, working: engine.runningSessions, questions: pending.counts, fanout, timing: yield* SessionWatchTiming })
 
   /** A change to the session itself, committed through its actor. */
   const recordChange = (sessionId: string, draft: Draft) => Effect.asVoid(onCurrentLog(engine.record(sessionId, draft)))
@@ -264,7 +264,7 @@ export const make = Effect.gen(function* () {
 
   return AgentHost.of({
     createSession,
-    listSessions: listSessionItems(store, engine.runningSessions),
+    listSessions: listSessionItems(store, engine.runningSessions, pending.counts),
     watchSessions: sessionWatch.watch,
     renameSession,
     archiveSession: (sessionId, archived, by) => recordChange(sessionId, { type: "session.archived", payload: { archived, by } }),

@@ -16,6 +16,8 @@ interface Waiting {
  */
 export interface PendingAsksShape {
   readonly list: (sessionId: string) => Effect.Effect<ReadonlyArray<PendingPermission>>
+  /** How many questions wait, by session (only sessions with at least one): what the session list marks. */
+  readonly counts: Effect.Effect<ReadonlyMap<string, number>>
   readonly respond: (sessionId: string, toolCallId: string, answer: ApprovalAnswer) => Effect.Effect<void, PermissionNotPending>
 }
 
@@ -52,6 +54,7 @@ export const make = Effect.sync(() => {
 
   const pending = PendingAsks.of({
     list: (sessionId) => Effect.sync(() => [...(waiting.get(sessionId)?.values() ?? [])].map((w) => w.question)),
+    counts: Effect.sync(() => new Map([...waiting].map(([sessionId, questions]) => [sessionId, questions.size]))),
     respond: (sessionId, toolCallId, answer) =>
       Effect.suspend(() => {
         const found = waiting.get(sessionId)?.get(toolCallId)

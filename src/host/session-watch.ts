@@ -12,7 +12,7 @@ import type { SessionListFrame, SessionListItem } from "../domain/host.js"
 import { applyListingChange, headerOf, listingChange } from "../domain/session-listing.js"
 import type { EventStoreShape, SessionSummary } from "../services/EventStore.js"
 import type { FanoutShape } from "./fanout.js"
-import { listItemOf, runningNow } from "./session-list.js"
+import { listItemOf, liveNow } from "./session-list.js"
 
 export interface SessionWatchTimingShape {
   /** A session's changes within this interval make one `Updated` frame. */
@@ -32,6 +32,8 @@ export interface SessionWatchDeps {
   readonly store: EventStoreShape
   /** The sessions working in this process now. */
   readonly working: Effect.Effect<ReadonlySet<string>>
+  /** The permission questions waiting on an answer in this process, by session. */
+  readonly questions: Effect.Effect<ReadonlyMap<string, number>>
   readonly fanout: FanoutShape
   readonly timing: SessionWatchTimingShape
 }
@@ -99,11 +101,11 @@ const startHub = (deps: SessionWatchDeps): Effect.Effect<Hub, EngineError, Scope
     })
 
     const publish = (sessionIds: Iterable<string>) =>
-      Effect.map(runningNow(store, deps.working), (running) => {
+      Effect.map(liveNow(store, deps.working, deps.questions), (live) => {
         for (const sessionId of sessionIds) {
           const summary = summaries.get(sessionId)
           if (summary === undefined) continue
-          const item = listItemOf(summary, running(sessionId))
+          const item = listItemOf(summary, live(sessionId))
           if (sameItem(items.get(sessionId), item)) continue
           items.set(sessionId, item)
           for (const watcher of watchers) {

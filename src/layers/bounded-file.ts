@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs"
+import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from "node:fs"
 import { messageOf } from "../domain/cause-message.js"
 import { errnoCode } from "./tools/fs-errors.js"
 
@@ -53,8 +53,22 @@ export const readBoundedBytesSync = (file: string, maxBytes: number = CONFIG_MAX
     return isMissing(error) ? { _tag: "missing" } : { _tag: "refused", problem: `cannot be read (${messageOf(error)})` }
   }
   try {
+    return readOpenedSync(fd, maxBytes)
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/**
+ * Reads a file already opened (the caller closes it), judged by what was opened: refused unless
+ * a regular file of at most `maxBytes` that `judge` (given its fstat) has no problem with.
+ */
+export const readOpenedSync = (fd: number, maxBytes: number, judge: (stat: Stats) => string | undefined = () => undefined): BoundedBytes => {
+  try {
     const stat = fstatSync(fd)
     if (!stat.isFile()) return notRegular(kindOf(stat))
+    const problem = judge(stat)
+    if (problem !== undefined) return { _tag: "refused", problem }
     if (stat.size > maxBytes) return tooLarge(maxBytes)
     // One byte more than fstat said tells a file that grew since (a changing file is not read).
     const buffer = Buffer.alloc(stat.size + 1)
@@ -68,7 +82,5 @@ export const readBoundedBytesSync = (file: string, maxBytes: number = CONFIG_MAX
     return { _tag: "bytes", bytes: buffer.subarray(0, filled) }
   } catch (error) {
     return { _tag: "refused", problem: `cannot be read (${messageOf(error)})` }
-  } finally {
-    closeSync(fd)
   }
 }

@@ -6,14 +6,19 @@ import { SessionWatchTiming, type SessionWatchTimingShape } from "../../src/host
 import type { Script } from "../../src/layers/model/scripted.js"
 import { EventStore } from "../../src/services/EventStore.js"
 import { replayAll } from "../support/engine-harness.js"
-import { hostTestLayer } from "../support/host-harness.js"
+import { type HostHarnessOptions, hostTestLayer } from "../support/host-harness.js"
+import { localTools } from "../../src/layers/tools/local.js"
+import { sandboxOff } from "../../src/layers/sandbox/off.js"
+import { mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { leftOpenLog } from "../support/left-open-log.js"
 import { storeCases } from "../support/store-cases.js"
 
 const quick: SessionWatchTimingShape = { coalesce: "20 millis", poll: "100 millis", keepAlive: "150 millis" }
 
-const hostOn = (store: Layer.Layer<EventStore, unknown>, script?: Script, timing: SessionWatchTimingShape = quick) =>
-  hostTestLayer(store, script).pipe(Layer.provide(Layer.succeed(SessionWatchTiming, timing)))
+const hostOn = (store: Layer.Layer<EventStore, unknown>, script?: Script, timing: SessionWatchTimingShape = quick, options?: HostHarnessOptions) =>
+  hostTestLayer(store, script, options).pipe(Layer.provide(Layer.succeed(SessionWatchTiming, timing)))
 
 /** Looks again every 20 ms (real time) until `check` holds, for up to 5 s. */
 const eventually = <A, E, R>(effect: Effect.Effect<A, E, R>, check: (a: A) => boolean) =>
@@ -29,6 +34,12 @@ const promptAndSettle = (sessionId: string, content: string) =>
     yield* host.prompt({ sessionId, content })
     yield* eventually(host.getSession(sessionId), (view) => !view.running)
   })
+
+/** The session's lines in the snapshot and the updates, in order. */
+const linesOf = (frames: ReadonlyArray<SessionListFrame>, sessionId: string): ReadonlyArray<SessionListItem> =>
+  frames.flatMap((frame) =>
+    frame._tag === "Snapshot" ? frame.sessions.filter((line) => line.sessionId === sessionId) : frame._tag === "Updated" && frame.session.sessionId === sessionId ? [frame.session] : []
+  )
 
 const updatesOf = (frames: ReadonlyArray<SessionListFrame>, sessionId: string): ReadonlyArray<SessionListItem> =>
   frames.flatMap((frame) => (frame._tag === "Updated" && frame.session.sessionId === sessionId ? [frame.session] : []))
@@ -133,6 +144,40 @@ for (const store of storeCases) {
         })
         expect(yield* lineOf("ses_dead")).toMatchObject({ status: "idle" })
       }).pipe(Effect.provide(hostOn(store.fresh(), { responses: [{ chunks: [{ text: "slow" }], delayMs: 300 }] }))))
+
+    it.live("a session whose turn waits on a question says how many wait; one whose last turn failed says so, until a turn ends well", () =>
+      Effect.gen(function* () {
+        const host = yield* AgentHost
+        const cwd = mkdtempSync(join(tmpdir(), "session-list-questions-"))
+        const { sessionId } = yield* host.createSession({ cwd, client: "test" })
+        const frames: Array<SessionListFrame> = []
+        const watching = yield* host.watchSessions.pipe(Stream.runForEach((frame) => Effect.sync(() => frames.push(frame))), Effect.fork)
+        yield* host.prompt({ sessionId, content: "write it" })
+        yield* eventually(lineOf(sessionId), (line) => line?.waitingQuestions === 1)
+        expect(yield* lineOf(sessionId)).toMatchObject({ status: "running", waitingQuestions: 1 })
+        yield* eventually(Effect.sync(() => linesOf(frames, sessionId)), (lines) => lines.some((line) => line.waitingQuestions === 1))
+        const [question] = (yield* host.getSession(sessionId)).pendingPermissions
+        yield* host.respondPermission(sessionId, question?.toolCallId ?? "", { decision: "deny", scope: "once" })
+        // The turn goes on to its next request, which the script fails.
+        yield* eventually(lineOf(sessionId), (line) => line?.status === "idle")
+        const failed = yield* lineOf(sessionId)
+        expect(failed).toMatchObject({ lastStopReason: "error" })
+        expect(failed).not.toHaveProperty("waitingQuestions")
+        yield* eventually(Effect.sync(() => linesOf(frames, sessionId)), (lines) => lines.at(-1)?.lastStopReason === "error")
+        expect(linesOf(frames, sessionId).at(-1)).not.toHaveProperty("waitingQuestions")
+        yield* promptAndSettle(sessionId, "again")
+        expect(yield* lineOf(sessionId)).toMatchObject({ status: "idle", lastStopReason: "final" })
+        yield* Fiber.interrupt(watching)
+      }).pipe(
+        Effect.provide(
+          hostOn(
+            store.fresh(),
+            { responses: [{ chunks: [{ toolCall: { name: "write_file", input: { path: "w.txt", content: "hi" } } }] }, { failAfter: 0, error: { code: "overloaded" } }, "fine"] },
+            quick,
+            { tools: localTools(sandboxOff) }
+          )
+        )
+      ))
 
     it.live("a watcher gets the list, then one update per changed session: a rename, a new session, a status; keep-alives while quiet", () =>
       Effect.gen(function* () {

@@ -1,7 +1,10 @@
+import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
+import { Rpc, RpcClient, RpcGroup, RpcSerialization } from "@effect/rpc"
 import { afterAll, expect, layer } from "@effect/vitest"
-import { Chunk, Effect, Exit, Fiber, Layer, Schedule, Stream } from "effect"
-import type { SessionListFrame } from "../../src/domain/host.js"
+import { Chunk, Effect, Exit, Fiber, Layer, Schedule, Schema, Stream } from "effect"
+import { type SessionListFrame, SessionStatus } from "../../src/domain/host.js"
+import { EngineFailure } from "../../src/rpc/group.js"
 import { SessionWatchTiming } from "../../src/host/session-watch.js"
 import * as MemoryStore from "../../src/layers/event-store/memory.js"
 import { AgentClient } from "../../src/rpc/client.js"
@@ -28,6 +31,34 @@ const eventually = <A, E, R>(effect: Effect.Effect<A, E, R>, check: (a: A) => bo
 
 const post = (tag: string, payload: unknown) => postRaw(token, tag, payload)
 
+/** A session's line as clients before `lastStopReason` and `waitingQuestions` read it. */
+const LineBeforeTheirTime = Schema.Struct({
+  sessionId: Schema.String,
+  createdAt: Schema.String,
+  updatedAt: Schema.String,
+  lastSequence: Schema.Finite,
+  running: Schema.Boolean,
+  status: SessionStatus,
+  archived: Schema.Boolean,
+  cwd: Schema.optional(Schema.String),
+  client: Schema.optional(Schema.String),
+  title: Schema.optional(Schema.String),
+  model: Schema.optional(Schema.String),
+  parentSessionId: Schema.optional(Schema.String)
+})
+class OldListing extends RpcGroup.make(Rpc.make("ListSessions", { success: Schema.Array(LineBeforeTheirTime), error: EngineFailure })) {}
+
+/** An older client's ListSessions, over the same HTTP endpoint. */
+const oldClientList = Effect.flatMap(RpcClient.make(OldListing), (old) => old.ListSessions()).pipe(
+  Effect.provide(
+    RpcClient.layerProtocolHttp({
+      url: "",
+      transformClient: HttpClient.mapRequest((r) => r.pipe(HttpClientRequest.appendUrl("/rpc"), HttpClientRequest.bearerToken(token)))
+    }).pipe(Layer.provide(RpcSerialization.layerNdjson))
+  ),
+  Effect.scoped
+)
+
 layer(E2E, { timeout: 30_000, excludeTestServices: true })("the session list over the RPC API", (it) => {
   it.effect("RenameSession and ArchiveSession reach ListSessions; an unknown session and a bad title are refused", () =>
     Effect.gen(function* () {
@@ -50,6 +81,19 @@ layer(E2E, { timeout: 30_000, excludeTestServices: true })("the session list ove
       expect(yield* post("RenameSession", { sessionId, title: "  " })).toContain("a title must not be blank")
       expect(yield* post("RenameSession", { sessionId, title: "x".repeat(201) })).toContain("a title has at most 200 characters")
       expect(Chunk.size(yield* Stream.runCollect(client.ExportSession({ sessionId })))).toBe(log.length)
+    }))
+
+  it.effect("a line says how the last turn ended, and a client from before that field still reads the list", () =>
+    Effect.gen(function* () {
+      const client = yield* AgentClient
+      const { sessionId } = yield* client.CreateSession({ cwd: "/work" })
+      yield* client.Prompt({ sessionId, content: "hello" })
+      yield* eventually(client.ListSessions(), (lines) => lines.find((line) => line.sessionId === sessionId)?.status === "idle")
+      const line = (yield* client.ListSessions()).find((l) => l.sessionId === sessionId)
+      expect(line).toMatchObject({ status: "idle", lastStopReason: "final" })
+      const old = (yield* oldClientList).find((l) => l.sessionId === sessionId)
+      expect(old).toMatchObject({ sessionId, status: "idle", running: false })
+      expect(old).not.toHaveProperty("lastStopReason")
     }))
 
   it.effect("WatchSessions: a Snapshot, then an Updated line on a rename and on a new session, and KeepAlive frames", () =>

@@ -20,6 +20,8 @@ export interface CliResult {
 
 export interface CliOptions {
   readonly env?: Record<string, string | undefined>
+  /** `serve`'s port (default 0: one the system picks). */
+  readonly port?: number
   readonly cwd?: string
   readonly input?: string
   readonly timeoutMs?: number
@@ -54,7 +56,7 @@ export const runCli = (args: ReadonlyArray<string>, options: CliOptions = {}): P
 export const startServer = (args: ReadonlyArray<string>, options: CliOptions = {}) =>
   new Promise<{ readonly url: string; readonly token: string; readonly child: ChildProcess; readonly output: () => string }>((resolvePromise, reject) => {
     assertBuilt()
-    const child = spawn(process.execPath, [cliPath, "serve", "--port", "0", ...args], {
+    const child = spawn(process.execPath, [cliPath, "serve", "--port", String(options.port ?? 0), ...args], {
       cwd: options.cwd ?? repoRoot,
       env: { PATH: process.env["PATH"], HOME: process.env["HOME"], NO_COLOR: "1", ...options.env },
       stdio: ["ignore", "pipe", "pipe"]

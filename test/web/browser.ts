@@ -68,13 +68,14 @@ export const browserTestKit = () => {
   /** Data and config directories for a server; a restarted server is given its predecessor's. */
   const serverDirs = () => ({ data: tempDir("web-data-"), config: tempDir("web-config-") })
 
-  /** The built server on the scripted model playing `script`, with data and config directories of its own unless given. */
-  const startScriptedServer = async (script: unknown, dirs = serverDirs()) => {
+  /** The built server on the scripted model playing `script`, with data and config directories of its own unless given, on `port` if given, with `more` arguments. */
+  const startScriptedServer = async (script: unknown, dirs = serverDirs(), port?: number, more: ReadonlyArray<string> = []) => {
     const scriptFile = join(tempDir("web-script-"), "script.json")
     writeFileSync(scriptFile, JSON.stringify(script))
-    const server = await startServer(["--model", "scripted", "--script", scriptFile, "--data-dir", dirs.data], {
+    const server = await startServer(["--model", "scripted", "--script", scriptFile, "--data-dir", dirs.data, ...more], {
       env: { CUSTOM_AGENT_CONFIG_HOME: dirs.config },
-      timeoutMs: 60_000
+      timeoutMs: 60_000,
+      ...(port === undefined ? {} : { port })
     })
     defer(() => stop(server.child))
     return server

@@ -4,6 +4,7 @@ import { TurnInProgress } from "../../src/domain/errors.js"
 import { MemoryNotFound, MemoryStoreFailure } from "../../src/services/MemoryStore.js"
 import { Unexpected } from "../../web/src/api.js"
 import { compactOutcomeOf } from "../../web/src/compaction.js"
+import { failureWords } from "../../web/src/failure-words.js"
 import { outcomeOf } from "../../web/src/memory.js"
 
 describe("what the page says after a memory action or a compaction", () => {
@@ -21,5 +22,13 @@ describe("what the page says after a memory action or a compaction", () => {
     expect(compactOutcomeOf(Either.right({ compacted: false }))).toEqual({ _tag: "nothing" })
     expect(compactOutcomeOf(Either.left(new TurnInProgress({ sessionId: "ses_1" })))).toEqual({ _tag: "busy" })
     expect(compactOutcomeOf(Either.left(new Unexpected({ message: "boom" })))).toEqual({ _tag: "failed", message: "boom" })
+  })
+
+  it("says in words why a turn failed, whatever code the log has", () => {
+    expect(failureWords("overloaded")).toBe("The model provider is overloaded, even after waiting and trying again.")
+    expect(failureWords("model_unavailable")).toBe("The session's model cannot be used on this server.")
+    expect(failureWords("interrupted")).toBe("The process running this turn stopped before the turn ended.")
+    expect(failureWords("a_code_from_a_newer_server")).toBe("The turn failed.")
+    expect(failureWords(undefined)).toBe("The turn failed.")
   })
 })

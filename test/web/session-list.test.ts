@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import type { SessionListItem } from "../../src/domain/host.js"
-import { applyListFrame, paneStatus, visibleSessions } from "../../web/src/session-list.js"
+import { applyListFrame, paneStatus, rowStatus, statusLabels, visibleSessions } from "../../web/src/session-list.js"
 
 const item = (sessionId: string, updatedAt: string, extra: Partial<SessionListItem> = {}): SessionListItem => ({
   sessionId,
@@ -47,11 +47,26 @@ describe("the session list", () => {
     expect(ids(visibleSessions(sessions, "nothing like it", true))).toEqual([])
   })
 
-  it("shows a session as running from its own stream, and as interrupted only when the list says so", () => {
-    expect(paneStatus(true, "idle")).toBe("running")
-    expect(paneStatus(true, "interrupted")).toBe("running")
-    expect(paneStatus(false, "interrupted")).toBe("interrupted")
-    expect(paneStatus(false, "running")).toBe("idle")
-    expect(paneStatus(false, undefined)).toBe("idle")
+  it("shows a session as running from its own stream, waiting when a question is open, failed after a failed turn, and as interrupted only when the list says so", () => {
+    const view = (running: boolean, questionsOpen = 0, lastTurnFailed = false) => ({ running, questionsOpen, lastTurnFailed })
+    expect(paneStatus(view(true), "idle")).toBe("running")
+    expect(paneStatus(view(true), "interrupted")).toBe("running")
+    expect(paneStatus(view(true, 1), "running")).toBe("waiting")
+    expect(paneStatus(view(false), "interrupted")).toBe("interrupted")
+    expect(paneStatus(view(false), "running")).toBe("idle")
+    expect(paneStatus(view(false), undefined)).toBe("idle")
+    expect(paneStatus(view(false, 0, true), "idle")).toBe("failed")
+    expect(paneStatus(view(true, 0, true), "running")).toBe("running")
+  })
+
+  it("marks in the list a session that waits on you and one whose last turn failed; a line from an older server reads as before", () => {
+    const at = "2025-01-01T00:00:01.000Z"
+    expect(rowStatus(item("ses_a", at, { status: "running", running: true, waitingQuestions: 2 }))).toBe("waiting")
+    expect(rowStatus(item("ses_a", at, { status: "running", running: true }))).toBe("running")
+    expect(rowStatus(item("ses_a", at, { lastStopReason: "error" }))).toBe("failed")
+    expect(rowStatus(item("ses_a", at, { lastStopReason: "cancelled" }))).toBe("idle")
+    expect(rowStatus(item("ses_a", at, { status: "interrupted", lastStopReason: "error" }))).toBe("interrupted")
+    expect(rowStatus(item("ses_a", at))).toBe("idle")
+    expect(statusLabels[rowStatus(item("ses_a", at, { status: "running", running: true, waitingQuestions: 1 }))]).toBe("waiting for you")
   })
 })

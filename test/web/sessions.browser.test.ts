@@ -68,7 +68,8 @@ describe("the session list in the web page", () => {
     await page.locator("textarea[name=prompt]").fill("Cut the release")
     await page.getByRole("button", { name: "Send" }).click()
     await page.locator(".permission-card").waitFor()
-    await page.locator(`.sessions li.session-row[data-session-id="${first}"] .status-badge.is-running`).waitFor()
+    // Its line says it waits for you, not just that it runs.
+    await page.locator(`.sessions li.session-row[data-session-id="${first}"] .status-badge.is-waiting`).waitFor()
 
     // Sessions other clients make appear without a reload: an imported one whose turn was left open, a titled one.
     const imported = await call(server, (client) => client.ImportSession({ events: interruptedLog(workspace), unverified: true }))
@@ -87,24 +88,27 @@ describe("the session list in the web page", () => {
     await search.fill("RELEASE")
     await expect.poll(() => titles(page)).toEqual(["idleRelease checklist"])
     await search.fill(first.toUpperCase())
-    await expect.poll(() => titles(page)).toEqual(["runningShip day"])
+    await expect.poll(() => titles(page)).toEqual(["waiting for youShip day"])
     await search.fill("no such session")
     await page.locator(".sessions", { hasText: "No session matches." }).waitFor()
     await search.fill("")
 
-    // Rename in place.
-    await page.getByRole("button", { name: "Rename Release checklist" }).click()
+    // Rename in place, from the row's menu.
+    await page.locator('summary[aria-label="Actions for Release checklist"]').click()
+    await page.getByRole("menuitem", { name: "Rename Release checklist" }).click()
     await page.getByRole("textbox", { name: "New title of Release checklist" }).fill("Release plan v2")
     await page.locator(".rename-form").getByRole("button", { name: "Save" }).click()
     await row(page, "Release plan v2").waitFor()
 
     // Archive: hidden until asked for, then brought back.
-    await page.getByRole("button", { name: "Archive Release plan v2" }).click()
+    await page.locator('summary[aria-label="Actions for Release plan v2"]').click()
+    await page.getByRole("menuitem", { name: "Archive Release plan v2" }).click()
     await row(page, "Release plan v2").waitFor({ state: "detached" })
     await page.getByLabel("Show archived (1)").check()
     await row(page, "Release plan v2").locator("text=archived").waitFor()
     await page.screenshot({ path: join(artifacts, "web-sessions-archived.png"), fullPage: true })
-    await page.getByRole("button", { name: "Unarchive Release plan v2" }).click()
+    await page.locator('summary[aria-label="Actions for Release plan v2"]').click()
+    await page.getByRole("menuitem", { name: "Unarchive Release plan v2" }).click()
     await page.getByLabel("Show archived").uncheck()
     await row(page, "Release plan v2").waitFor()
 
@@ -114,7 +118,7 @@ describe("the session list in the web page", () => {
 
     // The server dies while the question waits; on the restarted one nobody waits on it any more.
     server.child.kill("SIGKILL")
-    await page.locator(".connection.warn", { hasText: "Reconnecting" }).waitFor()
+    await page.locator(".server-banner", { hasText: "The server is not answering" }).waitFor()
     const restarted = await startScriptedServer(script, dirs)
     await page.goto(`${restarted.url}/?session=${first}#token=${restarted.token}`)
     await page.locator(".block.user", { hasText: "Cut the release" }).waitFor()

@@ -11,7 +11,9 @@ import {
   currentTasks,
   emptyTimeline,
   lastMemoryNote,
+  lastTurnFailed,
   openAsks,
+  retryablePrompt,
   TimelineState
 } from "../../web/src/timeline.js"
 import { recorder } from "./events.js"
@@ -204,11 +206,42 @@ describe("the timeline reducer", () => {
       e("model.failed", { reason: "overloaded after 3 retries", code: "overloaded" }),
       e("turn.completed", { stopReason: "error", errorCode: "overloaded" })
     ])
-    expect(state.blocks.map((b) => b._tag)).toEqual(["user", "tool", "tool", "user", "failure", "turnEnd"])
+    // The failed request that ended the turn is told once, by the turn's end.
+    expect(state.blocks.map((b) => b._tag)).toEqual(["user", "tool", "tool", "user", "turnEnd"])
     expect(state.blocks[1]).toMatchObject({ permission: { by: "remembered", scope: "session" }, result: { data: { _tag: "shell", exitCode: 0 } } })
     expect(state.blocks[2]).toMatchObject({ started: false, permission: { decision: "deny", by: "rule" }, result: { isError: true } })
     expect(state.blocks[3]).toMatchObject({ content: "look at b", mode: "steer" })
-    expect(state.blocks[4]).toMatchObject({ code: "overloaded", reason: "overloaded after 3 retries" })
+    expect(state.blocks[4]).toMatchObject({
+      stopReason: "error",
+      errorCode: "overloaded",
+      failure: { code: "overloaded", reason: "overloaded after 3 retries" }
+    })
+  })
+
+  it("offers to retry the prompt of the last turn when it failed, and nothing once another prompt came", () => {
+    const e = recorder()
+    const failed = replay([
+      e("turn.started", { promptPreview: "fix it" }),
+      e("user.message", { content: "fix it", mode: "queue" }),
+      e("model.failed", { reason: "529 overloaded", code: "overloaded" }),
+      e("turn.completed", { stopReason: "error", errorCode: "overloaded", message: "529 overloaded" })
+    ])
+    expect(failed.blocks.map((b) => b._tag)).toEqual(["user", "turnEnd"])
+    expect(lastTurnFailed(failed)).toBe(true)
+    expect(retryablePrompt(failed)).toEqual({ turnEnd: 4, content: "fix it" })
+    // A failure the turn went on from (no turn end right after it) keeps its own block.
+    const goingOn = replay([e("model.failed", { reason: "bad json", code: "invalid_response" }, "turn_2"), e("model.delta", { text: "retrying" }, "turn_2")])
+    expect(goingOn.blocks.map((b) => b._tag)).toEqual(["failure", "text"])
+    const next = replay([
+      e("turn.started", { promptPreview: "fix it" }),
+      e("user.message", { content: "fix it", mode: "queue" }),
+      e("turn.completed", { stopReason: "error", errorCode: "model_unavailable", message: "no key" }),
+      e("user.message", { content: "try another way", mode: "queue" }, "turn_2")
+    ])
+    expect(retryablePrompt(next)).toBeUndefined()
+    const fine = replay([e("user.message", { content: "hi", mode: "queue" }), e("turn.completed", { stopReason: "final" })])
+    expect(lastTurnFailed(fine)).toBe(false)
+    expect(retryablePrompt(fine)).toBeUndefined()
   })
 
   it("starts a new block for each model step and for text after thinking", () => {

@@ -21,9 +21,24 @@ const statusOf = (error: unknown): number | undefined =>
 /** The server refused our token (it restarted with a new one, or the link was wrong). */
 export const isRefused = (error: unknown): boolean => statusOf(error) === 401
 
+/**
+ * Nothing answered: the request never reached a server (it stopped, restarts, or the network
+ * is down), or a proxy in front of it says it is not there.
+ */
+export const isUnreachable = (error: unknown): boolean => {
+  if (!(error instanceof RpcClientError.RpcClientError)) return false
+  if (error.cause instanceof HttpClientError.RequestError) return true
+  const status = statusOf(error)
+  return status === 502 || status === 503 || status === 504
+}
+
+/** What the page says, once, while the server does not answer. */
+export const unreachableText = "The server is not answering: it may have stopped or be restarting."
+
 /** One line a person can act on. */
 export const describe = (error: unknown): string => {
   if (isRefused(error)) return "The server refused the token. Open the link `custom-agent serve` printed."
+  if (isUnreachable(error)) return unreachableText
   if (error instanceof RpcClientError.RpcClientError) return describeClientError(error)
   if (error instanceof Error) return error.message
   return String(error)

@@ -5,7 +5,7 @@ import { TimelineState } from "./timeline.js"
  * A session's view kept in sessionStorage, so a reload resumes from its last sequence
  * instead of replaying the whole session. Bump `version` when the view's meaning changes.
  */
-const Cached = Schema.parseJson(Schema.Struct({ version: Schema.Literal(5), state: TimelineState }))
+const Cached = Schema.parseJson(Schema.Struct({ version: Schema.Literal(6), state: TimelineState }))
 const decode = Schema.decodeUnknownOption(Cached)
 const encode = Schema.encodeSync(Cached)
 
@@ -35,7 +35,7 @@ const write = (key: string, value: string): boolean => {
  */
 export const save = (state: TimelineState): void => {
   const key = keyOf(state.sessionId)
-  const value = encode({ version: 5, state })
+  const value = encode({ version: 6, state })
   if (write(key, value)) return
   for (const stored of Object.keys(sessionStorage)) {
     if (stored.startsWith(prefix)) sessionStorage.removeItem(stored)

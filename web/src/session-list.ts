@@ -40,6 +40,36 @@ export const visibleSessions = (
   })
 }
 
-/** What the session pane says it is doing: its own stream knows "running"; only the list knows a turn a dead process left open. */
-export const paneStatus = (running: boolean, listed: SessionStatus | undefined): SessionStatus =>
-  running ? "running" : listed === "interrupted" ? "interrupted" : "idle"
+/**
+ * What a session is doing, as the page shows it: a running turn that waits on a permission
+ * question is `waiting` (for you); one whose last turn failed is `failed` rather than idle.
+ */
+export type ShownStatus = "waiting" | "running" | "interrupted" | "failed" | "idle"
+
+export const statusLabels: Readonly<Record<ShownStatus, string>> = {
+  waiting: "waiting for you",
+  running: "running",
+  interrupted: "interrupted",
+  failed: "failed",
+  idle: "idle"
+}
+
+/** A session's status in the list, from its line (the fields a server before them leaves out read as none). */
+export const rowStatus = (item: SessionListItem): ShownStatus => {
+  if (item.status === "running") return (item.waitingQuestions ?? 0) > 0 ? "waiting" : "running"
+  if (item.status === "interrupted") return "interrupted"
+  return item.lastStopReason === "error" ? "failed" : "idle"
+}
+
+/**
+ * What the session pane says it is doing: its own stream knows whether a turn runs, whether a
+ * question waits and how the last turn ended; only the list knows a turn a dead process left open.
+ */
+export const paneStatus = (
+  view: { readonly running: boolean; readonly questionsOpen: number; readonly lastTurnFailed: boolean },
+  listed: SessionStatus | undefined
+): ShownStatus => {
+  if (view.running) return view.questionsOpen > 0 ? "waiting" : "running"
+  if (listed === "interrupted") return "interrupted"
+  return view.lastTurnFailed ? "failed" : "idle"
+}

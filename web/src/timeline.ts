@@ -74,12 +74,19 @@ export type ToolBlock = typeof ToolBlock.Type
 
 export const FailureBlock = Schema.TaggedStruct("failure", { ...position, reason: Schema.String, code: ModelErrorCode })
 
+/** A model request's failure: its own block while its turn runs, then part of the turn's end. */
+export const ModelFailure = Schema.Struct({ reason: Schema.String, code: ModelErrorCode })
+export type ModelFailure = typeof ModelFailure.Type
+
 export const TurnEndBlock = Schema.TaggedStruct("turnEnd", {
   ...position,
   stopReason: TurnStopReason,
   errorCode: Schema.optional(Schema.String),
-  message: Schema.optional(Schema.String)
+  message: Schema.optional(Schema.String),
+  /** The model request whose failure ended the turn: said once, with the end. */
+  failure: Schema.optional(ModelFailure)
 })
+export type TurnEndBlock = typeof TurnEndBlock.Type
 
 /** A proposed memory as the log tells it: pending until a memory.approved or memory.rejected names it. */
 export const CandidateNote = Schema.Struct({
@@ -322,18 +329,20 @@ const blocksAfter = (blocks: ReadonlyArray<Block>, event: AgentEvent, settled: S
       return [...seal(blocks), { _tag: "note", ...at, topic: "hook", tone, text: hookSummary(event.payload), ...(detail === "" ? {} : { detail }) }]
     }
     case "subagent.started": {
-      const { agent, childSessionId, prompt } = event.payload
+      const { agent, childSessionId } = event.payload
       return [
         ...seal(blocks),
-        { _tag: "note", ...at, topic: "subagent", tone: "info", text: `Subagent ${agent} started (session ${childSessionId})`, detail: prompt, child: { sessionId: childSessionId, agent } }
+        // Its prompt is the `task` call's, shown there.
+        { _tag: "note", ...at, topic: "subagent", tone: "info", text: `Subagent ${agent} started (session ${childSessionId})`, child: { sessionId: childSessionId, agent } }
       ]
     }
     case "subagent.completed": {
-      const { agent, childSessionId, stopReason, answer, usage, message, spend } = event.payload
+      const { agent, childSessionId, stopReason, usage, message, spend } = event.payload
       const tone = stopReason === "final" ? "info" : "warning"
       const cost = shownCost(spend)
       const text = `Subagent ${agent} ${stopReason === "final" ? "answered" : `stopped (${stopReason})`} · session ${childSessionId} · ${usage.inputTokens} in / ${usage.outputTokens} out tokens${cost === undefined ? "" : ` · ${cost}`}`
-      return [...seal(blocks), { _tag: "note", ...at, topic: "subagent", tone, text, detail: message === undefined ? answer : `${message}\n\n${answer}` }]
+      // Its answer is the `task` call's result, shown there; only why it stopped is said here.
+      return [...seal(blocks), { _tag: "note", ...at, topic: "subagent", tone, text, ...(message === undefined ? {} : { detail: message }) }]
     }
     case "mcp.notice": {
       const { server, state, message } = event.payload
@@ -393,14 +402,19 @@ const blocksAfter = (blocks: ReadonlyArray<Block>, event: AgentEvent, settled: S
     }
     case "turn.completed": {
       const { stopReason, errorCode, message } = event.payload
+      const closed = closeTurn(seal(blocks), event.turnId)
+      // A failed request that ended the turn is told once, by the turn's end.
+      const last = closed.at(-1)
+      const failure = stopReason === "error" && last?._tag === "failure" && last.turnId === event.turnId ? last : undefined
       return [
-        ...closeTurn(seal(blocks), event.turnId),
+        ...(failure === undefined ? closed : closed.slice(0, -1)),
         {
           _tag: "turnEnd",
           ...at,
           stopReason,
           ...(errorCode === undefined ? {} : { errorCode }),
-          ...(message === undefined ? {} : { message })
+          ...(message === undefined ? {} : { message }),
+          ...(failure === undefined ? {} : { failure: { reason: failure.reason, code: failure.code } })
         }
       ]
     }
@@ -521,7 +535,7 @@ const blockLine = (block: Block): string => {
     case "failure":
       return `${at} model failed (${block.code}): ${clip(block.reason)}`
     case "turnEnd":
-      return `${at} turn ended (${block.stopReason})`
+      return `${at} turn ended (${block.stopReason}${block.failure === undefined ? "" : `: model failed (${block.failure.code}): ${clip(block.failure.reason)}`})`
     case "note":
       return `${at} ${clip(block.text)}`
   }
@@ -531,6 +545,21 @@ const blockLine = (block: Block): string => {
 export const currentTasks = (state: TimelineState): { readonly sequence: number; readonly todos: ReadonlyArray<TodoItem> } | undefined => {
   const held = conversationSpans(state.rewinds, state.lastSequence)
   return (state.tasks ?? []).filter((entry) => inSpans(held, entry.sequence)).at(-1)
+}
+
+/** Whether the session's last turn failed (its last turn end says `error`). */
+export const lastTurnFailed = (state: TimelineState): boolean => state.blocks.findLast((b) => b._tag === "turnEnd")?.stopReason === "error"
+
+/**
+ * What "Retry" sends again: the prompt of the session's last turn, when that turn failed and
+ * no prompt came since (the page offers it only then).
+ */
+export const retryablePrompt = (state: TimelineState): { readonly turnEnd: number; readonly content: string } | undefined => {
+  const index = state.blocks.findLastIndex((b) => b._tag === "turnEnd" || b._tag === "user")
+  const end = state.blocks[index]
+  if (end?._tag !== "turnEnd" || end.stopReason !== "error" || end.turnId === undefined) return undefined
+  const prompt = state.blocks.find((b) => b._tag === "user" && b.turnId === end.turnId)
+  return prompt?._tag === "user" ? { turnEnd: end.sequence, content: prompt.content } : undefined
 }
 
 /** The permission questions that still wait for an answer. */

@@ -25,6 +25,8 @@ export type ToolView =
   | { readonly _tag: "shell"; readonly command: string; readonly description: string | undefined; readonly exit: ShellExit | undefined }
   | { readonly _tag: "mcp"; readonly server: string; readonly tool: string; readonly args: ReadonlyArray<Arg> }
   | { readonly _tag: "tasks"; readonly todos: ReadonlyArray<TodoItem> }
+  /** A delegation (`task`): the subagent, its prompt, and its answer (the call's output). */
+  | { readonly _tag: "subagent"; readonly agent: string; readonly prompt: string }
   | { readonly _tag: "other"; readonly args: ReadonlyArray<Arg> }
 
 const ReadInput = Schema.Struct({ path: Schema.String, offset: Schema.optional(Schema.Number), limit: Schema.optional(Schema.Number) })
@@ -34,6 +36,7 @@ const decodeRead = Schema.decodeUnknownOption(ReadInput)
 const decodePath = Schema.decodeUnknownOption(PathInput)
 const decodeShell = Schema.decodeUnknownOption(ShellInput)
 const decodeTodos = Schema.decodeUnknownOption(Schema.Struct({ todos: Schema.Array(TodoItem) }))
+const decodeTask = Schema.decodeUnknownOption(Schema.Struct({ agent: Schema.String, prompt: Schema.String }))
 
 const isRecord = (value: unknown): value is Readonly<Record<string, unknown>> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
@@ -108,6 +111,11 @@ export const toolViewOf = (tool: ToolBlock): ToolView => {
       const todos = data?._tag === "todos" ? data.todos : Option.getOrUndefined(decodeTodos(tool.input))?.todos
       if (todos === undefined) break
       return { _tag: "tasks", todos }
+    }
+    case "task": {
+      const input = Option.getOrUndefined(decodeTask(tool.input))
+      if (input === undefined) break
+      return { _tag: "subagent", agent: input.agent, prompt: input.prompt }
     }
   }
   const mcp = mcpNameOf(tool.name)

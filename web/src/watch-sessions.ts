@@ -1,7 +1,8 @@
 import { Cause, Effect, Exit, Option, Stream } from "effect"
 import type { SessionListItem } from "../../src/domain/host.js"
 import { AgentClient } from "../../src/rpc/client.js"
-import { describe, isRefused } from "./api.js"
+import { describe, isRefused, isUnreachable } from "./api.js"
+import { plainPause, type RetrySignal } from "./retry.js"
 import { backoff } from "./follow.js"
 import { applyListFrame } from "./session-list.js"
 
@@ -9,7 +10,15 @@ export interface WatchHandlers {
   /** The whole list, newest first, after every change. */
   readonly onSessions: (sessions: ReadonlyArray<SessionListItem>) => void
   /** Why the list may be out of date (undefined once it is live again). */
-  readonly onProblem: (problem: string | undefined) => void
+  readonly onProblem: (problem: ListProblem | undefined) => void
+  /** Cuts the pause before a retry short on request (default: none). */
+  readonly retry?: RetrySignal
+}
+
+/** Why the list may be out of date; `unreachable` when nothing answers (the page says that once, for everything). */
+export interface ListProblem {
+  readonly message: string
+  readonly unreachable: boolean
 }
 
 /**
@@ -21,6 +30,7 @@ export interface WatchHandlers {
 export const watchSessions = (handlers: WatchHandlers): Effect.Effect<void, never, AgentClient> =>
   Effect.gen(function* () {
     const client = yield* AgentClient
+    const retry = handlers.retry ?? plainPause
     let failures = 0
     for (;;) {
       let sessions: ReadonlyArray<SessionListItem> | undefined = undefined
@@ -37,14 +47,13 @@ export const watchSessions = (handlers: WatchHandlers): Effect.Effect<void, neve
         Effect.exit
       )
       const failure = Exit.isSuccess(outcome) ? Option.none() : Cause.failureOption(outcome.cause)
-      if (Option.isSome(failure) && isRefused(failure.value)) return handlers.onProblem(describe(failure.value))
+      if (Option.isSome(failure) && isRefused(failure.value)) return handlers.onProblem({ message: describe(failure.value), unreachable: false })
+      const closed = Exit.isSuccess(outcome) || Cause.isInterruptedOnly(outcome.cause)
       handlers.onProblem(
         Option.isSome(failure)
-          ? describe(failure.value)
-          : Exit.isSuccess(outcome) || Cause.isInterruptedOnly(outcome.cause)
-            ? "The server closed the session list."
-            : Cause.pretty(outcome.cause)
+          ? { message: describe(failure.value), unreachable: isUnreachable(failure.value) }
+          : { message: closed ? "The server closed the session list." : Cause.pretty(outcome.cause), unreachable: closed }
       )
-      yield* Effect.sleep(backoff(failures++))
+      yield* retry.pause(backoff(failures++))
     }
   })

@@ -4,7 +4,6 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import { randomBytes } from "node:crypto"
 import { hostLayer } from "../../app/host.js"
 import { webRoot } from "../../app/package-root.js"
 import { listeningLayer } from "../../rpc/listen.js"
@@ -14,12 +13,16 @@ import { listenFailure, parseListenHost } from "../listen-host.js"
 import { stdout } from "../io.js"
 import { warnPasswordInUrl } from "../secret-arguments.js"
 import { configuredToken, TOKEN_ENV } from "../token-source.js"
+import { type KeptToken, keptToken } from "../kept-token.js"
+import { resolveDataDir } from "../../app/locations.js"
 
 export interface ServeArgs extends AgentArgs {
   readonly port: number
   readonly host: string
-  /** `--token-file`; else `$CUSTOM_AGENT_TOKEN`; else a new random token. */
+  /** `--token-file`; else `$CUSTOM_AGENT_TOKEN`; else the token kept in the data directory (made on first use). */
   readonly tokenFile: Option.Option<string>
+  /** `--rotate-token`: a new kept token replaces the old one. */
+  readonly rotateToken: boolean
   /** More names the Host header may give (`--allowed-host`). */
   readonly allowedHost: ReadonlyArray<string>
   /** Seconds an unused session stays in memory. */
@@ -67,6 +70,12 @@ export const serve = (args: ServeArgs) =>
     Effect.gen(function* () {
       const listen = yield* Either.mapLeft(parseListenHost(args.host), (message) => new CliError({ message, exitCode: 2 }))
       const configured = yield* configuredToken(args.tokenFile)
+      if (args.rotateToken && Option.isSome(configured)) {
+        return yield* new CliError({
+          message: `--rotate-token replaces the token serve keeps in its data directory, but this server's token comes from ${configured.value.source}: change it there`,
+          exitCode: 2
+        })
+      }
       // Every runner must accept the same token, so a cluster never makes one up.
       if (Option.isSome(args.cluster) && Option.isNone(configured)) {
         return yield* new CliError({ message: `--cluster needs a token every runner shares: set ${TOKEN_ENV} or pass --token-file PATH` })
@@ -85,7 +94,15 @@ export const serve = (args: ServeArgs) =>
       }
       if (Option.isSome(args.cluster)) yield* warnPasswordInUrl("--cluster", args.cluster.value)
       const host = yield* hostFor(args)
-      const bearer = Option.match(configured, { onNone: () => randomBytes(24).toString("base64url"), onSome: (token) => token.value })
+      // Only where a token was made up before (loopback, no cluster): one kept across restarts, so open pages keep working.
+      const { bearer, kept } = yield* Option.match(configured, {
+        onSome: (token) => Effect.succeed({ bearer: token.value, kept: Option.none<KeptToken>() }),
+        onNone: () =>
+          Effect.map(keptToken(resolveDataDir(Option.getOrUndefined(args.dataDir)), args.rotateToken), (token) => ({
+            bearer: token.value,
+            kept: Option.some(token)
+          }))
+      })
       const announce = Layer.effectDiscard(
         HttpServer.addressWith((address) => {
           const port = address._tag === "TcpAddress" ? address.port : 0
@@ -93,7 +110,10 @@ export const serve = (args: ServeArgs) =>
           return stdout(
             `custom-agent is serving on ${base}\n` +
               `open ${base}/#token=${bearer}\n` +
-              (Option.isNone(configured) ? `token ${bearer}\n` : "")
+              Option.match(kept, {
+                onNone: () => "",
+                onSome: ({ file, fresh }) => `token ${bearer}\n${fresh ? "a new token, kept" : "the token kept"} in ${file} (--rotate-token makes a new one)\n`
+              })
           )
         })
       )

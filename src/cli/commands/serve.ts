@@ -21,6 +21,12 @@ const allowedHost = Options.text("allowed-host").pipe(
   Options.repeated
 )
 
+const rotateToken = Options.boolean("rotate-token").pipe(
+  Options.withDescription(
+    "Replace the token serve keeps in its data directory (server-token, used when neither $CUSTOM_AGENT_TOKEN nor --token-file gives one) with a new one: pages and clients holding the old one are refused"
+  )
+)
+
 const cluster = Options.text("cluster").pipe(
   Options.withDescription("Run as one runner of a cluster on this PostgreSQL database (a URL without its password: give that in PGPASSWORD or ~/.pgpass; run `cluster migrate` on it first)"),
   Options.optional
@@ -41,6 +47,7 @@ export const serveCommand = Command.make(
     port,
     host,
     tokenFile: serverTokenFile,
+    rotateToken,
     allowedHost,
     sessionIdle: shared.sessionIdle,
     cluster,

@@ -55,6 +55,7 @@ export const makePostgresLog = (sql: SqlClient.SqlClient): SqlLog => {
       if (change?.title !== undefined) yield* sql`UPDATE sessions SET title = ${change.title} WHERE session_id = ${sessionId}`
       if (change?.archived !== undefined) yield* sql`UPDATE sessions SET archived = ${change.archived ? 1 : 0} WHERE session_id = ${sessionId}`
       if (change?.openTurnId !== undefined) yield* sql`UPDATE sessions SET open_turn = ${change.openTurnId} WHERE session_id = ${sessionId}`
+      if (change?.lastStopReason !== undefined) yield* sql`UPDATE sessions SET last_stop = ${change.lastStopReason} WHERE session_id = ${sessionId}`
       yield* sql`SELECT pg_notify(${APPEND_CHANNEL}, ${noticePayload({ sessionId, sequence: last + events.length })})`
     })
 

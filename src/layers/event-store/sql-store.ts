@@ -4,7 +4,7 @@ import type * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type * as Stream from "effect/Stream"
 import type { EventDecodeError, SequenceConflict, StoreFailure } from "../../domain/errors.js"
-import type { AgentEvent } from "../../domain/events.js"
+import { type AgentEvent, TurnStopReason } from "../../domain/events.js"
 import type { EventStoreShape, SessionSummary, TurnLeases } from "../../services/EventStore.js"
 import { checkedIds } from "./checked-ids.js"
 import { storeFailure } from "./store-failure.js"
@@ -27,8 +27,12 @@ const SummaryRow = Schema.Struct({
   model: Schema.NullOr(Schema.String),
   parent_session_id: Schema.NullOr(Schema.String),
   archived: Schema.Number,
-  open_turn: Schema.NullOr(Schema.String)
+  open_turn: Schema.NullOr(Schema.String),
+  last_stop: Schema.NullOr(Schema.String)
 })
+
+/** A stop reason this version does not know (written by a newer one) is left out rather than failing the listing. */
+const isStopReason = Schema.is(TurnStopReason)
 
 const toSummary = (row: typeof SummaryRow.Type): SessionSummary => ({
   sessionId: row.session_id,
@@ -41,7 +45,8 @@ const toSummary = (row: typeof SummaryRow.Type): SessionSummary => ({
   ...(row.model === null ? {} : { model: row.model }),
   ...(row.parent_session_id === null ? {} : { parentSessionId: row.parent_session_id }),
   ...(row.archived === 0 ? {} : { archived: true }),
-  ...(row.open_turn === null ? {} : { openTurnId: row.open_turn })
+  ...(row.open_turn === null ? {} : { openTurnId: row.open_turn }),
+  ...(isStopReason(row.last_stop) ? { lastStopReason: row.last_stop } : {})
 })
 
 /**
@@ -56,7 +61,7 @@ export const sqlStore = (log: SqlLog, sql: SqlClient.SqlClient, tieBreak: string
     Request: Schema.Void,
     Result: SummaryRow,
     execute: () => sql`
-      SELECT s.session_id, s.created_at, s.cwd, s.client, s.title, s.model, s.parent_session_id, s.archived, s.open_turn,
+      SELECT s.session_id, s.created_at, s.cwd, s.client, s.title, s.model, s.parent_session_id, s.archived, s.open_turn, s.last_stop,
              e.sequence AS last_sequence, e.timestamp AS updated_at
       FROM sessions s
       JOIN events e ON e.session_id = s.session_id

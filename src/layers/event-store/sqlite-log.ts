@@ -69,6 +69,7 @@ export const makeSqliteLog = (db: Database.Database): SqlLog => {
   const setTitle = db.prepare<[string, string]>("UPDATE sessions SET title = ? WHERE session_id = ?")
   const setArchived = db.prepare<[number, string]>("UPDATE sessions SET archived = ? WHERE session_id = ?")
   const setOpenTurn = db.prepare<[string | null, string]>("UPDATE sessions SET open_turn = ? WHERE session_id = ?")
+  const setLastStop = db.prepare<[string, string]>("UPDATE sessions SET last_stop = ? WHERE session_id = ?")
   const selectLast = db.prepare<[string]>("SELECT max(sequence) FROM events WHERE session_id = ?").pluck()
   // Only the JSON: the keyset and the integrity check use the decoded sequence (see readPage).
   const selectPage = db
@@ -120,6 +121,7 @@ export const makeSqliteLog = (db: Database.Database): SqlLog => {
     if (change.title !== undefined) setTitle.run(change.title, sessionId)
     if (change.archived !== undefined) setArchived.run(change.archived ? 1 : 0, sessionId)
     if (change.openTurnId !== undefined) setOpenTurn.run(change.openTurnId, sessionId)
+    if (change.lastStopReason !== undefined) setLastStop.run(change.lastStopReason, sessionId)
   }
 
   const insertBatch = db.transaction((events: ReadonlyArray<AgentEvent>, change: ListingChange | undefined) => {

@@ -60,5 +60,22 @@ export const migrations = Migrator.fromRecord({
       )`
   ),
   // A subagent's session names its parent in the listing (no session before this had one).
-  "0005_session_parent": Effect.flatMap(SqlClient.SqlClient, (sql) => sql`ALTER TABLE sessions ADD COLUMN parent_session_id TEXT`)
+  "0005_session_parent": Effect.flatMap(SqlClient.SqlClient, (sql) => sql`ALTER TABLE sessions ADD COLUMN parent_session_id TEXT`),
+  // How each session's last completed turn ended (a failed one is marked in the list), filled in
+  // from the last `turn.completed` of existing logs: the one statement here that reads the
+  // events' JSON, which the two databases spell differently.
+  "0006_session_last_stop": Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.all([
+      sql`ALTER TABLE sessions ADD COLUMN last_stop TEXT`,
+      sql`
+        UPDATE sessions SET last_stop = (
+          SELECT ${sql.onDialectOrElse({
+            pg: () => sql.literal("(c.event::jsonb -> 'payload' ->> 'stopReason')"),
+            orElse: () => sql.literal("json_extract(c.event, '$.payload.stopReason')")
+          })}
+          FROM events c
+          WHERE c.session_id = sessions.session_id AND c.type = 'turn.completed'
+          ORDER BY c.sequence DESC LIMIT 1)`
+    ], { discard: true })
+  )
 })

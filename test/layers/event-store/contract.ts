@@ -3,7 +3,7 @@ import { Effect, Exit, Fiber, Option, Scope, Stream } from "effect"
 import type { EventStoreError } from "../../../src/domain/errors.js"
 import type { AgentEvent } from "../../../src/domain/events.js"
 import type { EventStoreShape } from "../../../src/services/EventStore.js"
-import { archived, created, delta, range, renamed, replayAll, turnCompleted, turnStarted } from "./fixtures.js"
+import { archived, created, delta, range, renamed, replayAll, turnCompleted, turnFailed, turnStarted } from "./fixtures.js"
 import type { StoreSubject } from "./stores.js"
 
 
@@ -228,12 +228,16 @@ export const eventStoreContract = (subject: StoreSubject) =>
         yield* store.append(archived("ses_a", 6, false))
         yield* store.append(renamed("ses_a", 7, "Third"))
         const after = yield* listed(store)
-        expect(after).toMatchObject({ title: "Third", lastSequence: 7 })
+        expect(after).toMatchObject({ title: "Third", lastSequence: 7, lastStopReason: "final" })
         expect(after).not.toHaveProperty("archived")
         expect(after).not.toHaveProperty("openTurnId")
         // A listing read from storage alone, by an instance that saw none of the appends.
         const reopened = yield* location.open
         expect(yield* listed(reopened)).toEqual(after)
+        // The last completed turn's ending, whichever turn it was: a failed one after a fine one.
+        yield* store.appendAll([turnStarted("ses_a", 8, "turn_b"), turnFailed("ses_a", 9, "turn_b")])
+        expect(yield* listed(store)).toMatchObject({ lastStopReason: "error" })
+        expect(yield* listed(yield* location.open)).toMatchObject({ lastStopReason: "error" })
       }))
 
     it.scopedLive("a turn lease has one holder at a time, is live while held and free once its scope closes", () =>

@@ -77,6 +77,12 @@ export const turnCompleted = (sessionId: string, sequence: number, turnId: strin
   payload: { stopReason: "final" }
 })
 
+export const turnFailed = (sessionId: string, sequence: number, turnId: string): AgentEvent => ({
+  ...envelope(sessionId, sequence, turnId),
+  type: "turn.completed",
+  payload: { stopReason: "error", errorCode: "network" }
+})
+
 /** Events `from..to` of a session: `session.created` at 1, then deltas. */
 export const range = (sessionId: string, from: number, to: number): Array<AgentEvent> => {
   const events: Array<AgentEvent> = []

@@ -4,7 +4,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Effect, Either, Fiber, Option, Stream } from "effect"
 import * as PostgresStore from "../../../src/layers/event-store/postgres.js"
 import { connect, postgresAvailable, postgresSuite, serverForFile } from "../../support/postgres.js"
-import { created, delta, range, replayAll, replayUntilFailure } from "./fixtures.js"
+import { created, delta, range, replayAll, replayUntilFailure, turnCompleted, turnFailed, turnStarted } from "./fixtures.js"
 
 const nameOf = (url: string) => new URL(url).pathname.slice(1)
 
@@ -79,11 +79,33 @@ describe.skipIf(!postgresAvailable)(postgresSuite("Postgres store, several insta
               { migration_id: 2, name: "create_events" },
               { migration_id: 3, name: "session_listing" },
               { migration_id: 4, name: "create_turn_leases" },
-              { migration_id: 5, name: "session_parent" }
+              { migration_id: 5, name: "session_parent" },
+              { migration_id: 6, name: "session_last_stop" }
             ])
           })
         )
       }
+    }))
+
+  it.scopedLive("migration 6 fills in each session's last stop reason from the logs written before it", () =>
+    Effect.gen(function* () {
+      const url = yield* database
+      yield* Effect.scoped(
+        Effect.flatMap(PostgresStore.make({ url }), (store) =>
+          Effect.all([
+            store.appendAll([...range("ses_failed", 1, 1), turnStarted("ses_failed", 2, "turn_1"), turnFailed("ses_failed", 3, "turn_1")]),
+            store.appendAll([...range("ses_fine", 1, 1), turnStarted("ses_fine", 2, "turn_1"), turnCompleted("ses_fine", 3, "turn_1")]),
+            store.appendAll(range("ses_new", 1, 2))
+          ])
+        )
+      )
+      // The database as the version before this migration left it.
+      const sql = yield* connect(url)
+      yield* sql`ALTER TABLE sessions DROP COLUMN last_stop`
+      yield* sql`DELETE FROM effect_sql_migrations WHERE migration_id = 6`
+      const store = yield* PostgresStore.make({ url })
+      const list = yield* store.listSessions
+      expect(Object.fromEntries(list.map((s) => [s.sessionId, s.lastStopReason]))).toEqual({ ses_failed: "error", ses_fine: "final", ses_new: undefined })
     }))
 
   it.scopedLive("a committed append is heard by a listener on another connection; a refused one is not", () =>

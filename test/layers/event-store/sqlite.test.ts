@@ -4,7 +4,7 @@ import { Effect, Option } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as SqliteStore from "../../../src/layers/event-store/sqlite.js"
-import { delta, range, replayAll, replayUntilFailure, tempDir } from "./fixtures.js"
+import { delta, range, replayAll, replayUntilFailure, tempDir, turnCompleted, turnFailed, turnStarted } from "./fixtures.js"
 
 const dbFile = Effect.map(tempDir, (dir) => path.join(dir, "events.db"))
 
@@ -14,8 +14,6 @@ const rawConnection = (filename: string) =>
     Effect.sync(() => new Database(filename)),
     (db) => Effect.sync(() => db.close())
   )
-
-
 
 describe("SQLite store", () => {
   it.scopedLive("uses a WAL file, creating its directory, with the configured page size", () =>
@@ -49,8 +47,29 @@ describe("SQLite store", () => {
         { migration_id: 2, name: "create_events" },
         { migration_id: 3, name: "session_listing" },
         { migration_id: 4, name: "create_turn_leases" },
-        { migration_id: 5, name: "session_parent" }
+        { migration_id: 5, name: "session_parent" },
+        { migration_id: 6, name: "session_last_stop" }
       ])
+    }))
+
+  it.scopedLive("migration 6 fills in each session's last stop reason from the logs written before it", () =>
+    Effect.gen(function* () {
+      const filename = yield* dbFile
+      yield* Effect.scoped(
+        Effect.flatMap(SqliteStore.make({ filename }), (store) =>
+          Effect.all([
+            store.appendAll([...range("ses_failed", 1, 1), turnStarted("ses_failed", 2, "turn_1"), turnFailed("ses_failed", 3, "turn_1")]),
+            store.appendAll([...range("ses_fine", 1, 1), turnFailed("ses_fine", 2, "turn_1"), turnStarted("ses_fine", 3, "turn_2"), turnCompleted("ses_fine", 4, "turn_2")]),
+            store.appendAll(range("ses_new", 1, 2))
+          ])
+        )
+      )
+      // The database as the version before this migration left it.
+      const db = yield* rawConnection(filename)
+      db.exec("ALTER TABLE sessions DROP COLUMN last_stop; DELETE FROM effect_sql_migrations WHERE migration_id = 6")
+      const store = yield* SqliteStore.make({ filename })
+      const list = yield* store.listSessions
+      expect(Object.fromEntries(list.map((s) => [s.sessionId, s.lastStopReason]))).toEqual({ ses_failed: "error", ses_fine: "final", ses_new: undefined })
     }))
 
   it.scopedLive("closes both connections with its scope", () =>

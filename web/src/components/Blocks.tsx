@@ -3,7 +3,8 @@ import { useEffect, useState } from "preact/hooks"
 import type { Api } from "../api.js"
 import { follow } from "../follow.js"
 import type { MemoryReview } from "../memory.js"
-import { type Block, type CompactionNote, emptyTimeline, type NoteBlock } from "../timeline.js"
+import { failureWords } from "../failure-words.js"
+import { type Block, type CompactionNote, emptyTimeline, type NoteBlock, type TurnEndBlock } from "../timeline.js"
 import type { TurnStats } from "../turn-stats.js"
 import { Markdown } from "./Markdown.js"
 import { ReviewButtons } from "./MemoryActions.js"
@@ -28,6 +29,8 @@ interface Props {
   readonly review: MemoryReview["review"]
   /** The facts of the turn a turn end closes. */
   readonly stats: TurnStats | undefined
+  /** On the end of a failed last turn: sends its prompt again. */
+  readonly onRetry?: (() => void) | undefined
 }
 
 /** A compaction: its summary by sections, the files the log says changed, and the events it replaced (the model no longer sees them). */
@@ -102,7 +105,7 @@ const NoteView = ({ api, note, review }: { readonly api: Api; readonly note: Not
       {note.compaction === undefined ? (
         note.detail === undefined ? null : (
           <details>
-            <summary>{note.topic === "hook" ? "Output" : note.topic === "subagent" ? (note.child === undefined ? "Answer" : "Prompt") : "Summary"}</summary>
+            <summary>{note.topic === "hook" ? "Output" : note.topic === "subagent" ? "Why it stopped" : "Summary"}</summary>
             <pre>{note.detail}</pre>
           </details>
         )
@@ -114,7 +117,30 @@ const NoteView = ({ api, note, review }: { readonly api: Api; readonly note: Not
   )
 }
 
-const BlockContent = ({ api, sessionId, block, review, stats }: Props) => {
+/**
+ * A failed turn, said once: what went wrong in words (the code in the tooltip), what the server
+ * said about it, and Retry when it is the session's last turn.
+ */
+const FailedTurnEnd = ({ block, stats, onRetry }: { readonly block: TurnEndBlock; readonly stats: TurnStats | undefined; readonly onRetry: (() => void) | undefined }) => {
+  const code = block.failure?.code ?? block.errorCode
+  const detail = block.failure?.reason ?? block.message
+  return (
+    <div class="block turn-end error" role="alert">
+      <span class="headline">
+        <strong>Turn failed:</strong> <span title={code}>{failureWords(code)}</span>
+      </span>
+      {detail === undefined ? null : <span class="detail">{detail}</span>}
+      {onRetry === undefined ? null : (
+        <button type="button" class="retry" onClick={onRetry} title="Send this turn's prompt again">
+          Retry
+        </button>
+      )}
+      {stats === undefined ? null : <TurnSummary stats={stats} />}
+    </div>
+  )
+}
+
+const BlockContent = ({ api, sessionId, block, review, stats, onRetry }: Props) => {
   switch (block._tag) {
     case "user":
       return (
@@ -141,24 +167,25 @@ const BlockContent = ({ api, sessionId, block, review, stats }: Props) => {
     case "tool":
       return <ToolCallView api={api} sessionId={sessionId} tool={block} />
     case "failure":
+      // Only while its turn closes: the turn's end then says it.
       return (
         <div class="block failure" role="alert">
-          <strong>Model failed</strong> ({block.code}): {block.reason}
+          <strong>The model request failed:</strong> <span title={block.code}>{failureWords(block.code)}</span>{" "}
+          <span class="detail">{block.reason}</span>
         </div>
       )
     case "note":
       return <NoteView api={api} note={block} review={review} />
-    case "turnEnd": {
-      const failed = block.stopReason === "error"
-      return (
-        <div class={`block turn-end ${block.stopReason}`} role={failed ? "alert" : undefined}>
+    case "turnEnd":
+      return block.stopReason === "error" ? (
+        <FailedTurnEnd block={block} stats={stats} onRetry={onRetry} />
+      ) : (
+        <div class={`block turn-end ${block.stopReason}`}>
           {stopLabels[block.stopReason] ?? block.stopReason}
-          {block.errorCode === undefined ? null : <code>{block.errorCode}</code>}
           {block.message === undefined ? null : <span class="message">{block.message}</span>}
           {stats === undefined ? null : <TurnSummary stats={stats} />}
         </div>
       )
-    }
   }
 }
 

@@ -1,23 +1,51 @@
 import { useState } from "preact/hooks"
 import type { MessageMode } from "../../../src/domain/events.js"
-import { type Api, describe } from "../api.js"
+import type { PermissionMode } from "../../../src/domain/permissions.js"
+import { modelToSend } from "../model-choices.js"
+import { ModelPicker, ModeSwitch } from "./SessionSettings.js"
+import { type Api, describe, isUnreachable } from "../api.js"
+import { loadDraft, saveDraft } from "../drafts.js"
 
 /**
  * Idle: a message starts a turn. Running: it either waits for the next turn (queue) or is
- * read at the running turn's next step (steer).
+ * read at the running turn's next step (steer). What is typed is kept per session until sent.
+ * Beside the send buttons: the session's mode (changed at once) and the model for the next message.
  */
-export const Composer = ({ api, sessionId, running }: { readonly api: Api; readonly sessionId: string; readonly running: boolean }) => {
-  const [text, setText] = useState("")
+interface Props {
+  readonly api: Api
+  readonly sessionId: string
+  readonly running: boolean
+  /** The session's permission mode and model now (unknown until the stream says). */
+  readonly mode: PermissionMode | undefined
+  readonly model: string | undefined
+  /** Models to suggest in the picker. */
+  readonly modelChoices: ReadonlyArray<string>
+}
+
+export const Composer = ({ api, sessionId, running, mode, model, modelChoices }: Props) => {
+  const [text, setTextNow] = useState(() => loadDraft(sessionId))
+  const [picked, setPicked] = useState("")
   const [busy, setBusy] = useState(false)
   const [error, setError] = useState<string | undefined>(undefined)
+  const setText = (next: string) => {
+    setTextNow(next)
+    saveDraft(sessionId, next)
+  }
   const send = async (mode: MessageMode) => {
     if (text.trim() === "") return
     setBusy(true)
-    const result = await api.call((client) => client.Prompt({ sessionId, content: text, mode }))
+    const nextModel = modelToSend(picked, model)
+    const result = await api.call((client) =>
+      client.Prompt({ sessionId, content: text, mode, client: "web", ...(nextModel === undefined ? {} : { model: nextModel }) })
+    )
     setBusy(false)
-    if (result._tag === "Left") return setError(describe(result.left))
+    if (result._tag === "Left") {
+      // The page's banner says why when nothing answers; here only what became of the text.
+      return setError(isUnreachable(result.left) ? "Not sent: your text is kept; send it again once the server answers." : describe(result.left))
+    }
     setError(undefined)
     setText("")
+    setPicked("")
   }
   const onKeyDown = (event: KeyboardEvent) => {
     if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
@@ -30,13 +58,16 @@ export const Composer = ({ api, sessionId, running }: { readonly api: Api; reado
     <form class="composer" onSubmit={(e) => e.preventDefault()}>
       <textarea
         name="prompt"
-        rows={3}
+        rows={2}
         placeholder={running ? "Steer the running turn, or queue a message for the next one" : "Ask something (Ctrl+Enter to send)"}
         value={text}
         onInput={(e) => setText(e.currentTarget.value)}
         onKeyDown={onKeyDown}
       />
       <div class="actions">
+        <ModeSwitch api={api} sessionId={sessionId} mode={mode} />
+        <ModelPicker sessionId={sessionId} model={model} choices={modelChoices} picked={picked} onPick={setPicked} />
+        <span class="spacer" />
         {running ? (
           <>
             <button type="button" class="steer" disabled={busy || empty} onClick={() => send("steer")} title="Read at the next step of the running turn">

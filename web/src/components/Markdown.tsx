@@ -1,5 +1,6 @@
 import DOMPurify, { type Config } from "dompurify"
-import { useMemo } from "preact/hooks"
+import { useMemo, useRef } from "preact/hooks"
+import { useCopyButtons } from "../copy-buttons.js"
 import { blockRenderer } from "../markdown.js"
 import "highlight.js/styles/github.css"
 
@@ -15,14 +16,16 @@ const allowed: Config = {
 const sanitize = (html: string): string => DOMPurify.sanitize(html, allowed)
 
 /**
- * Model output rendered as Markdown. Each top-level block is its own element, so while the
- * text streams the DOM changes only in the last one.
+ * Model output rendered as Markdown, a Copy button on each code block. Each top-level block is
+ * its own element, so while the text streams the DOM changes only in the last one.
  */
 export const Markdown = ({ text, streaming }: { readonly text: string; readonly streaming: boolean }) => {
   const render = useMemo(() => blockRenderer(sanitize), [])
   const pieces = useMemo(() => render(text, streaming), [render, text, streaming])
+  const container = useRef<HTMLDivElement>(null)
+  useCopyButtons(container, pieces)
   return (
-    <div class="content markdown">
+    <div class="content markdown" ref={container}>
       {pieces.map((html, index) => (
         <div key={index} class="md-piece" dangerouslySetInnerHTML={{ __html: html }} />
       ))}

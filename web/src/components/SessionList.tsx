@@ -5,6 +5,7 @@ import type { Api } from "../api.js"
 import { linkTo, type Route } from "../route.js"
 import { visibleSessions } from "../session-list.js"
 import { NewSession } from "./NewSession.js"
+import { NotifyToggle } from "./NotifyToggle.js"
 import { SessionRow } from "./SessionRow.js"
 
 interface Props {
@@ -68,6 +69,7 @@ export const SessionList = ({ api, sessions, problem, route, pendingMemories, on
           Show archived{hiddenArchived === 0 ? "" : ` (${hiddenArchived})`}
         </label>
       </div>
+      <NotifyToggle />
       {problem === undefined ? null : <p class="error">{problem}</p>}
       {sessions === undefined ? <p class="muted">Loading sessions…</p> : null}
       {sessions?.length === 0 ? <p class="muted">No sessions yet.</p> : null}

@@ -1,5 +1,5 @@
 import { Option } from "effect"
-import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks"
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks"
 import type { SessionListItem } from "../../../src/domain/host.js"
 import { type Api, describe } from "../api.js"
 import { restore, save } from "../cache.js"
@@ -8,9 +8,21 @@ import { useFork } from "../fork.js"
 import { useFrameState } from "../frame-state.js"
 import type { MemoryReview } from "../memory.js"
 import { type EventRange, linkTo, type Route } from "../route.js"
-import { paneStatus } from "../session-list.js"
+import { modelChoices } from "../model-choices.js"
+import type { RetrySignal } from "../retry.js"
+import { paneStatus, type ShownStatus, statusLabels } from "../session-list.js"
 import { slotMarks } from "../slot-marks.js"
-import { blocksInRange, currentTasks, emptyTimeline, type ForkedFrom, lastMemoryNote, type TimelineState } from "../timeline.js"
+import {
+  blocksInRange,
+  currentTasks,
+  emptyTimeline,
+  type ForkedFrom,
+  lastMemoryNote,
+  lastTurnFailed,
+  openAsks,
+  retryablePrompt,
+  type TimelineState
+} from "../timeline.js"
 import { BlockView } from "./Blocks.js"
 import { CompactResult, useCompaction } from "./Compact.js"
 import { Composer } from "./Composer.js"
@@ -32,9 +44,18 @@ interface Props {
   readonly review: MemoryReview["review"]
   /** A memory was proposed, approved, rejected or deleted in this session: the memory lists may want to know. */
   readonly onMemoryNote: () => void
+  /** Cuts the pause before the stream is opened again short ("Retry now"). */
+  readonly retry: RetrySignal
+  /** The models other sessions use, suggested in the model picker. */
+  readonly otherModels: ReadonlyArray<string | undefined>
 }
 
 const saveDelayMs = 250
+
+const paneTitles: Partial<Record<ShownStatus, string>> = {
+  interrupted: "A turn of this session never ended: the process running it stopped.",
+  failed: "The last turn failed: see its end below."
+}
 
 const ConnectionNote = ({ connection }: { readonly connection: Connection }) => {
   switch (connection._tag) {
@@ -43,7 +64,8 @@ const ConnectionNote = ({ connection }: { readonly connection: Connection }) => 
     case "connecting":
       return <p class="connection muted">Connecting…</p>
     case "retrying":
-      return <p class="connection warn">Reconnecting: {connection.reason}</p>
+      // Nothing answers: the page's one banner says so, for every stream.
+      return connection.unreachable ? null : <p class="connection warn">Reconnecting: {connection.reason}</p>
     case "stopped":
       return <p class="connection error">{connection.reason}</p>
   }
@@ -114,10 +136,10 @@ const useScrolling = (state: TimelineState, events: EventRange | undefined) => {
   return { ref, onScroll }
 }
 
-export const SessionPane = ({ api, sessionId, listed, events, onNavigate, review, onMemoryNote }: Props) => {
+export const SessionPane = ({ api, sessionId, listed, events, onNavigate, review, onMemoryNote, retry, otherModels }: Props) => {
   const [state, setState] = useFrameState(() => Option.getOrElse(restore(sessionId), () => emptyTimeline(sessionId)))
   const [connection, setConnection] = useState<Connection>({ _tag: "connecting" })
-  const [cancelError, setCancelError] = useState<string | undefined>(undefined)
+  const [actionError, setActionError] = useState<string | undefined>(undefined)
   const compaction = useCompaction(api, sessionId)
   const rewind = useRewind(api, sessionId)
   const fork = useFork(api, sessionId, onNavigate)
@@ -132,18 +154,27 @@ export const SessionPane = ({ api, sessionId, listed, events, onNavigate, review
   // One change at a time, and none while a turn runs (the server would refuse it).
   const turnActionsOff = state.running || rewind.busy || fork.forking
 
-  useEffect(() => api.fork(follow(state, { onState: setState, onConnection: setConnection })), [api, sessionId])
+  useEffect(() => api.fork(follow(state, { onState: setState, onConnection: setConnection, retry })), [api, sessionId])
   useEffect(() => {
     if (memoryNote > 0) onMemoryNote()
   }, [memoryNote])
 
   const cancel = async () => {
     const result = await api.call((client) => client.Cancel({ sessionId }))
-    setCancelError(result._tag === "Left" ? describe(result.left) : undefined)
+    setActionError(result._tag === "Left" ? describe(result.left) : undefined)
   }
 
+  const retryable = useMemo(() => (state.running ? undefined : retryablePrompt(state)), [state])
+  const retryContent = retryable?.content
+  const onRetry = useCallback(async () => {
+    if (retryContent === undefined) return
+    const result = await api.call((client) => client.Prompt({ sessionId, content: retryContent, mode: "queue", client: "web" }))
+    setActionError(result._tag === "Left" ? `Retry failed: ${describe(result.left)}` : undefined)
+  }, [api, sessionId, retryContent])
+
   const header = state.header
-  const status = paneStatus(state.running, listed?.status)
+  const questionsOpen = useMemo(() => openAsks(state).length, [state.blocks])
+  const status = paneStatus({ running: state.running, questionsOpen, lastTurnFailed: lastTurnFailed(state) }, listed?.status)
   return (
     <main class="pane">
       <header class="session-header">
@@ -152,7 +183,6 @@ export const SessionPane = ({ api, sessionId, listed, events, onNavigate, review
           <p class="muted">
             {header?.cwd ?? ""}
             {header?.model === undefined ? "" : ` · ${header.model}`}
-            {state.mode === undefined ? "" : ` · mode: ${state.mode}`}
             {cost === undefined ? "" : ` · cost ${cost}`}
           </p>
           {header?.forkedFrom === undefined ? null : <ForkNote forkedFrom={header.forkedFrom} onNavigate={onNavigate} />}
@@ -160,16 +190,16 @@ export const SessionPane = ({ api, sessionId, listed, events, onNavigate, review
         <div class="status">
           {state.running ? (
             <>
-              <span class="running" role="status">
-                <span class="spinner" /> running
+              <span class={status} role="status" title={status === "waiting" ? "The turn waits for your answer to the question below" : undefined}>
+                {status === "waiting" ? <span class="dot" /> : <span class="spinner" />} {statusLabels[status]}
               </span>
               <button type="button" class="cancel" onClick={cancel}>
                 Cancel
               </button>
             </>
           ) : (
-            <span class={status} role="status" title={status === "interrupted" ? "A turn of this session never ended: the process running it stopped." : undefined}>
-              {status}
+            <span class={status} role="status" title={paneTitles[status]}>
+              {statusLabels[status]}
             </span>
           )}
           {state.redo.redoable > 0 ? (
@@ -189,7 +219,7 @@ export const SessionPane = ({ api, sessionId, listed, events, onNavigate, review
         </div>
       </header>
       <ConnectionNote connection={connection} />
-      {cancelError === undefined ? null : <p class="error">{cancelError}</p>}
+      {actionError === undefined ? null : <p class="connection error">{actionError}</p>}
       {events === undefined ? null : (
         <p class="connection marked-range">
           <span>
@@ -219,6 +249,7 @@ export const SessionPane = ({ api, sessionId, listed, events, onNavigate, review
                 block={block}
                 review={review}
                 stats={block._tag === "turnEnd" && block.turnId !== undefined ? statsByTurn.get(block.turnId) : undefined}
+                onRetry={retryable?.turnEnd === block.sequence ? onRetry : undefined}
               />
               {mark?.forkAt === undefined ? null : <ForkButton atSequence={mark.forkAt} disabled={turnActionsOff} onFork={fork.fork} />}
             </div>
@@ -226,7 +257,14 @@ export const SessionPane = ({ api, sessionId, listed, events, onNavigate, review
         })}
       </div>
       <QueueView api={api} sessionId={sessionId} inbox={state.inbox} />
-      <Composer api={api} sessionId={sessionId} running={state.running} />
+      <Composer
+        api={api}
+        sessionId={sessionId}
+        running={state.running}
+        mode={state.mode}
+        model={header?.model ?? listed?.model}
+        modelChoices={modelChoices(header?.model ?? listed?.model, otherModels)}
+      />
     </main>
   )
 }

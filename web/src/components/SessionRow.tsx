@@ -3,6 +3,8 @@ import type { SessionListItem } from "../../../src/domain/host.js"
 import { TITLE_MAX_LENGTH } from "../../../src/domain/session-title.js"
 import { type Api, describe } from "../api.js"
 import { linkTo, type Route } from "../route.js"
+import { rowStatus, type ShownStatus, statusLabels } from "../session-list.js"
+import { When } from "./When.js"
 
 interface Props {
   readonly api: Api
@@ -16,20 +18,51 @@ interface Props {
 /** Who the log says renamed or archived it. */
 const by = "web"
 
-const when = (iso: string) => new Date(iso).toLocaleString()
-
-const statusTitles = {
-  idle: "Nothing runs",
+const statusTitles: Readonly<Record<ShownStatus, string>> = {
+  waiting: "A turn waits for your answer to a permission question",
   running: "A turn runs",
-  interrupted: "A turn never ended: the process running it stopped"
-} as const
+  interrupted: "A turn never ended: the process running it stopped",
+  failed: "The last turn failed",
+  idle: "Nothing runs"
+}
 
-/** One session in the list: a link to it, its status, and renaming and archiving in place. */
+/** Rename and archive, out of the way until asked for: a small menu per row. */
+const RowMenu = ({ name, archived, busy, onRename, onArchive }: {
+  readonly name: string
+  readonly archived: boolean
+  readonly busy: boolean
+  readonly onRename: () => void
+  readonly onArchive: () => void
+}) => {
+  const menu = useRef<HTMLDetailsElement>(null)
+  const choose = (action: () => void) => () => {
+    if (menu.current !== null) menu.current.open = false
+    action()
+  }
+  return (
+    <details class="row-menu" ref={menu}>
+      <summary aria-label={`Actions for ${name}`} title="Rename or archive">
+        ⋯
+      </summary>
+      <div class="menu" role="menu" aria-label={`Actions for ${name}`}>
+        <button type="button" role="menuitem" aria-label={`Rename ${name}`} disabled={busy} onClick={choose(onRename)}>
+          Rename
+        </button>
+        <button type="button" role="menuitem" aria-label={`${archived ? "Unarchive" : "Archive"} ${name}`} disabled={busy} onClick={choose(onArchive)}>
+          {archived ? "Unarchive" : "Archive"}
+        </button>
+      </div>
+    </details>
+  )
+}
+
+/** One session in the list: a link to it with its status and last activity, and a menu to rename or archive it. */
 export const SessionRow = ({ api, session, depth, selected, onNavigate }: Props) => {
   const [draft, setDraft] = useState<string | undefined>(undefined)
   const [busy, setBusy] = useState(false)
   const [error, setError] = useState<string | undefined>(undefined)
-  const { sessionId, title, archived, status } = session
+  const { sessionId, title, archived } = session
+  const status = rowStatus(session)
   const name = title ?? sessionId
   const editing = draft !== undefined
   const input = useRef<HTMLInputElement>(null)
@@ -58,22 +91,30 @@ export const SessionRow = ({ api, session, depth, selected, onNavigate }: Props)
     <li
       class={`session-row${archived ? " archived" : ""}${depth > 0 ? " subagent" : ""}`}
       data-session-id={sessionId}
+      data-status={status}
       style={depth > 0 ? { marginLeft: `${depth * 14}px` } : undefined}
     >
       {draft === undefined ? (
-        <a class={selected ? "session selected" : "session"} {...linkTo({ _tag: "session", sessionId }, onNavigate)}>
-          <span class="title">
-            <span class={`status-badge is-${status}`} title={statusTitles[status]}>
-              {status}
+        <>
+          <a class={selected ? "session selected" : "session"} {...linkTo({ _tag: "session", sessionId }, onNavigate)}>
+            <span class="title">
+              <span class={`status-badge is-${status}`} title={statusTitles[status]}>
+                {statusLabels[status]}
+              </span>
+              {name}
             </span>
-            {name}
-          </span>
-          <span class="cwd">{session.cwd ?? ""}</span>
-          <span class="updated">
-            {when(session.updatedAt)}
-            {archived ? " · archived" : ""}
-          </span>
-        </a>
+            <span class="facts">
+              <span class="cwd">
+                {session.cwd ?? ""}
+                {archived ? " · archived" : ""}
+              </span>
+              <span class="updated">
+                <When iso={session.updatedAt} more="(last activity)" />
+              </span>
+            </span>
+          </a>
+          <RowMenu name={name} archived={archived} busy={busy} onRename={() => setDraft(title ?? "")} onArchive={() => void run("archive")} />
+        </>
       ) : (
         <form class="rename-form" onSubmit={rename}>
           <input
@@ -92,16 +133,6 @@ export const SessionRow = ({ api, session, depth, selected, onNavigate }: Props)
           </button>
         </form>
       )}
-      {draft === undefined ? (
-        <span class="session-actions">
-          <button type="button" class="rename" aria-label={`Rename ${name}`} disabled={busy} onClick={() => setDraft(title ?? "")}>
-            Rename
-          </button>
-          <button type="button" class="archive" aria-label={`${archived ? "Unarchive" : "Archive"} ${name}`} disabled={busy} onClick={() => void run("archive")}>
-            {archived ? "Unarchive" : "Archive"}
-          </button>
-        </span>
-      ) : null}
       {error === undefined ? null : <p class="error">{error}</p>}
     </li>
   )

@@ -16,12 +16,17 @@ export const TaskItems = ({ todos }: { readonly todos: ReadonlyArray<TodoItem> }
   </ol>
 )
 
-/** The agent's task list, pinned at the top of the session: the list every request carries. */
+/**
+ * The agent's task list, pinned at the top of the session: the list every request carries.
+ * Open while work remains; folded to its one line once every task is done (a click opens it).
+ */
 export const TaskList = ({ tasks }: { readonly tasks: { readonly sequence: number; readonly todos: ReadonlyArray<TodoItem> } | undefined }) => {
   if (tasks === undefined || tasks.todos.length === 0) return null
   const done = tasks.todos.filter((todo) => todo.status === "completed").length
+  const allDone = done === tasks.todos.length
   return (
-    <details class="task-list" open aria-label="Task list">
+    // `open` changes only when all-done does, so a list the reader opened or folded stays so meanwhile.
+    <details class={allDone ? "task-list all-done" : "task-list"} open={!allDone} aria-label="Task list">
       <summary>
         Tasks {done}/{tasks.todos.length} done <span class="muted">(event #{tasks.sequence})</span>
       </summary>

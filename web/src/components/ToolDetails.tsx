@@ -1,6 +1,7 @@
 import type { ToolOutcome } from "../timeline.js"
 import { type Arg, exitText, type ToolView } from "../tool-view.js"
 import { Diff } from "./Diff.js"
+import { Markdown } from "./Markdown.js"
 import { TaskItems } from "./TaskList.js"
 
 /** A call's arguments as a table of names and values. */
@@ -50,6 +51,12 @@ export const ToolSubject = ({ view }: { readonly view: ToolView }) => {
       const done = view.todos.filter((todo) => todo.status === "completed").length
       return <span class="tool-subject muted">{`${view.todos.length} task(s), ${done} done`}</span>
     }
+    case "subagent":
+      return (
+        <span class="tool-subject">
+          <span class="agent">{view.agent}</span> <span class="muted">subagent</span>
+        </span>
+      )
     case "other":
       return <span class="tool-subject" />
   }
@@ -84,6 +91,23 @@ export const ToolBody = ({ view, result }: { readonly view: ToolView; readonly r
         <>
           <TaskItems todos={view.todos} />
           {result === undefined || !result.isError ? null : <Output result={result} />}
+        </>
+      )
+    case "subagent":
+      // The prompt folded (the call's own), the answer once, as the Markdown it is.
+      return (
+        <>
+          <details class="subagent-prompt">
+            <summary>Prompt</summary>
+            <pre>{view.prompt}</pre>
+          </details>
+          {result === undefined ? null : result.isError ? (
+            <Output result={result} />
+          ) : (
+            <div class="subagent-answer">
+              <Markdown text={result.output} streaming={false} />
+            </div>
+          )}
         </>
       )
     case "mcp":

@@ -1,5 +1,7 @@
 import { durationOf, formatDuration, formatNotKept, formatUsage, toolAnchor, type TurnCheckpoint, type TurnStats } from "../turn-stats.js"
 import { shownCost, type Spend } from "../../../src/domain/spend.js"
+import { absoluteTime } from "../relative-time.js"
+import { When } from "./When.js"
 
 /** Links to the diffs of a file's changes: the file's name goes to the first, "2", "3", ... to the later ones. */
 const FileLinks = ({ path, toolCallIds }: { readonly path: string; readonly toolCallIds: ReadonlyArray<string> }) => (
@@ -27,15 +29,14 @@ const costTitle = (spend: Spend): string =>
   `What the turn's model requests cost (USD), its subagents' included: ${spend.requests} request(s)` +
   (spend.unpriced === 0 ? "" : `, ${spend.unpriced} with no price (not counted)`)
 
-/** A turn's facts at its end: when it started, how long it took, its tokens, the files it changed and its checkpoints. */
+/** A turn's facts at its end: when it ended, how long it took, its tokens, the files it changed and its checkpoints. */
 export const TurnSummary = ({ stats }: { readonly stats: TurnStats }) => {
   const duration = durationOf(stats)
   const cost = shownCost(stats.cost)
   return (
     <span class="turn-stats">
-      <time dateTime={stats.startedAt} title={stats.startedAt}>
-        {new Date(stats.startedAt).toLocaleTimeString()}
-      </time>
+      {/* When it ended (the block marks its end); when it started is in the tooltip. */}
+      <When iso={stats.endedAt ?? stats.startedAt} more={`(${stats.endedAt === undefined ? "started" : `ended; started ${absoluteTime(stats.startedAt)}`})`} />
       {duration === undefined ? null : <span class="duration">{formatDuration(duration)}</span>}
       <span class="tokens">{formatUsage(stats.usage)}</span>
       {cost === undefined || stats.cost === undefined ? null : (

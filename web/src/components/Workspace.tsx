@@ -1,9 +1,11 @@
-import { useEffect, useState } from "preact/hooks"
+import { useEffect, useMemo, useState } from "preact/hooks"
 import type { SessionListItem } from "../../../src/domain/host.js"
-import type { Api } from "../api.js"
+import { type Api, unreachableText } from "../api.js"
 import { useMemoryReview } from "../memory.js"
 import { pushRoute, type Route, routeInUrl } from "../route.js"
-import { watchSessions } from "../watch-sessions.js"
+import { useQuestionNotices } from "../notify.js"
+import { makeRetrySignal } from "../retry.js"
+import { type ListProblem, watchSessions } from "../watch-sessions.js"
 import { MemoryPanel } from "./MemoryPanel.js"
 import { SessionList } from "./SessionList.js"
 import { SessionPane } from "./SessionPane.js"
@@ -20,16 +22,30 @@ const placeOf = (route: Route, sessions: ReadonlyArray<SessionListItem> | undefi
   }
 }
 
+/** While nothing answers: said once for the whole page, with a way to try at once. */
+const ServerBanner = ({ onRetry }: { readonly onRetry: () => void }) => (
+  <div class="server-banner" role="alert">
+    <span>
+      {unreachableText} Trying again… Nothing you typed is lost.
+    </span>
+    <button type="button" onClick={onRetry}>
+      Retry now
+    </button>
+  </div>
+)
+
 export const Workspace = ({ api }: { readonly api: Api }) => {
   const [sessions, setSessions] = useState<ReadonlyArray<SessionListItem> | undefined>(undefined)
-  const [listProblem, setListProblem] = useState<string | undefined>(undefined)
+  const [listProblem, setListProblem] = useState<ListProblem | undefined>(undefined)
+  const retry = useMemo(makeRetrySignal, [])
+  const otherModels = useMemo(() => (sessions ?? []).map((s) => s.model), [sessions])
   const [route, setRoute] = useState(routeInUrl)
   // Only narrow screens hide the sidebar (style.css); there it opens over the page on request.
   const [sidebarOpen, setSidebarOpen] = useState(false)
   const memory = useMemoryReview(api)
 
   // Other clients start, finish, rename and archive sessions: the server pushes each change.
-  useEffect(() => api.fork(watchSessions({ onSessions: setSessions, onProblem: setListProblem })), [api])
+  useEffect(() => api.fork(watchSessions({ onSessions: setSessions, onProblem: setListProblem, retry })), [api])
   useEffect(() => {
     const onPop = () => setRoute(routeInUrl())
     addEventListener("popstate", onPop)
@@ -41,13 +57,21 @@ export const Workspace = ({ api }: { readonly api: Api }) => {
     setRoute(next)
     setSidebarOpen(false)
   }
+  useQuestionNotices(sessions, (sessionId) => navigate({ _tag: "session", sessionId }))
 
   const main = () => {
     switch (route._tag) {
       case "home":
         return (
           <main class="pane empty">
-            <p>Pick a session on the left, or start a new one.</p>
+            {/* Only one of the two shows: the sidebar is on the left of a wide screen, behind a button on a narrow one. */}
+            <p class="wide-only">Pick a session on the left, or start a new one.</p>
+            <p class="narrow-only">
+              Pick a session, or start a new one:{" "}
+              <button type="button" onClick={() => setSidebarOpen(true)}>
+                ☰ Sessions
+              </button>
+            </p>
           </main>
         )
       case "memory":
@@ -63,6 +87,8 @@ export const Workspace = ({ api }: { readonly api: Api }) => {
             onNavigate={navigate}
             review={memory.review}
             onMemoryNote={memory.refresh}
+            retry={retry}
+            otherModels={otherModels}
           />
         )
     }
@@ -70,6 +96,7 @@ export const Workspace = ({ api }: { readonly api: Api }) => {
 
   return (
     <div class={sidebarOpen ? "workspace sidebar-open" : "workspace"}>
+      {listProblem?.unreachable === true ? <ServerBanner onRetry={retry.now} /> : null}
       <header class="topbar">
         <button type="button" class="sidebar-toggle" aria-controls="sessions" aria-expanded={sidebarOpen} onClick={() => setSidebarOpen(!sidebarOpen)}>
           ☰ Sessions
@@ -80,7 +107,7 @@ export const Workspace = ({ api }: { readonly api: Api }) => {
       <SessionList
         api={api}
         sessions={sessions}
-        problem={listProblem}
+        problem={listProblem?.unreachable === false ? listProblem.message : undefined}
         route={route}
         pendingMemories={memory.candidates?.length}
         onNavigate={navigate}
