@@ -39,7 +39,13 @@ const within = (root: string, path: string) => {
 
 const inWorkspace = (workspace: string) => (item: SessionListItem) => item.cwd !== undefined && within(workspace, item.cwd)
 
-const statusOf = (item: SessionListItem) => (item.archived && item.status === "idle" ? "archived" : item.status)
+/** What the session is doing, as the web page says it: a question waiting, a failed last turn, archived. */
+const statusOf = (item: SessionListItem) => {
+  if (item.status === "running" && (item.waitingQuestions ?? 0) > 0) return "waiting"
+  if (item.status !== "idle") return item.status
+  if (item.archived) return "archived"
+  return item.lastStopReason === "error" ? "failed" : "idle"
+}
 
 const shortPath = (path: string, home: string | undefined) =>
   home !== undefined && home !== "/" && within(home, path) ? `~${path.slice(home.length)}` : path

@@ -74,6 +74,20 @@ describe("sessions list view", () => {
     expect(listedItems(items, limited).map((s) => s.sessionId)).toEqual(["ses_c1", "ses_child"])
   })
 
+  it("a question waiting says waiting, a last turn that failed says failed", () => {
+    const text = sessionListing(
+      [
+        item("ses_e1", "/home/me/app", 1, { status: "running", running: true, waitingQuestions: 1 }),
+        item("ses_e2", "/home/me/app", 2, { lastStopReason: "error" }),
+        item("ses_e3", "/home/me/app", 3, { lastStopReason: "cancelled" })
+      ],
+      view
+    ).text.text
+    expect(text).toMatch(/ses_e1 +waiting/)
+    expect(text).toMatch(/ses_e2 +failed/)
+    expect(text).toMatch(/ses_e3 +idle/)
+  })
+
   it("a title's controls are shown, never obeyed, and cannot forge a row", () => {
     const text = sessionListing([item("ses_d1", "/home/me/app", 1, { title: "ok\nses_forged  idle\x1b[2J" })], view).text.text
     expect(text).not.toContain("\x1b")

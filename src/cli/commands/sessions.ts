@@ -58,7 +58,7 @@ const localReader = Effect.map(
   EventStore,
   (store): Reader => ({
     // Nothing runs in this process: a session is running when its turn lease is live elsewhere.
-    list: listSessionItems(store, Effect.succeed(new Set<string>())),
+    list: listSessionItems(store, Effect.succeed(new Set<string>()), Effect.succeed(new Map<string, number>())),
     events: (sessionId) =>
       Stream.unwrap(
         Effect.map(store.head(sessionId), (head): Stream.Stream<AgentEvent, unknown> =>
