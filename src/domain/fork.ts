@@ -14,6 +14,9 @@ export interface ForkRequest {
   readonly newId: () => string
 }
 
+/** Who a fork's own reset of the mode is recorded as made by. */
+export const FORK_AUTHOR = "fork"
+
 /** Where a fork at `atSequence` stops copying: there, or at the end of the last turn completed before it when it falls inside a turn. */
 export const copiedThroughOf = (source: ReadonlyArray<AgentEvent>, atSequence: number): number => {
   let safe = 1
@@ -83,8 +86,9 @@ const copiedPayload = (event: AgentEvent): AgentEvent => {
  * own `session.created` (the source's workspace and model, titled "fork of ..."), then
  * `session.forked`, then the source's events 2..copiedThrough re-sequenced with new ids (types,
  * turn ids, timestamps and payloads kept; references to sequences moved). Messages that waited
- * in the source's inbox are not the fork's (its inbox is emptied), and the title is recorded
- * last, so a copied rename does not hold and the session lists as new.
+ * in the source's inbox are not the fork's (its inbox is emptied), a mode the copied events set
+ * is not either (reset to `default`), and the title is recorded last, so a copied rename does
+ * not hold and the session lists as new.
  */
 export const forkLog = (source: ReadonlyArray<AgentEvent>, request: ForkRequest): ReadonlyArray<AgentEvent> => {
   const header = source[0]
@@ -102,13 +106,18 @@ export const forkLog = (source: ReadonlyArray<AgentEvent>, request: ForkRequest)
     { ...own(2), type: "session.forked", payload: { sourceSessionId: header.sessionId, atSequence: request.atSequence, copiedThrough } }
   ]
   let waiting = false
+  let mode = "default"
   for (const event of source) {
     if (event.sequence < 2) continue
     if (event.sequence > copiedThrough) break
     if (event.type === "inbox.updated") waiting = event.payload.nextTurn.length + event.payload.nextStep.length > 0
+    if (event.type === "session.mode_changed") mode = event.payload.mode
     events.push({ ...copiedPayload(event), id: request.newId(), sessionId: request.sessionId, sequence: moved(event.sequence) })
   }
   if (waiting) events.push({ ...own(events.length + 1), type: "inbox.updated", payload: { nextTurn: [], nextStep: [] } })
+  // History is not authority: a mode the copied part set (an imported log's bypass, which its
+  // import's own reset came after) is not the fork's. The fork starts in default, said so.
+  if (mode !== "default") events.push({ ...own(events.length + 1), type: "session.mode_changed", payload: { mode: "default", by: FORK_AUTHOR } })
   events.push({ ...own(events.length + 1), type: "session.renamed", payload: { title, by: request.by } })
   return events
 }

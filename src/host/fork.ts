@@ -32,8 +32,8 @@ export const forkSession = (
     const atSequence = input.atSequence ?? last
     if (atSequence > last) return yield* new RewindUnavailable({ message: `no event ${atSequence}: the session's last is ${last}` })
     const sessionId = yield* ids.make("ses")
-    // One id per event the fork can have: its header, session.forked, the copies, an emptied inbox and its title.
-    const eventIds = yield* Effect.replicateEffect(ids.make("evt"), atSequence + 3)
+    // One id per event the fork can have: its header, session.forked, the copies, an emptied inbox, a reset mode and its title.
+    const eventIds = yield* Effect.replicateEffect(ids.make("evt"), atSequence + 4)
     let next = 0
     const events = forkLog(source, {
       sessionId,

@@ -129,7 +129,9 @@ for (const { store, name, checkpoints } of combinations) {
         const atBoundary = yield* replayAll((yield* host.forkSession(sourceId, { atSequence: firstEnd, by: "test" })).sessionId)
         expect(atBoundary[1]?.payload).toEqual({ sourceSessionId: sourceId, atSequence: firstEnd, copiedThrough: firstEnd })
         const whole = yield* host.forkSession(sourceId, { by: "test" })
-        expect(whole.lastSequence).toBe(source.length + 2)
+        // Its header, session.forked, the copies, a reset of the mode the copies set (history is not authority), its title.
+        expect(whole.lastSequence).toBe(source.length + 3)
+        expect(whole.permissionMode).toBe("default")
         const unknown = yield* Effect.flip(host.forkSession(sourceId, { atSequence: 10_000, by: "test" }))
         expect(unknown).toMatchObject({ _tag: "RewindUnavailable" })
         expect((yield* Effect.flip(host.forkSession("ses_nope", { by: "test" })))._tag).toBe("SessionNotFound")

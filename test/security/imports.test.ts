@@ -135,6 +135,31 @@ describe("an imported log carries no authority (in process: the host's import, t
   afterAll(removeFixtures)
   for (const ic of importCases) it.live(ic.name, () => runImportCase(ic))
 
+  it.live("a fork of the imported session at the file's last event (before the import's reset) does not bring its bypass back", () =>
+    Effect.gen(function* () {
+      const c: SecurityCase = { name: "fork before the reset", calls: [writeFile(PWNED)], expect: denied(pwned, ["policy"]) }
+      const fx = prepareFixture(c)
+      const events = logOf(SESSION, [created(fx.ws), modeChanged("bypass"), ...rememberedTurn("turn_f", "session", "a.txt", "a\n")])
+      const last = events.at(-1)?.sequence ?? 0
+      const fork = yield* Effect.flatMap(AgentHost, (host) =>
+        Effect.zipRight(host.importSession(events), host.forkSession(SESSION, { atSequence: last, by: "web" }))
+      ).pipe(Effect.provide(hostLayer(agentConfig(fx, c))))
+      const outcome = yield* withAgent(
+        fx,
+        c,
+        Effect.gen(function* () {
+          const engine = yield* SessionEngine
+          const mode = (yield* engine.getSession(fork.sessionId)).mode
+          const before = snapshot(fx.root)
+          const turn = yield* runTurn(c, fork.sessionId)
+          return { events: turn, before, after: snapshot(fx.root), mode }
+        })
+      )
+      assertOutcome(c, fx, outcome)
+      expect(outcome.mode, "a fork starts in default mode").toBe("default")
+    })
+  )
+
   it.live("messages waiting in the file's inbox never start a turn: the import empties it", () =>
     Effect.gen(function* () {
       const c: SecurityCase = { name: "planted queue", calls: [writeFile(PWNED)], expect: denied(pwned) }
