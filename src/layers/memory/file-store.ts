@@ -14,6 +14,9 @@ import { writePrivateFile } from "../private-files.js"
 import { sameMemory } from "../../domain/same-memory.js"
 import { messageOf } from "../../domain/cause-message.js"
 
+/** Candidates that may wait for a person's review at once; a proposal past it is refused. */
+export const MAX_PENDING_CANDIDATES = 100
+
 const MemoryFile = Schema.Struct({
   candidates: Schema.Array(MemoryCandidate),
   memories: Schema.Array(Memory)
@@ -77,7 +80,16 @@ export const make = (file: string) =>
 
     const store: MemoryStoreShape = {
       propose: (candidate) =>
-        update((content) => Effect.succeed([undefined, { ...content, candidates: [...content.candidates, { ...candidate, status: "pending" }] }] as const)),
+        update((content) => {
+          // A model proposing in a loop must not grow the file (rewritten whole on every change) without end.
+          const waiting = content.candidates.filter((c) => c.status === "pending").length
+          if (waiting >= MAX_PENDING_CANDIDATES) {
+            return Effect.fail(
+              new MemoryStoreFailure({ message: `${MAX_PENDING_CANDIDATES} memory candidates already wait for review; review them (custom-agent memory review) before more are kept` })
+            )
+          }
+          return Effect.succeed([undefined, { ...content, candidates: [...content.candidates, { ...candidate, status: "pending" }] }] as const)
+        }),
       candidate: (id) =>
         Effect.flatMap(read, (content) => {
           const found = content.candidates.find((c) => c.id === id)

@@ -62,3 +62,18 @@ describe("the memory file: the same memory is not stored twice", () => {
     expect(normalizedText("Use pnpm")).not.toBe(normalizedText("Use npm"))
   })
 })
+
+describe("the memory file: candidates waiting for review are bounded", () => {
+  it.effect("past the limit a proposal is refused, saying to review; a review makes room again", () =>
+    Effect.gen(function* () {
+      const store = yield* MemoryStore
+      const proposed = Array.from({ length: MemoryFile.MAX_PENDING_CANDIDATES }, (_, i) => candidate(`fact ${i}`, "project"))
+      for (const c of proposed) yield* store.propose(c)
+      const refused = yield* Effect.flip(store.propose(candidate("one too many", "project")))
+      expect(refused.message).toContain(`${MemoryFile.MAX_PENDING_CANDIDATES} memory candidates already wait for review`)
+      expect(yield* store.pending).toHaveLength(MemoryFile.MAX_PENDING_CANDIDATES)
+      yield* store.reject(proposed[0]?.id ?? "")
+      yield* store.propose(candidate("now it fits", "project"))
+      expect((yield* store.pending).map((c) => c.text)).toContain("now it fits")
+    }).pipe(Effect.provide(storeLayer())))
+})
