@@ -169,7 +169,7 @@ export const makeRenderer = (options: RenderOptions) => {
         if (decision === "cancelled") return line(side, dim(term`  plan question withdrawn: ${sanitizeInline(reason ?? "the turn was cancelled")}`))
         const why = note !== undefined ? term`: ${sanitizeInline(note)}` : reason !== undefined ? term`: ${sanitizeInline(reason)}` : ""
         const what = by === "policy" ? "✗ plan not approved" : "✗ plan sent back"
-        return line(side, term`${red(what)}${dim(term` by ${who}${why}; the session stays in plan mode`)}`)
+        return line(side, term`${red(what)}${dim(term` by ${who} (the session stays in plan mode)${why}`)}`)
       }
       case "tool.started":
         return []

@@ -223,10 +223,10 @@ describe("a plan at the terminal", () => {
       "✓ plan approved by user, on the web: carried out in accept-edits mode\n"
     )
     expect(shown(settled({ toolCallId: "call_plan", decision: "rejected", by: "user", client: "cli", note: "add tests" }))).toBe(
-      "✗ plan sent back by user, in the terminal: add tests; the session stays in plan mode\n"
+      "✗ plan sent back by user, in the terminal (the session stays in plan mode): add tests\n"
     )
     expect(shown(settled({ toolCallId: "call_plan", decision: "rejected", by: "policy", reason: "--approve allow-all never approves a plan" }))).toBe(
-      "✗ plan not approved by policy: --approve allow-all never approves a plan; the session stays in plan mode\n"
+      "✗ plan not approved by policy (the session stays in plan mode): --approve allow-all never approves a plan\n"
     )
   })
 

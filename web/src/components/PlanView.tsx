@@ -14,7 +14,7 @@ export const resolutionText = (r: PlanResolution): string => {
     case "cancelled":
       return `Plan question withdrawn${r.reason === undefined ? "" : `: ${r.reason}`}`
     case "rejected":
-      return `${r.by === "policy" ? "Plan not approved" : "Plan sent back"} by ${who}${r.reason === undefined ? "" : `: ${r.reason}`}; the session stays in plan mode`
+      return `${r.by === "policy" ? "Plan not approved" : "Plan sent back"} by ${who} (the session stays in plan mode)${r.reason === undefined ? "" : `: ${r.reason}`}`
   }
 }
 
