@@ -48,8 +48,8 @@ const resolvedPayload = (toolCallId: string, outcome: PlanOutcome) => {
  * the question (every client can answer it; a policy's answer never approves), `plan.resolved`,
  * then on approval `session.mode_changed` by the answering client, and the call's result.
  */
-export const settlePlan = (ctx: ToolStepContext, plans: PlanContext, call: ToolCall): Effect.Effect<void, EventStoreError> =>
-  Effect.gen(function* () {
+export const settlePlan: (ctx: ToolStepContext, plans: PlanContext, call: ToolCall) => Effect.Effect<void, EventStoreError> = Effect.fn("settlePlan")(
+  function* (ctx: ToolStepContext, plans: PlanContext, call: ToolCall) {
     const { toolCallId } = call
     const result = (output: string, isError: boolean) =>
       ctx.emit({ type: "tool.completed", turnId: ctx.turnId, payload: { toolCallId, output, isError, durationMs: 0 } })
@@ -91,4 +91,5 @@ export const settlePlan = (ctx: ToolStepContext, plans: PlanContext, call: ToolC
     // Recorded as the answering client's change, like any change of mode a person makes there.
     if (outcome.decision === "approved") yield* plans.changeMode(outcome.mode, outcome.client ?? "user")
     yield* result(planResultText(outcome), outcome.decision !== "approved")
-  })
+  }
+)
