@@ -6,7 +6,7 @@ export type AcpMode = Exclude<PermissionMode, "bypass">
 
 const modes: ReadonlyArray<{ readonly id: AcpMode; readonly name: string; readonly description: string }> = [
   { id: "default", name: "Default", description: "Reads in the workspace run; edits, commands and the rest ask first" },
-  { id: "plan", name: "Plan", description: "Read-only: every edit and command is refused" },
+  { id: "plan", name: "Plan", description: "Read-only: the agent explores, then proposes a plan for you to approve (edits and commands are refused until then)" },
   { id: "accept-edits", name: "Accept edits", description: "Edits inside the workspace run without asking; commands still ask" }
 ]
 

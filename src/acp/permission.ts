@@ -25,6 +25,15 @@ export const permissionOptions: ReadonlyArray<PermissionOption> = [
 export const answerOf = (outcome: RequestPermissionOutcome): PermissionAnswer | "cancelled" =>
   outcome.outcome === "cancelled" ? "cancelled" : (answers[outcome.optionId] ?? { decision: "deny", scope: "once" })
 
+/** What the editor is offered for one kind of question, and what each pick means to the host. */
+export interface ClientQuestion {
+  readonly options: ReadonlyArray<PermissionOption>
+  readonly answerOf: (outcome: RequestPermissionOutcome) => PermissionAnswer | "cancelled"
+}
+
+/** A tool call's question: allow or reject, once or always. */
+export const toolQuestion: ClientQuestion = { options: permissionOptions, answerOf }
+
 export interface AskDeps {
   readonly host: AgentHostShape
   readonly pending: PendingAsksShape
@@ -39,19 +48,19 @@ export interface AskDeps {
  * cancels the turn. Interrupted when the turn ends: the SDK then withdraws the request
  * (`$/cancel_request`).
  */
-export const askClient = (deps: AskDeps, sessionId: string, toolCall: ToolCallUpdate): Effect.Effect<void> =>
+export const askClient = (deps: AskDeps, sessionId: string, toolCall: ToolCallUpdate, question: ClientQuestion = toolQuestion): Effect.Effect<void> =>
   Effect.gen(function* () {
     const { toolCallId } = toolCall
     // The host holds the question right after it records it: ask only about a question that can be answered.
     yield* deps.pending.list(sessionId).pipe(
       Effect.repeat({ until: (open) => open.some((q) => q.toolCallId === toolCallId), schedule: Schedule.spaced("5 millis") })
     )
-    const response = yield* deps.peer.request(methods.client.session.requestPermission, { sessionId, toolCall, options: [...permissionOptions] }).pipe(Effect.either)
+    const response = yield* deps.peer.request(methods.client.session.requestPermission, { sessionId, toolCall, options: [...question.options] }).pipe(Effect.either)
     if (response._tag === "Left") {
       yield* Effect.logWarning(`the client did not answer the permission question on ${toolCallId}; cancelling the turn`, response.left.message)
       return yield* deps.cancel(sessionId)
     }
-    const answer = answerOf(response.right.outcome)
+    const answer = question.answerOf(response.right.outcome)
     if (answer === "cancelled") return yield* deps.cancel(sessionId)
     yield* deps.host.respondPermission(sessionId, toolCallId, { ...answer, client: "acp" }).pipe(
       Effect.catchTag("PermissionNotPending", (error) => Effect.logDebug(error.message)),

@@ -16,6 +16,8 @@ import { type AskDeps, askClient } from "./permission.js"
 import type { UpdateBarrier } from "./update-barrier.js"
 import { makeTranslator } from "./updates.js"
 import { makeSubagentProgress } from "./subagent-progress.js"
+import { acpModeOf } from "./modes.js"
+import { planQuestion } from "./plan-question.js"
 
 export interface TurnDeps extends AskDeps {
   /** The file access the session's tools use, to show an edit's question as a diff. */
@@ -118,6 +120,8 @@ export const runPrompt = (deps: TurnDeps, session: OpenSession, content: string,
               return Effect.succeed(phase)
             case "Event": {
               const { event } = frame
+              // The next prompt asks for the session's mode as this connection holds it: a plan approved here or elsewhere changed it.
+              if (event.type === "session.mode_changed") session.mode = acpModeOf(event.payload.mode)
               const out = barrier.sent(sessionId, event.sequence)
               // The session's own events (a title it got) show too; another turn's do not.
               if (event.turnId === undefined) return send(translator.updates(event)).pipe(Effect.zipRight(out), Effect.as(phase))
@@ -137,7 +141,9 @@ export const runPrompt = (deps: TurnDeps, session: OpenSession, content: string,
                       askers,
                       Effect.flatMap(withEditDiff(sessionFiles, translator.permissionToolCall(event)), (toolCall) => askClient(deps, sessionId, toolCall))
                     )
-                  : Effect.void
+                  : event.type === "plan.proposed"
+                    ? FiberSet.run(askers, askClient(deps, sessionId, translator.planToolCall(event), planQuestion))
+                    : Effect.void
               const next: Phase = event.type === "turn.completed" ? { _tag: "Done", outcome: event.payload } : phase
               return before.pipe(Effect.zipRight(send(translator.updates(event))), Effect.zipRight(after), Effect.zipRight(out), Effect.zipRight(ask), Effect.as(next))
             }

@@ -8,7 +8,8 @@ const kinds: Readonly<Record<string, ToolKind>> = {
   write_file: "edit",
   edit_file: "edit",
   grep: "search",
-  shell: "execute"
+  shell: "execute",
+  exit_plan_mode: "switch_mode"
 }
 
 /** The icon class an editor shows for a tool, by its name. */
@@ -45,6 +46,8 @@ export const titleOf = (name: string, input: unknown): string => {
       const command = field(input, "command")
       return command === undefined ? "Run a command" : `Run ${firstLine(command)}`
     }
+    case "exit_plan_mode":
+      return "Propose a plan"
   }
   const mcp = /^mcp__(.+?)__(.+)$/.exec(name)
   if (mcp !== null) return `${mcp[1]}: ${mcp[2]}`

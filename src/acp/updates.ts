@@ -1,6 +1,8 @@
 import type { SessionUpdate, ToolCallContent, ToolCallUpdate } from "@agentclientprotocol/sdk/unstable"
 import type { AgentEvent, EventOf } from "../domain/events.js"
+import { PLAN_TOOL } from "../domain/plan.js"
 import { sessionNote } from "./session-notes.js"
+import { acpModeOf } from "./modes.js"
 import { absolutePath, kindOf, locationsOf, titleOf } from "./tool-calls.js"
 
 export interface TranslatorOptions {
@@ -15,6 +17,8 @@ export interface Translator {
   readonly updates: (event: AgentEvent) => ReadonlyArray<SessionUpdate>
   /** The tool call a permission question is about, as `session/request_permission` shows it. */
   readonly permissionToolCall: (event: EventOf<"permission.requested">) => ToolCallUpdate
+  /** The plan a plan's question is about, as `session/request_permission` shows it. */
+  readonly planToolCall: (event: EventOf<"plan.proposed">) => ToolCallUpdate
 }
 
 const text = (value: string): ToolCallContent => ({ type: "content", content: { type: "text", text: value } })
@@ -82,6 +86,14 @@ export const makeTranslator = (options: TranslatorOptions): Translator => {
       }
       case "tool.started":
         return [{ sessionUpdate: "tool_call_update", toolCallId: event.payload.toolCallId, status: "in_progress" }]
+      case "plan.proposed":
+        // The plan shows as the call's content, in the timeline as well as in the question.
+        return [{ sessionUpdate: "tool_call_update", toolCallId: event.payload.toolCallId, content: [text(event.payload.plan)] }]
+      case "session.mode_changed":
+        // Live, a plan approved (or a mode set by another client) moves the editor's mode picker; a
+        // replay's history of modes does not: the load answer carries the mode the session is in.
+        return options.replay ? [] : [{ sessionUpdate: "current_mode_update", currentModeId: acpModeOf(event.payload.mode) }]
+      case "plan.resolved":
       case "permission.resolved":
         if (event.payload.decision !== "cancelled" || !open.delete(event.payload.toolCallId)) return []
         return [
@@ -128,7 +140,6 @@ export const makeTranslator = (options: TranslatorOptions): Translator => {
         return left
       }
       // The rest shows nothing in an editor: listed, so a new event type has to be decided on here.
-      case "session.mode_changed":
       case "session.model_changed":
       case "session.archived":
       case "model.failed":
@@ -177,5 +188,19 @@ export const makeTranslator = (options: TranslatorOptions): Translator => {
     }
   }
 
-  return { updates, permissionToolCall }
+  const planToolCall = (event: EventOf<"plan.proposed">): ToolCallUpdate => {
+    const { toolCallId, plan } = event.payload
+    const input = open.get(toolCallId)?.input
+    return {
+      toolCallId,
+      name: PLAN_TOOL,
+      title: "Approve the plan and leave plan mode?",
+      kind: "switch_mode",
+      status: "pending",
+      ...(input === undefined ? {} : { rawInput: input }),
+      content: [text(plan)]
+    }
+  }
+
+  return { updates, permissionToolCall, planToolCall }
 }

@@ -4,6 +4,7 @@ import { describeCover } from "../domain/permissions.js"
 import { type ApprovalAnswer, type ApprovalRequest, Approvals } from "../services/Approvals.js"
 import { writeSync } from "./io.js"
 import { joinText, paint, sanitizeInline, type TerminalText, term } from "./terminal-text.js"
+import { askPlan } from "./plan-question.js"
 
 export interface QuestionOptions {
   readonly input: NodeJS.ReadableStream
@@ -48,12 +49,12 @@ export const describeQuestion = (request: ApprovalRequest, color: boolean): Term
 /**
  * Asks the person at the terminal, one line per question: allow once, for the session,
  * always, deny, or deny always; a lasting answer about a write then asks which paths it
- * covers. Closed input denies (nobody is there to say yes).
+ * covers. Closed input denies (nobody is there to say yes). A plan's question is `askPlan`'s.
  */
 export const makeTerminalApprovals = (options: QuestionOptions) =>
   Approvals.of({
     ask: (request) =>
-      Effect.async<ApprovalAnswer>((resume) => {
+      request.plan !== undefined ? askPlan(options) : Effect.async<ApprovalAnswer>((resume) => {
         const rl = createInterface({ input: options.input, output: options.output, terminal: false })
         let settled = false
         const settle = (answer: ApprovalAnswer) => {

@@ -4,7 +4,7 @@ import { taskCounts, taskListLines } from "../domain/tasks.js"
 import { hookSummary } from "../domain/hook-summary.js"
 import { projectWidening } from "../domain/project-widening.js"
 import { addSpend, formatUsd, noSpend, shownCost } from "../domain/spend.js"
-import { joinText, paint, type Printable, sanitizeInline, type TerminalText, term, toTerminalText } from "./terminal-text.js"
+import { indentLines, joinText, paint, type Printable, sanitizeInline, type TerminalText, term, toTerminalText } from "./terminal-text.js"
 
 export type Channel = "out" | "err"
 
@@ -157,6 +157,19 @@ export const makeRenderer = (options: RenderOptions) => {
         // Only a person's answer has a place it came from; a policy decides where the turn runs.
         const where = by === "user" ? answerClientLabel(client) : undefined
         return line(side, term`${dim("  ")}${verdict}${dim(term` by ${who}${lasting}${where === undefined ? "" : sanitizeInline(`, ${where}`)}${reason === undefined ? "" : term`: ${sanitizeInline(reason)}`}`)}`)
+      }
+      case "plan.proposed":
+        // The whole plan, every line: it is what the question that follows decides (sanitized like any content).
+        return line(side, term`${cyan("◆ plan proposed, to approve or send back:")}\n${indentLines(event.payload.plan, "  │ ")}`)
+      case "plan.resolved": {
+        const { decision, by, mode, client, note, reason } = event.payload
+        const where = by === "user" ? answerClientLabel(client) : undefined
+        const who = sanitizeInline(`${by}${where === undefined ? "" : `, ${where}`}`)
+        if (decision === "approved") return line(side, term`${green("✓ plan approved")}${dim(term` by ${who}: carried out in ${mode ?? "default"} mode`)}`)
+        if (decision === "cancelled") return line(side, dim(term`  plan question withdrawn: ${sanitizeInline(reason ?? "the turn was cancelled")}`))
+        const why = note !== undefined ? term`: ${sanitizeInline(note)}` : reason !== undefined ? term`: ${sanitizeInline(reason)}` : ""
+        const what = by === "policy" ? "✗ plan not approved" : "✗ plan sent back"
+        return line(side, term`${red(what)}${dim(term` by ${who} (the session stays in plan mode)${why}`)}`)
       }
       case "tool.started":
         return []

@@ -13,7 +13,8 @@ import { workspaceMismatch } from "../host/session-workspace.js"
 import { CliError } from "./errors.js"
 import { stderr, useColor } from "./io.js"
 import { makeTerminalApprovals } from "./permission-question.js"
-import type { ApprovalAnswer } from "../services/Approvals.js"
+import type { ApprovalAnswer, ApprovalRequest } from "../services/Approvals.js"
+import { PLAN_TOOL } from "../domain/plan.js"
 import type { TurnClient } from "./turn-client.js"
 import { termsOf } from "./output-schema.js"
 import { type DefaultModel, echoNotice, modelIdOf } from "./model-notice.js"
@@ -35,6 +36,14 @@ const noTerminal = {
   scope: "once",
   by: "policy",
   reason: "no terminal to ask on (pass --approve to decide without one)"
+} as const
+
+/** A plan proposed with nobody at a terminal: not approved, and no --approve policy could change that. */
+const noTerminalForPlan = {
+  decision: "deny",
+  scope: "once",
+  by: "policy",
+  reason: "no terminal to ask on, and only a person can approve a plan (run on a terminal, or answer it from a client of `custom-agent serve`)"
 } as const
 
 /** The command that continues the session, for the line printed after Ctrl-C. */
@@ -93,16 +102,38 @@ export const runTurn = <E>(client: TurnClient<E>, args: RunArgs, defaultModel: D
           scope: decided.scope,
           by: decided.by,
           client: "cli",
-          ...(decided.reason === undefined ? {} : { reason: decided.reason })
+          ...(decided.reason === undefined ? {} : { reason: decided.reason }),
+          ...(decided.mode === undefined ? {} : { mode: decided.mode }),
+          ...(decided.note === undefined ? {} : { note: decided.note })
         }
         const heard = yield* client.respondPermission(sessionId, toolCallId, answer)
         if (!heard) yield* stderr("(another client answered first)\n")
       })
 
-    const answer = (event: EventOf<"permission.requested">, ours: boolean) =>
+    /** A question of our turn: answered by the policy, the person here, or nobody (denied, or left to the server's other clients). */
+    const answer = (request: ApprovalRequest) =>
+      Effect.gen(function* () {
+        if (Option.isSome(args.approve)) return yield* respond(request.toolCallId, PolicyApprovals.answerFor(args.approve.value, request))
+        if (!interactive()) {
+          if (client.unanswered === "deny") return yield* respond(request.toolCallId, request.plan === undefined ? noTerminal : noTerminalForPlan)
+          return yield* stderr(`waiting for a client of the server to answer the ${request.plan === undefined ? "permission question" : "plan"}…\n`)
+        }
+        const toolCallId = request.toolCallId
+        const ask = oneQuestionAtATime.withPermits(1)(
+          Effect.gen(function* () {
+            const decided = yield* terminal.ask(request)
+            // Answered here: from now on a resolution is this answer's, not a reason to withdraw.
+            asking.delete(toolCallId)
+            yield* respond(toolCallId, decided)
+          })
+        )
+        asking.set(toolCallId, yield* FiberSet.run(questions, ask))
+      })
+
+    const askPermission = (event: EventOf<"permission.requested">, ours: boolean) =>
       Effect.gen(function* () {
         if (!ours || event.turnId === undefined) return
-        const request = {
+        const request: ApprovalRequest = {
           sessionId,
           turnId: event.turnId,
           toolCallId: event.payload.toolCallId,
@@ -115,21 +146,26 @@ export const runTurn = <E>(client: TurnClient<E>, args: RunArgs, defaultModel: D
           ...(event.payload.detail === undefined ? {} : { detail: event.payload.detail }),
           ...(event.payload.lasting === undefined ? {} : { lasting: event.payload.lasting })
         }
-        if (Option.isSome(args.approve)) return yield* respond(request.toolCallId, PolicyApprovals.answerFor(args.approve.value, request))
-        if (!interactive()) {
-          if (client.unanswered === "deny") return yield* respond(request.toolCallId, noTerminal)
-          return yield* stderr("waiting for a client of the server to answer the permission question…\n")
-        }
-        const toolCallId = request.toolCallId
-        const ask = oneQuestionAtATime.withPermits(1)(
-          Effect.gen(function* () {
-            const decided = yield* terminal.ask(request)
-            // Answered here: from now on a resolution is this answer's, not a reason to withdraw.
-            asking.delete(toolCallId)
-            yield* respond(toolCallId, decided)
-          })
-        )
-        asking.set(toolCallId, yield* FiberSet.run(questions, ask))
+        yield* answer(request)
+      })
+
+    /** A plan our turn proposed: the question is the plan's (a policy never approves one). */
+    const askPlan = (event: EventOf<"plan.proposed">, ours: boolean) =>
+      Effect.gen(function* () {
+        if (!ours || event.turnId === undefined) return
+        const { toolCallId, plan } = event.payload
+        yield* answer({
+          sessionId,
+          turnId: event.turnId,
+          toolCallId,
+          tool: PLAN_TOOL,
+          risk: "write",
+          summary: "approve this plan and leave plan mode",
+          input: undefined,
+          firm: true,
+          outsideWorkspace: false,
+          plan
+        })
       })
 
     /** A question this terminal still asks that another client answered: taken off the screen. */
@@ -183,13 +219,14 @@ export const runTurn = <E>(client: TurnClient<E>, args: RunArgs, defaultModel: D
         // A turn's events may come before the prompt's receipt names ours.
         if (event.turnId !== undefined) turnId ??= yield* Deferred.await(ourTurn)
         const ours = event.turnId !== undefined && event.turnId === turnId
-        if (event.type === "permission.resolved") yield* withdraw(event.payload.toolCallId)
+        if (event.type === "permission.resolved" || event.type === "plan.resolved") yield* withdraw(event.payload.toolCallId)
         if (ours && event.type === "subagent.completed") yield* settleChild(event.payload.childSessionId)
         yield* printer.show(event)
         if (ours && event.type === "subagent.started" && printer.showsChildren) {
           children.set(event.payload.childSessionId, yield* FiberSet.run(followers, followChild(event.payload.childSessionId)))
         }
-        if (event.type === "permission.requested") yield* answer(event, ours)
+        if (event.type === "permission.requested") yield* askPermission(event, ours)
+        if (event.type === "plan.proposed") yield* askPlan(event, ours)
         return ours && event.type === "turn.completed"
       })
     // Read by pulling (no stream operators per event). A reader that lagged resumes where it

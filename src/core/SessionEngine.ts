@@ -51,6 +51,7 @@ import { type DriveServices, drive, editQueue, queueMessage, startDriving, takeN
 import { emptySessionState, type SessionHeader, type SessionState } from "./session-state.js"
 import { sessionModel } from "./session-model.js"
 import { runTurnBody, type TurnOutcome } from "./turn.js"
+import { withPlanTool } from "./plan-tool.js"
 import { outputCheck } from "./output-check.js"
 import { OutputValidator } from "../services/OutputValidator.js"
 import { TraceContext } from "../services/TraceContext.js"
@@ -503,6 +504,9 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
               runChild,
               record: (draft: Draft) => emit({ ...draft, turnId })
             }
+        // A session's own turn (not a subagent's) may leave plan mode through a plan a person approves.
+        const ownTurn = agent === undefined
+        const offerChange = (changed: Option.Option<AgentEvent>) => (Option.isSome(changed) ? sink.offer(changed.value) : Effect.void)
         const outcome = yield* runTurnBody({
           turnId,
           ...(agent === undefined ? {} : { agent: agent.name }),
@@ -527,8 +531,11 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
             get mode() {
               return self.mode()
             },
-            router: delegatingRouter(router, taskTool, agent?.tools === undefined ? undefined : new Set(agent.tools)),
+            router: ownTurn
+              ? withPlanTool(delegatingRouter(router, taskTool, undefined), () => self.mode() === "plan")
+              : delegatingRouter(router, taskTool, agent?.tools === undefined ? undefined : new Set(agent.tools)),
             permissionSessionId: self.rootSessionId,
+            ...(ownTurn ? { plans: { changeMode: (mode: PermissionMode, by: string) => Effect.tap(changeMode(actor, mode, by), offerChange) } } : {}),
             permissions,
             // A session prompted on its own is its own root: its questions are its own clients'.
             approvals: agent === undefined || self.rootSessionId === input.sessionId ? approvals : relayedApprovals(approvals, self, agent.name),

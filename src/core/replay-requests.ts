@@ -6,6 +6,7 @@ import type { ContextSourceText } from "../services/ContextBuilder.js"
 import type { TurnTerms } from "../domain/turn-terms.js"
 import { assembleSystem, taskSection, withTasks } from "./context.js"
 import { withOutputContract } from "./output-check.js"
+import { withPlanMode } from "./plan-tool.js"
 import { type ConversationOptions, defaultConversationOptions, makeConversation } from "./conversation.js"
 
 /** The log refers to a context source whose text it does not hold (a truncated or edited log). */
@@ -55,7 +56,7 @@ export const rebuildRequests = (
         }
         sources.push(recorded)
       }
-      const system = withTasks(withOutputContract(assembleSystem(sources), terms), taskSection(conversation.tasks()?.todos))
+      const system = withTasks(withPlanMode(withOutputContract(assembleSystem(sources), terms), event.payload.tools), taskSection(conversation.tasks()?.todos))
       requests.push({ sequence: event.sequence, system, messages: conversation.snapshot(), tools: event.payload.tools })
     }
     conversation.apply(event)

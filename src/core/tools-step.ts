@@ -15,6 +15,8 @@ import type { HookContext } from "./hook-runs.js"
 import type { Draft } from "./session-actor.js"
 import { messageOf } from "../domain/cause-message.js"
 import { permissionRequest, postToolUse, preToolUse } from "./tool-hooks.js"
+import { PLAN_TOOL } from "../domain/plan.js"
+import { type PlanContext, settlePlan } from "./plan-step.js"
 
 export interface ToolStepContext {
   readonly sessionId: string
@@ -41,6 +43,8 @@ export interface ToolStepContext {
    * answers hold for the child too, and the child's "for the session" answers are its).
    */
   readonly permissionSessionId?: string
+  /** Set for a session's own turn (never a subagent's): its `exit_plan_mode` calls are settled through this. */
+  readonly plans?: PlanContext
 }
 
 interface Allowed {
@@ -113,6 +117,8 @@ const rememberedRef = ({ id, tool, commands, paths, access, input }: RememberedA
  */
 const authorize = (ctx: ToolStepContext, call: ToolCall): Effect.Effect<Option.Option<Allowed>, EventStoreError> =>
   Effect.gen(function* () {
+    // A plan runs nothing: the person's answer settles it, not the rules (plan-step.ts).
+    if (call.name === PLAN_TOOL && ctx.plans !== undefined) return yield* Effect.as(settlePlan(ctx, ctx.plans, call), Option.none())
     const toolContext: ToolContext = {
       sessionId: ctx.sessionId,
       toolCallId: call.toolCallId,

@@ -18,6 +18,7 @@ import type { Draft } from "./session-actor.js"
 import { type SessionState, sourceKey } from "./session-state.js"
 import { type OutputCheck, withOutputContract } from "./output-check.js"
 import { runToolCalls, type ToolStepContext } from "./tools-step.js"
+import { withPlanMode } from "./plan-tool.js"
 import { contextNote, type HookContext, hookText, recordRuns, recordWithContext, runHooks } from "./hook-runs.js"
 import type { HookRun } from "../services/Hooks.js"
 
@@ -257,7 +258,7 @@ const buildRequest = (ctx: TurnContext, gather: Effect.Effect<ReadonlyArray<Cont
       sessionId: ctx.state.sessionId,
       purpose: "turn",
       ...(ctx.agent === undefined ? {} : { agent: ctx.agent }),
-      system: withTasks(withOutputContract(assembleSystem(sources), ctx.terms), tasksText),
+      system: withTasks(withPlanMode(withOutputContract(assembleSystem(sources), ctx.terms), tools.map((tool) => tool.name)), tasksText),
       messages,
       tools
     }

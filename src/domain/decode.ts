@@ -27,6 +27,8 @@ const memberDecoders: { readonly [T in EventType]: MemberDecoder } = {
   "model.failed": Schema.decodeUnknownEither(eventSchemas["model.failed"]),
   "permission.requested": Schema.decodeUnknownEither(eventSchemas["permission.requested"]),
   "permission.resolved": Schema.decodeUnknownEither(eventSchemas["permission.resolved"]),
+  "plan.proposed": Schema.decodeUnknownEither(eventSchemas["plan.proposed"]),
+  "plan.resolved": Schema.decodeUnknownEither(eventSchemas["plan.resolved"]),
   "tool.started": Schema.decodeUnknownEither(eventSchemas["tool.started"]),
   "tool.completed": Schema.decodeUnknownEither(eventSchemas["tool.completed"]),
   "inbox.updated": Schema.decodeUnknownEither(eventSchemas["inbox.updated"]),

@@ -8,6 +8,7 @@ import { TodoItem } from "./tasks.js"
 import { RiskClass, ToolResultData } from "./tools.js"
 import { TurnTerms } from "./turn-terms.js"
 import { Spend } from "./spend.js"
+import { PlanDecision, PlanExitMode, PlanNote } from "./plan.js"
 
 /**
  * The event log's envelope. Every field is plain JSON (no transformations), so an event's
@@ -198,6 +199,36 @@ export const PermissionResolved = defineEvent("permission.resolved", {
   client: Schema.optional(Schema.String),
   /** What a "session" or "always" answer stored, with the id `custom-agent permissions revoke` takes. */
   remembered: Schema.optional(Schema.Struct({ id: Schema.String, ...AnswerCover.fields }))
+})
+
+/**
+ * In plan mode the model proposed a plan (its `exit_plan_mode` call): the question a person
+ * answers, in place of a `permission.requested`. The plan is the model's text, shown, never run.
+ */
+export const PlanProposed = defineEvent("plan.proposed", {
+  toolCallId: Schema.String,
+  /** Markdown, as the model wrote it. */
+  plan: Schema.String
+})
+
+/**
+ * How the plan's question ended. `approved` only by a person (`by: user`): the session then
+ * leaves plan mode for `mode`, recorded next as `session.mode_changed` by the same client.
+ * `rejected` by a person (with their `note`, which the model gets) or by a headless policy
+ * (`by: policy`, `reason`): the session stays in plan mode.
+ */
+export const PlanResolved = defineEvent("plan.resolved", {
+  toolCallId: Schema.String,
+  decision: PlanDecision,
+  by: Schema.Literal("user", "policy"),
+  /** Approved: the mode the person chose to carry the plan out in. */
+  mode: Schema.optional(PlanExitMode),
+  /** The client the answer came through (`cli`, `acp`, `rpc:web`, ...), set by the transport as for `permission.resolved`. */
+  client: Schema.optional(Schema.String),
+  /** Rejected by a person: what they want changed. */
+  note: Schema.optional(PlanNote),
+  /** Why, when a policy answered or the turn was cancelled. */
+  reason: Schema.optional(Schema.String)
 })
 
 export const ToolStarted = defineEvent("tool.started", {
@@ -538,6 +569,8 @@ export const eventSchemas = {
   "model.failed": ModelFailed,
   "permission.requested": PermissionRequested,
   "permission.resolved": PermissionResolved,
+  "plan.proposed": PlanProposed,
+  "plan.resolved": PlanResolved,
   "tool.started": ToolStarted,
   "tool.completed": ToolCompleted,
   "inbox.updated": InboxUpdated,
@@ -578,6 +611,8 @@ export const AgentEvent = Schema.Union(
   ModelFailed,
   PermissionRequested,
   PermissionResolved,
+  PlanProposed,
+  PlanResolved,
   ToolStarted,
   ToolCompleted,
   InboxUpdated,

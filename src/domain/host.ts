@@ -2,6 +2,7 @@ import * as Schema from "effect/Schema"
 import { AgentEvent, MessageMode, QueuedMessage, TurnStopReason } from "./events.js"
 import { SessionId } from "./ids.js"
 import { PermissionMode, PermissionScope } from "./permissions.js"
+import { PlanExitMode, PlanNote } from "./plan.js"
 import { RiskClass } from "./tools.js"
 import { TurnTerms } from "./turn-terms.js"
 
@@ -13,7 +14,9 @@ export const PendingPermission = Schema.Struct({
   risk: RiskClass,
   summary: Schema.String,
   detail: Schema.optional(Schema.String),
-  input: Schema.Unknown
+  input: Schema.Unknown,
+  /** Set when the question is a plan's (`exit_plan_mode`): the plan to approve or send back, answered with a `mode` or a `note`. */
+  plan: Schema.optional(Schema.String)
 })
 export type PendingPermission = typeof PendingPermission.Type
 
@@ -148,7 +151,14 @@ export const PermissionAnswer = Schema.Struct({
    * The client the answer came through, recorded on `permission.resolved`. Over the HTTP API
    * the server sets it (`rpc`, or `rpc:<this>`): a client cannot pass for the local terminal.
    */
-  client: Schema.optional(Schema.String)
+  client: Schema.optional(Schema.String),
+  /**
+   * For a plan's question (`plan` in the pending question), with `allow`: the mode the plan is
+   * carried out in (`default` when left out). Ignored for any other question.
+   */
+  mode: Schema.optional(PlanExitMode),
+  /** For a plan's question, with `deny`: what should change, sent to the model. */
+  note: Schema.optional(PlanNote)
 })
 export type PermissionAnswer = typeof PermissionAnswer.Type
 

@@ -281,7 +281,9 @@ export const make = Effect.gen(function* () {
         scope: answer.scope,
         by: answer.by ?? "user",
         ...(answer.reason === undefined ? {} : { reason: answer.reason }),
-        ...(answer.client === undefined ? {} : { client: answer.client })
+        ...(answer.client === undefined ? {} : { client: answer.client }),
+        ...(answer.mode === undefined ? {} : { mode: answer.mode }),
+        ...(answer.note === undefined ? {} : { note: answer.note })
       }),
     editQueue: engine.editQueue,
     subscribe,

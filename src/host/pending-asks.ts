@@ -43,7 +43,8 @@ export const make = Effect.sync(() => {
           risk: request.risk,
           summary: request.summary,
           input: request.input,
-          ...(request.detail === undefined ? {} : { detail: request.detail })
+          ...(request.detail === undefined ? {} : { detail: request.detail }),
+          ...(request.plan === undefined ? {} : { plan: request.plan })
         }
         const questions = waiting.get(request.sessionId) ?? new Map<string, Waiting>()
         questions.set(request.toolCallId, { question, answer })

@@ -1,6 +1,7 @@
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type { AnswerCover, PermissionScope } from "../domain/permissions.js"
+import type { PlanExitMode } from "../domain/plan.js"
 import type { RiskClass } from "../domain/tools.js"
 
 export interface ApprovalRequest {
@@ -21,6 +22,11 @@ export interface ApprovalRequest {
   readonly outsideWorkspace: boolean
   /** What a "session" or "always" answer would cover (shown before answering); absent: an answer holds once. */
   readonly lasting?: AnswerCover
+  /**
+   * Set for a plan's question (`exit_plan_mode` in plan mode): the plan as the model wrote it.
+   * Only a person approves one, picking the mode; a policy's answer never does.
+   */
+  readonly plan?: string
 }
 
 export interface ApprovalAnswer {
@@ -36,6 +42,10 @@ export interface ApprovalAnswer {
    * remember (they must cover the asked paths; otherwise the asked paths are remembered).
    */
   readonly paths?: ReadonlyArray<string>
+  /** For a plan's question, with `allow`: the mode the person chose to carry it out in (`default` when left out). */
+  readonly mode?: PlanExitMode
+  /** For a plan's question, with `deny`: what the person wants changed, for the model. */
+  readonly note?: string
 }
 
 /**

@@ -168,7 +168,10 @@ describe("ACP request pieces", () => {
     expect(new Set(ids).size).toBe(6)
   })
 
-  it("a mode change shows nothing in the editor (the new and load answers carry the mode)", () => {
-    expect(translate([event("session.mode_changed", { mode: "plan", by: "rpc" }, undefined)])).toEqual([])
+  it("live, a mode change moves the editor's mode (a plan approved, another client's change); bypass shows as default", () => {
+    expect(translate([event("session.mode_changed", { mode: "plan", by: "rpc" }, undefined)])).toEqual([{ sessionUpdate: "current_mode_update", currentModeId: "plan" }])
+    expect(translate([event("session.mode_changed", { mode: "bypass", by: "cli" }, undefined)])).toEqual([{ sessionUpdate: "current_mode_update", currentModeId: "default" }])
+    // A replay's history of modes is not sent: the load answer carries the mode.
+    expect(translate([event("session.mode_changed", { mode: "plan", by: "rpc" }, undefined)], true)).toEqual([])
   })
 })

@@ -209,3 +209,34 @@ describe("what run shows as it happens", () => {
     expect(text).toContain("--max-steps N")
   })
 })
+
+describe("a plan at the terminal", () => {
+  const at = { schemaVersion: 1, id: "evt_p", sessionId: "ses_1", turnId: "turn_1", sequence: 4, timestamp: "2026-12-01T10:00:00.000Z" } as const
+  const proposed = (plan: string): AgentEvent => ({ ...at, type: "plan.proposed", payload: { toolCallId: "call_plan", plan } })
+  const settled = (payload: Extract<AgentEvent, { type: "plan.resolved" }>["payload"]): AgentEvent => ({ ...at, type: "plan.resolved", payload })
+
+  it("shows every line of the plan, then how it was settled and by whom", () => {
+    expect(shown(proposed("# Plan\n1. edit a.ts\n2. run the tests"))).toBe(
+      "◆ plan proposed, to approve or send back:\n  │ # Plan\n  │ 1. edit a.ts\n  │ 2. run the tests\n"
+    )
+    expect(shown(settled({ toolCallId: "call_plan", decision: "approved", by: "user", mode: "accept-edits", client: "rpc:web" }))).toBe(
+      "✓ plan approved by user, on the web: carried out in accept-edits mode\n"
+    )
+    expect(shown(settled({ toolCallId: "call_plan", decision: "rejected", by: "user", client: "cli", note: "add tests" }))).toBe(
+      "✗ plan sent back by user, in the terminal (the session stays in plan mode): add tests\n"
+    )
+    expect(shown(settled({ toolCallId: "call_plan", decision: "rejected", by: "policy", reason: "--approve allow-all never approves a plan" }))).toBe(
+      "✗ plan not approved by policy (the session stays in plan mode): --approve allow-all never approves a plan\n"
+    )
+  })
+
+  it("a plan's escape sequences and line tricks are shown, never obeyed, in colour too", () => {
+    const text = makeRenderer({ color: true, live: true })
+      .render(proposed("step 1\x1b[2J\x1b]52;c;aGk=\x07\rstep 2\u202e"))
+      .map((segment) => terminalString(segment.text))
+      .join("")
+    expect(text).toContain("step 1^[[2J^[]52;c;aGk=^G^Mstep 2<U+202E>")
+    // The only escapes left are the renderer's own colours.
+    expect(text.replace(/\x1b\[[0-9;]*m/g, "")).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f]/)
+  })
+})

@@ -36,6 +36,21 @@ describe("custom-agent tools list", { timeout: 60_000 }, () => {
     expect(task?.["inputSchema"]).toMatchObject({ required: ["agent", "prompt"] })
   })
 
+  it("--mode plan: exit_plan_mode too, taking the plan and nothing else", async () => {
+    const result = await runCli(["tools", "list", "--json", "--mode", "plan"], { env: env(), cwd: temps.dir("tools-project-") })
+    expect(result.code).toBe(0)
+    const parsed: unknown = JSON.parse(result.stdout)
+    if (!Array.isArray(parsed)) throw new Error("not an array")
+    const tools = parsed.filter(isRecord)
+    expect(tools.map((tool) => tool["name"])).toEqual([...BUILT_IN, "exit_plan_mode"])
+    expect(tools.at(-1)?.["inputSchema"]).toEqual({
+      type: "object",
+      properties: { plan: { type: "string", description: "The plan, in Markdown" } },
+      required: ["plan"],
+      additionalProperties: false
+    })
+  })
+
   it("--json: one array of { name, description, inputSchema }", async () => {
     const result = await runCli(["tools", "list", "--json"], { env: env(), cwd: temps.dir("tools-project-") })
     expect(result.code).toBe(0)

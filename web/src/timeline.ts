@@ -7,6 +7,7 @@ import { ModelErrorCode } from "../../src/domain/model.js"
 import { projectWidening } from "../../src/domain/project-widening.js"
 import { DecidedBy, PermissionDecision, PermissionMode, PermissionScope, RuleRef } from "../../src/domain/permissions.js"
 import { RiskClass, ToolResultData } from "../../src/domain/tools.js"
+import { PLAN_TOOL, PlanDecision, PlanExitMode } from "../../src/domain/plan.js"
 import { conversationSpans, inSpans } from "../../src/domain/rewound.js"
 import { noRedo, RedoCount, redoAfter } from "./redo-count.js"
 import { restoredNote, rewoundNote } from "./rewind-notes.js"
@@ -50,6 +51,25 @@ export const Decision = Schema.Struct({
 })
 export type Decision = typeof Decision.Type
 
+/** How a plan's question ended, as `plan.resolved` says. */
+export const PlanResolution = Schema.Struct({
+  decision: PlanDecision,
+  by: Schema.Literal("user", "policy"),
+  mode: Schema.optional(PlanExitMode),
+  client: Schema.optional(Schema.String),
+  note: Schema.optional(Schema.String),
+  reason: Schema.optional(Schema.String)
+})
+export type PlanResolution = typeof PlanResolution.Type
+
+/** A plan the model proposed (`exit_plan_mode`): its Markdown, `open` while a person can still approve it or send it back. */
+export const PlanAsk = Schema.Struct({
+  text: Schema.String,
+  open: Schema.Boolean,
+  resolution: Schema.optional(PlanResolution)
+})
+export type PlanAsk = typeof PlanAsk.Type
+
 export const ToolOutcome = Schema.Struct({
   output: Schema.String,
   isError: Schema.Boolean,
@@ -65,6 +85,8 @@ export const ToolBlock = Schema.TaggedStruct("tool", {
   input: Schema.Unknown,
   ask: Schema.optional(Ask),
   permission: Schema.optional(Decision),
+  /** Set on an `exit_plan_mode` call in plan mode: the plan and its question. */
+  plan: Schema.optional(PlanAsk),
   started: Schema.Boolean,
   result: Schema.optional(ToolOutcome),
   /** The turn ended before the call produced a result: it never ran. */
@@ -227,7 +249,7 @@ const updateTool = (
 const closeTurn = (blocks: ReadonlyArray<Block>, turnId: string | undefined): Array<Block> =>
   blocks.map((b) => {
     if (b._tag !== "tool" || b.turnId !== turnId || b.result !== undefined) return b
-    return { ...b, abandoned: true, ...(b.ask === undefined ? {} : { ask: { ...b.ask, open: false } }) }
+    return { ...b, abandoned: true, ...(b.ask === undefined ? {} : { ask: { ...b.ask, open: false } }), ...(b.plan === undefined ? {} : { plan: { ...b.plan, open: false } }) }
   })
 
 const isProposal = (block: Block, candidateId: string): block is NoteBlock =>
@@ -393,6 +415,22 @@ const blocksAfter = (blocks: ReadonlyArray<Block>, event: AgentEvent, settled: S
         ...(t.ask === undefined ? {} : { ask: { ...t.ask, open: false } })
       }))
     }
+    case "plan.proposed": {
+      const { toolCallId, plan } = event.payload
+      return updateTool(blocks, event, toolCallId, PLAN_TOOL, (t) => ({ ...t, plan: { text: plan, open: !isSettled(settled, event.sequence, toolCallId) } }))
+    }
+    case "plan.resolved": {
+      const { toolCallId, decision, by, mode, client, note, reason } = event.payload
+      const resolution: PlanResolution = {
+        decision,
+        by,
+        ...(mode === undefined ? {} : { mode }),
+        ...(client === undefined ? {} : { client }),
+        ...(note === undefined ? {} : { note }),
+        ...(reason === undefined ? {} : { reason })
+      }
+      return updateTool(blocks, event, toolCallId, PLAN_TOOL, (t) => ({ ...t, plan: { text: t.plan?.text ?? "", open: false, resolution } }))
+    }
     case "tool.started":
       return updateTool(blocks, event, event.payload.toolCallId, event.payload.name, (t) => ({ ...t, started: true }))
     case "tool.completed": {
@@ -503,9 +541,12 @@ export const applyFrame = (state: TimelineState, frame: HostFrame): TimelineStat
 
 /** Closes the open questions a baseline says nobody waits on. */
 const closeSettled = (blocks: ReadonlyArray<Block>, settled: Settled): ReadonlyArray<Block> =>
-  blocks.map((b) =>
-    b._tag === "tool" && b.ask?.open === true && !settled.pending.includes(b.toolCallId) ? { ...b, ask: { ...b.ask, open: false } } : b
-  )
+  blocks.map((b) => {
+    if (b._tag !== "tool" || settled.pending.includes(b.toolCallId)) return b
+    if (b.ask?.open === true) return { ...b, ask: { ...b.ask, open: false } }
+    if (b.plan?.open === true) return { ...b, plan: { ...b.plan, open: false } }
+    return b
+  })
 
 export const applyFrames = (state: TimelineState, frames: Iterable<HostFrame>): TimelineState => {
   let next = state
@@ -562,9 +603,9 @@ export const retryablePrompt = (state: TimelineState): { readonly turnEnd: numbe
   return prompt?._tag === "user" ? { turnEnd: end.sequence, content: prompt.content } : undefined
 }
 
-/** The permission questions that still wait for an answer. */
+/** The permission questions (plans included) that still wait for an answer. */
 export const openAsks = (state: TimelineState): ReadonlyArray<ToolBlock> =>
-  state.blocks.flatMap((b) => (b._tag === "tool" && b.ask?.open === true ? [b] : []))
+  state.blocks.flatMap((b) => (b._tag === "tool" && (b.ask?.open === true || b.plan?.open === true) ? [b] : []))
 
 /**
  * The blocks that show events `from`..`to` (a memory's evidence): each block stands for the

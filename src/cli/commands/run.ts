@@ -35,7 +35,7 @@ const session = Options.text("session").pipe(
 
 const mode = Options.choice("mode", ["default", "plan", "accept-edits", "bypass"]).pipe(
   Options.withDescription(
-    "Permission mode, kept by the session for later turns: plan is read-only, accept-edits allows writes in the workspace, bypass allows everything (default: the session's mode; a new session's is default)"
+    "Permission mode, kept by the session for later turns: plan is read-only until you approve the agent's plan, accept-edits allows writes in the workspace, bypass allows everything (default: the session's mode; a new session's is default)"
   ),
   Options.optional
 )

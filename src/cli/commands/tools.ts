@@ -20,6 +20,7 @@ import * as shared from "../options.js"
 import { formatTools, toolsJson } from "../tools-list.js"
 import * as AgentFolders from "../../layers/agents/folders.js"
 import { taskDefinition } from "../../core/subagents.js"
+import { planDefinition } from "../../core/plan-tool.js"
 
 const cwd = shared.existingDirectory("cwd").pipe(
   Options.withDescription("The project whose skills and MCP servers count (default: the current directory)"),
@@ -32,9 +33,14 @@ const mcp = Options.boolean("mcp").pipe(
   Options.withDescription("Also start the configured MCP servers and list their tools (mcp__<server>__<tool>)")
 )
 
+const mode = Options.choice("mode", ["default", "plan", "accept-edits", "bypass"]).pipe(
+  Options.withDescription("The session mode to list for: in plan mode the model is offered exit_plan_mode too (default: default)"),
+  Options.optional
+)
+
 const SESSION = "tools-list"
 
-const list = Command.make("list", { cwd, json, mcp, sandbox: shared.sandbox, sandboxNetwork: shared.sandboxNetwork }, (args) =>
+const list = Command.make("list", { cwd, json, mcp, mode, sandbox: shared.sandbox, sandboxNetwork: shared.sandboxNetwork }, (args) =>
   Effect.gen(function* () {
     const configDir = resolveConfigDir()
     const workspaceRoot = resolve(Option.getOrElse(args.cwd, () => process.cwd()))
@@ -58,7 +64,9 @@ const list = Command.make("list", { cwd, json, mcp, sandbox: shared.sandbox, san
     )
     // With agent definitions the model is offered `task` too (a session adds it to its router).
     const { agents } = yield* AgentFolders.make({ configDir }).list(workspaceRoot)
-    const offered = agents.length === 0 ? definitions : [...definitions, taskDefinition(agents)]
+    const delegating = agents.length === 0 ? definitions : [...definitions, taskDefinition(agents)]
+    // A session's own turns in plan mode are offered its way out as well.
+    const offered = Option.getOrUndefined(args.mode) === "plan" ? [...delegating, planDefinition] : delegating
     yield* stdout(args.json ? toolsJson(offered) : formatTools(offered, 80))
   })
 ).pipe(Command.withDescription("List the tools the model is offered: each one's name, description and input JSON Schema"))

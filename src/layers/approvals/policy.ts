@@ -19,11 +19,15 @@ const allowed: Record<ApprovalPolicy, ReadonlyArray<RiskClass>> = {
 }
 
 /**
- * A policy answers by the call's risk, but short of `allow-all` never yes to a firm question
+ * A policy answers by the call's risk (and says no to every plan), but short of `allow-all` never yes to a firm question
  * (a protected path, an ask rule, an unconfined command) or to a call outside the workspace:
  * `allow-edits` means edits of the project, not of the agent's rules or the user's files.
  */
-export const answerFor = (policy: ApprovalPolicy, request: Pick<ApprovalRequest, "risk" | "firm" | "outsideWorkspace">): ApprovalAnswer => {
+export const answerFor = (policy: ApprovalPolicy, request: Pick<ApprovalRequest, "risk" | "firm" | "outsideWorkspace" | "plan">): ApprovalAnswer => {
+  // A plan is approved by a person, who also picks the mode: no policy says yes to one, allow-all included.
+  if (request.plan !== undefined) {
+    return { decision: "deny", scope: "once", by: "policy", reason: `--approve ${policy} never approves a plan: only a person can (at a terminal, on the web page or in an editor)` }
+  }
   const beyond = policy !== "allow-all" && (request.firm || request.outsideWorkspace)
   return {
     decision: !beyond && allowed[policy].includes(request.risk) ? "allow" : "deny",

@@ -276,6 +276,21 @@ export const makeSpanProjector = (options: ProjectionOptions) => {
         span.attributes["custom_agent.permission.decided_by"] = by
         return []
       }
+      case "plan.proposed": {
+        const span = toolSpan(turn, event.payload.toolCallId, at)
+        span.events.push({ name: "plan.proposed", timeMs: at, attributes: options.captureContent ? { "custom_agent.plan": event.payload.plan } : {} })
+        return []
+      }
+      case "plan.resolved": {
+        const span = toolSpan(turn, event.payload.toolCallId, at)
+        const { decision, by, mode } = event.payload
+        span.events.push({
+          name: "plan.resolved",
+          timeMs: at,
+          attributes: { "custom_agent.plan.decision": decision, "custom_agent.plan.decided_by": by, ...(mode === undefined ? {} : { "custom_agent.plan.mode": mode }) }
+        })
+        return []
+      }
       case "tool.started": {
         const span = toolSpan(turn, event.payload.toolCallId, at, event.payload.name)
         span.events.push({ name: "tool.started", timeMs: at, attributes: {} })

@@ -3,6 +3,7 @@ import type { Decision, ToolBlock } from "../timeline.js"
 import { cardDetail, toolViewOf } from "../tool-view.js"
 import { toolAnchor } from "../turn-stats.js"
 import { PermissionCard } from "./PermissionCard.js"
+import { PlanView } from "./PlanView.js"
 import { ToolBody, ToolSubject } from "./ToolDetails.js"
 
 const verbs = { allow: "allowed", deny: "denied", cancelled: "withdrawn" } as const
@@ -17,6 +18,7 @@ const decisionText = (p: Decision) => {
 
 const stateOf = (tool: ToolBlock) => {
   if (tool.ask?.open === true) return "waiting for permission"
+  if (tool.plan?.open === true) return "waiting for approval"
   if (tool.permission !== undefined && tool.permission.decision !== "allow") return "not run"
   if (tool.result !== undefined) return tool.result.isError ? "failed" : `done in ${Math.round(tool.result.durationMs)} ms`
   if (tool.abandoned) return "not run"
@@ -43,7 +45,14 @@ export const ToolCallView = ({ api, sessionId, tool }: { readonly api: Api; read
       {tool.ask?.open === true ? (
         <PermissionCard api={api} sessionId={sessionId} toolCallId={tool.toolCallId} ask={tool.ask} detail={cardDetail(view, tool.ask.detail)} />
       ) : null}
-      <ToolBody view={view} result={tool.result} />
+      {tool.plan === undefined ? (
+        <ToolBody view={view} result={tool.result} />
+      ) : (
+        <>
+          <PlanView api={api} sessionId={sessionId} toolCallId={tool.toolCallId} plan={tool.plan} />
+          {tool.result === undefined ? null : <pre class={tool.result.isError ? "output error" : "output"}>{tool.result.output}</pre>}
+        </>
+      )}
     </div>
   )
 }
