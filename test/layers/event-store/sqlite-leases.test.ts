@@ -27,6 +27,7 @@ describe("SQLite store: listing columns and turn leases", () => {
         ALTER TABLE sessions DROP COLUMN archived;
         ALTER TABLE sessions DROP COLUMN open_turn;
         ALTER TABLE sessions DROP COLUMN parent_session_id;
+        ALTER TABLE sessions DROP COLUMN last_stop;
         DROP TABLE turn_leases;
         DELETE FROM effect_sql_migrations WHERE migration_id > 2;`)
       const started = turnStarted("ses_old", 2, "turn_left")
