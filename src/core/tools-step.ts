@@ -7,6 +7,7 @@ import type { PermissionMode, RememberedAnswer } from "../domain/permissions.js"
 import type { ToolCall, ToolResult } from "../domain/tools.js"
 import type { ApprovalsShape } from "../services/Approvals.js"
 import type { IdKind } from "../services/Ids.js"
+import { MAX_PENDING_CANDIDATES } from "../domain/memory-limits.js"
 import type { MemoryStoreShape } from "../services/MemoryStore.js"
 import type { PermissionCheck, PermissionEngineShape } from "../services/PermissionEngine.js"
 import type { FileAccess, PreparedCall, ToolContext, ToolRouterShape } from "../services/ToolRouter.js"
@@ -94,6 +95,26 @@ const recordConsequences = (ctx: ToolStepContext, toolCallId: string, result: To
       .propose({ id: candidateId, sessionId: ctx.sessionId, workspaceRoot: ctx.workspaceRoot, scope: data.scope, text: data.text, evidence, proposedAt: proposed.timestamp })
       .pipe(Effect.catchAll((error) => Effect.logWarning(`memory candidate ${candidateId} is in the log but not in the review queue`, error.message)))
   })
+
+/**
+ * A memory proposal when the review queue is full is refused before the model is told it was
+ * proposed: its result says why, and no candidate is recorded (an error result has none).
+ */
+const refuseWhenReviewIsFull = (ctx: ToolStepContext, result: ToolResult): Effect.Effect<ToolResult> =>
+  result.isError || result.data?._tag !== "memory_candidate"
+    ? Effect.succeed(result)
+    : ctx.memory.pending.pipe(
+        Effect.map((pending): ToolResult =>
+          pending.length < MAX_PENDING_CANDIDATES
+            ? result
+            : {
+                output: `Not proposed: ${MAX_PENDING_CANDIDATES} memory candidates already wait for the user's review. Do not propose more until they are reviewed.`,
+                isError: true
+              }
+        ),
+        // The store says why itself when the proposal is kept (recordConsequences).
+        Effect.catchAll(() => Effect.succeed(result))
+      )
 
 const traceparentOf = (ctx: ToolStepContext, toolCallId: string): { readonly traceparent?: string } => {
   const traceparent = ctx.traceparent?.(toolCallId)
@@ -265,8 +286,9 @@ const execute = (ctx: ToolStepContext, { call, prepared }: Allowed): Effect.Effe
         )
       )
     )
-    yield* complete(ctx, call.toolCallId, result, yield* elapsed)
-    yield* postToolUse(ctx.hooks, call, prepared, result)
+    const kept = yield* refuseWhenReviewIsFull(ctx, result)
+    yield* complete(ctx, call.toolCallId, kept, yield* elapsed)
+    yield* postToolUse(ctx.hooks, call, prepared, kept)
   })
 
 /**

@@ -139,3 +139,33 @@ describe("memory: evidence, candidate, approval, durable memory", () => {
     })
   })
 })
+
+describe("memory: a full review queue", () => {
+  it.live("with the most candidates already waiting, a proposal is refused in its result, none is recorded, and the queue does not grow", () => {
+    const memoryFile = join(temp("mem-full-"), "memory.json")
+    const configDir = temp("mem-full-config-")
+    const workspace = temp("mem-full-ws-")
+    return Effect.gen(function* () {
+      const engine = yield* SessionEngine
+      const store = yield* MemoryStore
+      for (let i = 0; i < MemoryFile.MAX_PENDING_CANDIDATES; i++) {
+        yield* store.propose({
+          id: `cand_${i}`,
+          sessionId: "ses_other",
+          workspaceRoot: workspace,
+          scope: "project",
+          text: `fact ${i}`,
+          evidence: { sessionId: "ses_other", fromSequence: 1, toSequence: 2 },
+          proposedAt: "2026-01-01T00:00:00.000Z"
+        })
+      }
+      const { header } = yield* engine.createSession({ cwd: workspace, client: "test" })
+      const events = yield* turn(header.sessionId, "remember this")
+      expect(eventsOf(events, "memory.candidate_proposed")).toEqual([])
+      const completed = eventsOf(events, "tool.completed")[0]?.payload
+      expect(completed).toMatchObject({ isError: true })
+      expect(completed?.output).toContain(`Not proposed: ${MemoryFile.MAX_PENDING_CANDIDATES} memory candidates already wait`)
+      expect(yield* store.pending).toHaveLength(MemoryFile.MAX_PENDING_CANDIDATES)
+    }).pipe(Effect.provide(setup(memoryFile, configDir)))
+  })
+})

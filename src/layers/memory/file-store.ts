@@ -13,9 +13,9 @@ import {
 import { writePrivateFile } from "../private-files.js"
 import { sameMemory } from "../../domain/same-memory.js"
 import { messageOf } from "../../domain/cause-message.js"
+import { MAX_PENDING_CANDIDATES } from "../../domain/memory-limits.js"
 
-/** Candidates that may wait for a person's review at once; a proposal past it is refused. */
-export const MAX_PENDING_CANDIDATES = 100
+export { MAX_PENDING_CANDIDATES }
 
 const MemoryFile = Schema.Struct({
   candidates: Schema.Array(MemoryCandidate),
