@@ -1,8 +1,9 @@
-import { lstatSync, realpathSync } from "node:fs"
-import { isAbsolute, join, relative, resolve, sep } from "node:path"
+import { lstatSync } from "node:fs"
+import { join, resolve } from "node:path"
 import { pathToFileURL } from "node:url"
 import { readBoundedSync } from "../layers/bounded-file.js"
 import { placeHolding, privatePlaces, resolvePlaces } from "../layers/private-places.js"
+import { isWithin, realLocation } from "../layers/tools/workspace-paths.js"
 
 /** The most one attached file may hold, and all of a prompt's together: a prompt, not a disk. */
 export const ATTACHMENT_MAX_BYTES = 256 * 1024
@@ -24,19 +25,6 @@ export interface Attached {
   readonly notes: ReadonlyArray<string>
 }
 
-const within = (root: string, path: string) => {
-  const rel = relative(root, path)
-  return rel === "" || (rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel))
-}
-
-const realOrSelf = (path: string) => {
-  try {
-    return realpathSync(path)
-  } catch {
-    return path
-  }
-}
-
 /** `@path` at the start or after a space, without the punctuation a sentence puts after it. */
 const MENTION = /(?<=^|\s)@([^\s@]+)/gu
 const TRAILING = /[.,;:!?)\]}'"]+$/u
@@ -52,24 +40,26 @@ const expandHome = (path: string, home: string | undefined) =>
  * An `@word` that names nothing (a mention, an address) is left as it is, silently.
  */
 export const attachFiles = (prompt: string, options: AttachOptions): Attached => {
-  const root = realOrSelf(options.cwd)
+  const mentions = [...prompt.matchAll(MENTION)]
+  if (mentions.length === 0) return { content: prompt, notes: [] }
+  const root = realLocation(options.cwd)
   // The same private places the sandbox hides and the permission engine asks for (private-places.ts).
   const places = resolvePlaces(privatePlaces({ home: options.home, configDir: options.configDir, dataDir: options.dataDir }))
   const blocks: Array<string> = []
   const notes: Array<string> = []
   const seen = new Set<string>()
   let total = 0
-  for (const match of prompt.matchAll(MENTION)) {
+  for (const match of mentions) {
     const named = (match[1] ?? "").replace(TRAILING, "")
     if (named === "") continue
     const path = resolve(options.cwd, expandHome(named, options.home))
     const stat = lstatSync(path, { throwIfNoEntry: false })
     if (stat === undefined) continue
-    const real = realOrSelf(path)
+    const real = realLocation(path)
     if (seen.has(real)) continue
     seen.add(real)
     const refuse = (why: string) => notes.push(`@${named} not attached: ${why}`)
-    if (!within(root, real)) {
+    if (!isWithin(root, real)) {
       refuse("it lies outside the workspace (the agent can read it with its tools, asking you first)")
       continue
     }

@@ -1,7 +1,7 @@
-import { isAbsolute, relative, sep } from "node:path"
 import type { SessionListItem } from "../domain/host.js"
 import { relativeTime } from "../domain/relative-time.js"
 import { underParents } from "../domain/session-tree.js"
+import { isWithin } from "../layers/tools/workspace-paths.js"
 import { sanitizeInline, type TerminalText, term } from "./terminal-text.js"
 
 /** How `sessions list` shows the host's listing. */
@@ -32,12 +32,7 @@ export interface Listing {
   readonly hidden: Hidden
 }
 
-const within = (root: string, path: string) => {
-  const rel = relative(root, path)
-  return rel === "" || (rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel))
-}
-
-const inWorkspace = (workspace: string) => (item: SessionListItem) => item.cwd !== undefined && within(workspace, item.cwd)
+const inWorkspace = (workspace: string) => (item: SessionListItem) => item.cwd !== undefined && isWithin(workspace, item.cwd)
 
 /** What the session is doing, as the web page says it: a question waiting, a failed last turn, archived. */
 const statusOf = (item: SessionListItem) => {
@@ -48,7 +43,7 @@ const statusOf = (item: SessionListItem) => {
 }
 
 const shortPath = (path: string, home: string | undefined) =>
-  home !== undefined && home !== "/" && within(home, path) ? `~${path.slice(home.length)}` : path
+  home !== undefined && home !== "/" && isWithin(home, path) ? `~${path.slice(home.length)}` : path
 
 /** Cut to `width` characters (of the sanitized text, what the terminal shows), ending in `…`. */
 const cut = (text: string, width: number) => {
