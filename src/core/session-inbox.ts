@@ -132,6 +132,14 @@ export const takeNext = (actor: SessionActor): Effect.Effect<Option.Option<Queue
  */
 const nextFromInbox = (services: DriveServices, actor: SessionActor): Effect.Effect<Option.Option<ClaimedMessage>> =>
   Effect.gen(function* () {
+    // Nothing waits (the common end of a turn): the session idles without taking a lease it would
+    // let go at once. Decided under the lock, so a prompt queued meanwhile finds it not driving.
+    const idle = yield* actor.inboxLock.withPermits(1)(
+      Effect.suspend(() =>
+        actor.state.inbox.nextStep.length + actor.state.inbox.nextTurn.length === 0 ? Effect.as(stopDriving(services, actor), true) : Effect.succeed(false)
+      )
+    )
+    if (idle) return Option.none<ClaimedMessage>()
     const claimed = yield* Effect.either(services.claim(actor))
     return yield* actor.inboxLock.withPermits(1)(
       Effect.gen(function* () {
