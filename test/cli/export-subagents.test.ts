@@ -1,30 +1,19 @@
 import { afterAll, describe, expect, it } from "@effect/vitest"
-import { mkdirSync, writeFileSync } from "node:fs"
+import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import type { SessionListItem } from "../../src/domain/host.js"
 import { renameSessions, sessionsOf } from "../../src/domain/session-rename.js"
 import { runCli } from "../support/cli.js"
 import { parseEventLines } from "../support/events.js"
 import { makeTemp } from "../support/temp-dirs.js"
+import { reviewerProject } from "../support/reviewer-project.js"
 
 const temps = makeTemp()
 afterAll(temps.cleanup)
 
 describe("sessions export and import with subagents", () => {
   it("exports a session with its subagent's session, imports both, refuses a second import naming --as-new, and --as-new keeps the link under new ids", { timeout: 120_000 }, async () => {
-    const home = temps.dir("export-sub-home-")
-    const project = temps.dir("export-sub-project-")
-    mkdirSync(join(project, ".agents", "agents"), { recursive: true })
-    writeFileSync(join(project, ".agents", "agents", "reviewer.md"), "---\nname: reviewer\ndescription: Reviews\n---\nYou review.\n")
-    const script = join(project, "script.json")
-    writeFileSync(
-      script,
-      JSON.stringify({
-        responses: [{ chunks: [{ toolCall: { name: "task", input: { agent: "reviewer", prompt: "review it" } } }] }, "Reviewed."],
-        agents: { reviewer: { responses: ["Looks fine."] } }
-      })
-    )
-    const env = { CUSTOM_AGENT_HOME: home, CUSTOM_AGENT_CONFIG_HOME: temps.dir("export-sub-config-") }
+    const { project, script, env } = reviewerProject(temps.dir, "export-sub")
     const run = await runCli(["run", "--script", script, "get a review"], { env, cwd: project })
     expect(run.code, run.stderr).toBe(0)
     const parentId = /session (ses_\w+)\s*$/.exec(run.stderr.trim())?.[1] ?? ""

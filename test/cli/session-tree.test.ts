@@ -4,6 +4,7 @@ import { join } from "node:path"
 import { underParents } from "../../src/domain/session-tree.js"
 import { runCli } from "../support/cli.js"
 import { makeTemp } from "../support/temp-dirs.js"
+import { reviewerProject } from "../support/reviewer-project.js"
 
 const temps = makeTemp()
 afterAll(temps.cleanup)
@@ -23,19 +24,7 @@ describe("sessions list: subagents under their parents", () => {
   })
 
   it("the built CLI lists a subagent's session under the session that started it, and sessions show names its parent", { timeout: 60_000 }, async () => {
-    const home = temps.dir("tree-home-")
-    const project = temps.dir("tree-project-")
-    mkdirSync(join(project, ".agents", "agents"), { recursive: true })
-    writeFileSync(join(project, ".agents", "agents", "reviewer.md"), "---\nname: reviewer\ndescription: Reviews\n---\nYou review.\n")
-    const script = join(project, "script.json")
-    writeFileSync(
-      script,
-      JSON.stringify({
-        responses: [{ chunks: [{ toolCall: { name: "task", input: { agent: "reviewer", prompt: "review it" } } }] }, "Reviewed."],
-        agents: { reviewer: { responses: ["Looks fine."] } }
-      })
-    )
-    const env = { CUSTOM_AGENT_HOME: home, CUSTOM_AGENT_CONFIG_HOME: temps.dir("tree-config-") }
+    const { project, script, env } = reviewerProject(temps.dir, "tree")
     const run = await runCli(["run", "--script", script, "get a review"], { env, cwd: project })
     expect(run.code).toBe(0)
     expect(run.stdout).toContain("Reviewed.")
