@@ -76,6 +76,7 @@ export const sessionEntityLayer = (options: { readonly maxIdleTime: Duration.Dur
         SetMode: ({ payload }) => host.setMode(sessionId, payload.mode, payload.by),
         Rename: ({ payload }) => host.renameSession(sessionId, payload.title, payload.by),
         Archive: ({ payload }) => host.archiveSession(sessionId, payload.archived, payload.by),
+        Delete: ({ payload }) => host.deleteSession(sessionId, payload.by),
         RespondPermission: ({ payload }) => host.respondPermission(sessionId, payload.toolCallId, payload.answer),
         // The payloads are the host's requests as they are.
         Rewind: ({ payload }) => host.rewind(sessionId, payload),

@@ -99,6 +99,7 @@ export const routerHostLayer: Layer.Layer<AgentHost, never, AgentHost | Sharding
       watchSessions: local.watchSessions,
       renameSession: (sessionId, title, by) => delivered(entity(sessionId).Rename({ title, by })),
       archiveSession: (sessionId, archived, by) => delivered(entity(sessionId).Archive({ archived, by })),
+      deleteSession: (sessionId, by) => delivered(entity(sessionId).Delete({ by })),
       getSession: (sessionId) => delivered(entity(sessionId).GetSession()),
       prompt: (request) =>
         Effect.gen(function* () {

@@ -33,13 +33,14 @@ import type { RewindDrift, RewindResult, RewindUnavailable } from "../domain/rew
 import { DirectPull, type DirectlyPullable } from "../services/direct-pull.js"
 import { EventStore } from "../services/EventStore.js"
 import { Ids } from "../services/Ids.js"
-import { MemoryStore } from "../services/MemoryStore.js"
+import { MemoryStore, type MemoryStoreFailure } from "../services/MemoryStore.js"
 import { type McpError, McpHub } from "../services/McpHub.js"
 import { Fanout } from "./fanout.js"
 import { type ForkInput, forkSession } from "./fork.js"
 import { subscriptionPull } from "./subscription.js"
 import { PendingAsks } from "./pending-asks.js"
 import { listSessionItems } from "./session-list.js"
+import { deleteSessionTree } from "./session-delete.js"
 import { makeSessionWatch, SessionWatchTiming } from "./session-watch.js"
 import type { TurnTerms } from "../domain/turn-terms.js"
 
@@ -96,6 +97,12 @@ export interface AgentHostShape {
   readonly renameSession: (sessionId: string, title: string, by: string) => Effect.Effect<void, EngineError>
   /** Records `session.archived`: archived, or brought back. */
   readonly archiveSession: (sessionId: string, archived: boolean, by: string) => Effect.Effect<void, EngineError>
+  /**
+   * Deletes the session and its subagent sessions for good (logs, listing lines, the memory
+   * candidates they proposed that wait for review); refused while a turn runs on any of them,
+   * here or in another process (TurnInProgress). Gives the ids deleted, the session first.
+   */
+  readonly deleteSession: (sessionId: string, by: string) => Effect.Effect<ReadonlyArray<string>, EngineError | MemoryStoreFailure>
   readonly getSession: (sessionId: string) => Effect.Effect<SessionView, EngineError>
   /** Starts a turn (returning once its user message is durable) or queues the message. */
   readonly prompt: (request: PromptRequest) => Effect.Effect<PromptReceipt, EngineError | McpError>
@@ -171,7 +178,8 @@ export const make = Effect.gen(function* () {
   const mcp = yield* McpHub
   // Memory review records its decision through the engine, with the store and ids it needs.
   const ids = yield* Ids
-  const review = Effect.provide(Context.make(SessionEngine, engine).pipe(Context.add(MemoryStore, yield* MemoryStore), Context.add(Ids, ids)))
+  const memory = yield* MemoryStore
+  const review = Effect.provide(Context.make(SessionEngine, engine).pipe(Context.add(MemoryStore, memory), Context.add(Ids, ids)))
 
   /**
    * Refused as out of sequence, another process wrote to the session since its actor was
@@ -268,6 +276,8 @@ export const make = Effect.gen(function* () {
     watchSessions: sessionWatch.watch,
     renameSession,
     archiveSession: (sessionId, archived, by) => recordChange(sessionId, { type: "session.archived", payload: { archived, by } }),
+    deleteSession: (sessionId, by) =>
+      deleteSessionTree({ store, memory, working: engine.runningSessions, evict: engine.evict, forget: sessionWatch.forget }, sessionId, by),
     getSession: viewOf,
     working: engine.runningSessions,
     resume: engine.resume,

@@ -68,6 +68,16 @@ export class AgentRpcs extends RpcGroup.make(
     payload: { sessionId: SessionId, archived: Schema.Boolean, by: Schema.optional(Schema.String) },
     error: EngineFailure
   }),
+  /**
+   * Deletes the session and its subagent sessions for good (their logs, listing lines and the
+   * memory candidates they proposed that wait for review); refused with TurnInProgress while a
+   * turn runs on any of them. Gives the ids deleted, the session first. Watchers get `Removed`.
+   */
+  Rpc.make("DeleteSession", {
+    payload: { sessionId: SessionId, by: Schema.optional(Schema.String) },
+    success: Schema.Array(Schema.String),
+    error: Schema.Union(EngineFailure, MemoryStoreFailure)
+  }),
   Rpc.make("GetSession", { payload: { sessionId: SessionId }, success: SessionView, error: EngineFailure }),
   Rpc.make("Prompt", { payload: PromptInput, success: PromptReceipt, error: Schema.Union(EngineFailure, McpError) }),
   Rpc.make("Subscribe", {

@@ -16,7 +16,8 @@ import { EventStore } from "../../services/EventStore.js"
 import { Ids } from "../../services/Ids.js"
 import { IdsLive } from "../../layers/ids.js"
 import { renameSessions } from "../../domain/session-rename.js"
-import { CliError } from "../errors.js"
+import { askLine, isYes } from "../ask-line.js"
+import { CliError, USAGE_EXIT_CODE } from "../errors.js"
 import { DEFAULT_MAX_LINE_MIB, readSessionFile } from "../import-file.js"
 import { stderr, stdout, useColor, writeSegments } from "../io.js"
 import { localHostLayer } from "../local-host.js"
@@ -51,6 +52,8 @@ export interface Source extends Reader {
   readonly rename: (sessionId: string, title: string) => Effect.Effect<void, unknown>
   /** `session.archived`: archived, or brought back. */
   readonly archive: (sessionId: string, archived: boolean) => Effect.Effect<void, unknown>
+  /** Deletes it with its subagent sessions; gives the ids deleted. */
+  readonly remove: (sessionId: string) => Effect.Effect<ReadonlyArray<string>, unknown>
 }
 
 
@@ -76,7 +79,8 @@ const localSource = Effect.gen(function* () {
     importLog: (events, unverified) => host.importSession(events, { unverified }),
     rename: (sessionId, title) => host.renameSession(sessionId, title, "cli").pipe(Effect.catchTag("SessionNotFound", () => Effect.fail(missing(sessionId)))),
     archive: (sessionId, archived) =>
-      host.archiveSession(sessionId, archived, "cli").pipe(Effect.catchTag("SessionNotFound", () => Effect.fail(missing(sessionId))))
+      host.archiveSession(sessionId, archived, "cli").pipe(Effect.catchTag("SessionNotFound", () => Effect.fail(missing(sessionId)))),
+    remove: (sessionId) => host.deleteSession(sessionId, "cli").pipe(Effect.catchTag("SessionNotFound", () => Effect.fail(missing(sessionId))))
   }
   return source
 })
@@ -163,6 +167,31 @@ const archive = Command.make("archive", { sessionId, undo, ...where }, (args) =>
     Effect.zipRight(source.archive(args.sessionId, !args.undo), stdout(`${args.undo ? "brought back" : "archived"} ${args.sessionId}\n`))
   )
 ).pipe(Command.withDescription("Archive a session: hidden from lists but --all, kept whole (--undo brings it back)"))
+
+const yes = Options.boolean("yes").pipe(Options.withAlias("y"), Options.withDescription("Do not ask first (needed when stdin is not a terminal)"))
+
+/** A person at a terminal says yes; elsewhere only --yes does. */
+const confirmDelete = (sessionId: string) =>
+  Effect.gen(function* () {
+    if (process.stdin.isTTY !== true) {
+      return yield* Effect.fail(new CliError({ message: `deleting ${sessionId} cannot be undone: pass --yes to confirm`, exitCode: USAGE_EXIT_CODE }))
+    }
+    const answer = yield* askLine(process.stdin, process.stderr, `Delete session ${sessionId} and its subagent sessions for good? (archive hides one instead) [y/N] `)
+    return isYes(answer)
+  })
+
+const remove = Command.make("delete", { sessionId, yes, ...where }, (args) =>
+  Effect.gen(function* () {
+    if (!args.yes && !(yield* confirmDelete(args.sessionId))) return yield* stderr("nothing deleted\n")
+    const deleted = yield* withSource(args, (source) => source.remove(args.sessionId))
+    const children = deleted.length - 1
+    yield* stdout(`deleted ${args.sessionId}${children > 0 ? ` and ${children} subagent session${children === 1 ? "" : "s"}` : ""}\n`)
+  })
+).pipe(
+  Command.withDescription(
+    "Delete a session and its subagent sessions for good: their logs, and the memory candidates they proposed that wait for review (approved memories stay). Refused while a turn runs. Asks first unless --yes"
+  )
+)
 
 const contextFlag = Options.boolean("context").pipe(
   Options.withDescription("Show what the model no longer sees: each compaction's range, tokens, summary and the events it replaced, then the task list")
@@ -323,5 +352,5 @@ const importCommand = Command.make("import", { file: importFile, unverified, max
 
 export const sessionsCommand = Command.make("sessions").pipe(
   Command.withDescription("List, show, export, import, rewind and fork sessions"),
-  Command.withSubcommands([list, show, rename, archive, exportCommand, importCommand, ...rewindCommands])
+  Command.withSubcommands([list, show, rename, archive, remove, exportCommand, importCommand, ...rewindCommands])
 )
