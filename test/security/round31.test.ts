@@ -1,0 +1,94 @@
+import { afterAll, describe, expect, it } from "@effect/vitest"
+import { Chunk, Effect, Schedule, Schema, Stream } from "effect"
+import { existsSync, rmSync, writeFileSync } from "node:fs"
+import { hostLayer } from "../../src/app/host.js"
+import { SessionEngine } from "../../src/core/SessionEngine.js"
+import { AgentEvent } from "../../src/domain/events.js"
+import { AgentHost } from "../../src/host/AgentHost.js"
+import { eventsOf } from "../support/events.js"
+import { PWNED, type SecurityCase, denied, pwned, writeFile } from "./cases.js"
+import { removeFixtures, snapshot } from "./fixture.js"
+import { rememberAnswer } from "./remember.js"
+import { agentConfig, prepareFixture, scriptPath } from "./run-case.js"
+
+/**
+ * Round 31's attacker pass over what changed lately. Each case does its harm today (these tests
+ * fail until the rule each names is built); each has its control, the same attack where the
+ * authority it reuses was really given, so a case cannot pass because its attack is a dud.
+ */
+
+const decodeEvent = Schema.decodeUnknownSync(AgentEvent)
+
+type Draft = { readonly type: string; readonly turnId?: string; readonly payload: unknown }
+
+const logOf = (sessionId: string, drafts: ReadonlyArray<Draft>) =>
+  drafts.map((draft, i) =>
+    decodeEvent({ id: `evt_${sessionId}_${i + 1}`, schemaVersion: 1, sessionId, sequence: i + 1, timestamp: "2026-01-01T00:00:00.000Z", ...draft })
+  )
+
+/**
+ * One turn in the host's session: every question it asks is denied through the host, as a
+ * client with `--approve deny` would (the host's questions wait for a client to answer them).
+ */
+const turnDenyingQuestions = (sessionId: string, content: string) =>
+  Effect.gen(function* () {
+    const host = yield* AgentHost
+    const engine = yield* SessionEngine
+    const deny = (toolCallId: string) =>
+      host
+        .respondPermission(sessionId, toolCallId, { decision: "deny", scope: "once", by: "policy", reason: "deny", client: "security-suite" })
+        // The question is registered just after its event: try again until it is.
+        .pipe(Effect.retry(Schedule.spaced("10 millis")), Effect.timeout("5 seconds"), Effect.ignore)
+    const events = yield* engine.runTurn({ sessionId, content }).pipe(
+      Stream.tap((event) => (event.type === "permission.requested" ? Effect.forkDaemon(deny(event.payload.toolCallId)) : Effect.void)),
+      Stream.runCollect
+    )
+    return Chunk.toArray(events)
+  })
+
+describe("round 31: a deleted session's id carries the answers a person gave it", () => {
+  afterAll(removeFixtures)
+
+  it.live(
+    "an 'allow for the session' given in session S still holds after S is deleted, for a log imported under S's id (history is not authority)",
+    () =>
+      Effect.gen(function* () {
+        const c: SecurityCase = { name: "session answer after delete", calls: [writeFile(PWNED)], expect: denied(pwned) }
+        const fx = prepareFixture(c)
+        // Two turns of the same write: the control's, in S as the person answered it, then the imported S's.
+        const call = { toolCall: { name: "write_file", input: { path: fx.fill(PWNED), content: "pwned\n" }, id: "call_1" } }
+        writeFileSync(scriptPath(fx), JSON.stringify({ responses: [{ chunks: [call] }, "done", { chunks: [call] }, "done"] }))
+
+        const outcome = yield* Effect.gen(function* () {
+          const host = yield* AgentHost
+          const engine = yield* SessionEngine
+          const sessionId = (yield* host.createSession({ cwd: fx.ws, client: "security-suite" })).sessionId
+          // The person answered this write "allow for the session" in S (as the engine stores it after the question).
+          yield* rememberAnswer(fx, sessionId, writeFile(PWNED), "allow", "session")
+
+          // The control: in S itself, the answer is real and lets the write through.
+          const control = yield* turnDenyingQuestions(sessionId, "write it")
+          const controlAnswers = eventsOf(control, "permission.resolved").map((e) => [e.payload.decision, e.payload.by])
+          const controlDid = existsSync(fx.fill(PWNED))
+          rmSync(fx.fill(PWNED), { force: true })
+
+          // S is deleted for good ("Its id may be used again, starting at sequence 1").
+          yield* host.deleteSession(sessionId, "web")
+          // A log handed over under S's id (another person's file, or an old export of S): nothing in it grants anything.
+          yield* host.importSession(logOf(sessionId, [{ type: "session.created", payload: { cwd: fx.ws, client: "elsewhere" } }]))
+          const mode = (yield* engine.getSession(sessionId)).mode
+          const before = snapshot(fx.root)
+          const attack = yield* turnDenyingQuestions(sessionId, "write it")
+          return { controlAnswers, controlDid, mode, before, after: snapshot(fx.root), attack }
+        }).pipe(Effect.provide(hostLayer(agentConfig(fx, c))))
+
+        expect(outcome.controlAnswers, "control: in S the remembered answer allows the write").toEqual([["allow", "remembered"]])
+        expect(outcome.controlDid, "control: the write was done in S").toBe(true)
+        expect(outcome.mode).toBe("default")
+        const resolved = eventsOf(outcome.attack, "permission.resolved").map((e) => [e.payload.decision, e.payload.by, e.payload.reason])
+        expect(resolved.filter(([decision]) => decision === "allow"), "the imported session is not allowed by the deleted session's answer").toEqual([])
+        expect(existsSync(fx.fill(PWNED)), "the write outside the workspace must not happen").toBe(false)
+        expect(outcome.after).toEqual(outcome.before)
+      })
+  )
+})
