@@ -1,11 +1,14 @@
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { Chunk, Effect, Schedule, Schema, Stream } from "effect"
-import { existsSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
 import { hostLayer } from "../../src/app/host.js"
 import { SessionEngine } from "../../src/core/SessionEngine.js"
 import { AgentEvent } from "../../src/domain/events.js"
 import { AgentHost } from "../../src/host/AgentHost.js"
+import { runCli, startServer, stop } from "../support/cli.js"
 import { eventsOf } from "../support/events.js"
+import { makeTemp } from "../support/temp-dirs.js"
 import { PWNED, type SecurityCase, denied, pwned, writeFile } from "./cases.js"
 import { removeFixtures, snapshot } from "./fixture.js"
 import { rememberAnswer } from "./remember.js"
@@ -90,5 +93,38 @@ describe("round 31: a deleted session's id carries the answers a person gave it"
         expect(existsSync(fx.fill(PWNED)), "the write outside the workspace must not happen").toBe(false)
         expect(outcome.after).toEqual(outcome.before)
       })
+  )
+})
+
+const temp = makeTemp()
+afterAll(() => temp.cleanup())
+
+describe("round 31: rotating the kept server token (built CLI)", () => {
+  it(
+    "serve --rotate-token while a server on the same data directory runs: the running server still takes the old token (the threat model says every holder of it is refused from then on)",
+    { timeout: 120_000 },
+    async () => {
+      const data = temp.dir("data-")
+      const env = { CUSTOM_AGENT_CONFIG_HOME: temp.dir("config-") }
+      const running = await startServer(["--model", "scripted", "--data-dir", data], { env })
+      try {
+        const old = running.token
+        // The control: the token the running server printed (and kept) opens its API.
+        const before = await runCli(["sessions", "list", "--server", running.url], { env: { ...env, CUSTOM_AGENT_TOKEN: old } })
+        expect(before.code, `control: ${before.stderr}`).toBe(0)
+
+        // The person rotates the kept token, as the docs say to when it may have leaked.
+        const rotating = await startServer(["--model", "scripted", "--data-dir", data, "--rotate-token"], { env })
+        await stop(rotating.child)
+        const kept = readFileSync(join(data, "server-token"), "utf8").trim()
+        expect(kept, "the file holds a new token").not.toBe(old)
+
+        // The leaked token must open nothing now.
+        const after = await runCli(["sessions", "list", "--server", running.url], { env: { ...env, CUSTOM_AGENT_TOKEN: old } })
+        expect(after.code, `the old token is refused by the server still running: ${after.stdout}${after.stderr}`).not.toBe(0)
+      } finally {
+        await stop(running.child)
+      }
+    }
   )
 })
