@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { Chunk, Effect, Schedule, Schema, Stream } from "effect"
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { createServer, type Server } from "node:http"
 import { join } from "node:path"
 import { hostLayer } from "../../src/app/host.js"
 import { SessionEngine } from "../../src/core/SessionEngine.js"
@@ -126,5 +127,92 @@ describe("round 31: rotating the kept server token (built CLI)", () => {
         await stop(running.child)
       }
     }
+  )
+})
+
+/** A stand-in for a provider's API: records every request and answers each with an error. */
+const recorder = () =>
+  Effect.acquireRelease(
+    Effect.async<{ readonly url: string; readonly seen: Array<{ readonly path: string; readonly authorization: string; readonly body: string }>; readonly server: Server }>(
+      (resume) => {
+        const seen: Array<{ path: string; authorization: string; body: string }> = []
+        const server = createServer((request, response) => {
+          let body = ""
+          request.on("data", (chunk: Buffer) => (body += chunk.toString("utf8")))
+          request.on("end", () => {
+            seen.push({ path: request.url ?? "", authorization: request.headers.authorization ?? "", body })
+            response.writeHead(401, { "content-type": "application/json" })
+            response.end(JSON.stringify({ error: { message: "recorded", type: "invalid_request_error" } }))
+          })
+        })
+        server.listen(0, "127.0.0.1", () => {
+          const address = server.address()
+          const port = typeof address === "object" && address !== null ? address.port : 0
+          resume(Effect.succeed({ url: `http://127.0.0.1:${port}/v1`, seen, server }))
+        })
+      }
+    ),
+    ({ server }) =>
+      Effect.async<void>((resume) => {
+        server.close(() => resume(Effect.void))
+      })
+  )
+
+/** The variables set while `effect` runs, as they were afterwards. */
+const withVariables = <A, E, R>(variables: Record<string, string>, effect: Effect.Effect<A, E, R>) =>
+  Effect.acquireUseRelease(
+    Effect.sync(() => {
+      const previous = Object.fromEntries(Object.keys(variables).map((name) => [name, process.env[name]]))
+      Object.assign(process.env, variables)
+      return previous
+    }),
+    () => effect,
+    (previous) =>
+      Effect.sync(() => {
+        for (const [name, value] of Object.entries(previous)) {
+          if (value === undefined) delete process.env[name]
+          else process.env[name] = value
+        }
+      })
+  )
+
+describe("round 31: an imported log picks the model its session asks", () => {
+  afterAll(removeFixtures)
+
+  it.live(
+    "a log whose session.created names openai/… sends the continued session's work, with the user's OpenAI key, to that provider; a session made here asks the engine's model",
+    () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const c: SecurityCase = { name: "imported model", calls: [], expect: denied() }
+          const fx = prepareFixture(c)
+          const provider = yield* recorder()
+          const userKey = "sk-the-users-own-openai-key-0123456789"
+          const config = { ...agentConfig(fx, c), model: { spec: "scripted" } }
+          const outcome = yield* withVariables(
+            { OPENAI_BASE_URL: provider.url, OPENAI_API_KEY: userKey },
+            Effect.gen(function* () {
+              const host = yield* AgentHost
+              // The control: a session made here, naming no model, asks the engine's (the echo): the provider hears nothing.
+              const own = (yield* host.createSession({ cwd: fx.ws, client: "security-suite" })).sessionId
+              yield* turnDenyingQuestions(own, "the control's prompt")
+              const heardByControl = provider.seen.length
+
+              const imported = "ses_imported_model"
+              yield* host.importSession(
+                logOf(imported, [{ type: "session.created", payload: { cwd: fx.ws, client: "elsewhere", model: "openai/gpt-4.1" } }])
+              )
+              yield* turnDenyingQuestions(imported, "PROMPT-MARKER: go on with the work")
+              return { heardByControl }
+            })
+          ).pipe(Effect.provide(hostLayer(config)))
+
+          expect(outcome.heardByControl, "control: a session made here does not ask the provider").toBe(0)
+          expect(
+            provider.seen.map((r) => ({ key: r.authorization.includes(userKey), prompt: r.body.includes("PROMPT-MARKER") })),
+            "the imported log must not choose where the session's work (and the user's key) goes"
+          ).toEqual([])
+        })
+      )
   )
 })
