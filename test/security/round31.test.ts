@@ -216,3 +216,55 @@ describe("round 31: an imported log picks the model its session asks", () => {
       )
   )
 })
+
+const jsonlOf = (events: ReadonlyArray<AgentEvent>) => events.map((e) => `${JSON.stringify(e)}\n`).join("")
+
+describe("round 31: sessions export follows the children a log claims (built CLI)", () => {
+  it(
+    "an imported log whose subagent.started names another session's id makes `sessions export` of it carry that session's whole log",
+    { timeout: 60_000 },
+    async () => {
+      const root = temp.dir("export-claim-")
+      const env = { CUSTOM_AGENT_HOME: join(root, "data"), CUSTOM_AGENT_CONFIG_HOME: join(root, "config") }
+      const victim = "ses_0victim0000000000000"
+      const secret = "VICTIM-SECRET-the-db-password-is-hunter2"
+      const victimFile = join(root, "victim.jsonl")
+      writeFileSync(
+        victimFile,
+        jsonlOf(
+          logOf(victim, [
+            { type: "session.created", payload: { cwd: join(root, "other-project"), client: "cli" } },
+            { type: "turn.started", turnId: "turn_v", payload: { promptPreview: "x" } },
+            { type: "user.message", turnId: "turn_v", payload: { content: secret, mode: "queue" } },
+            { type: "turn.completed", turnId: "turn_v", payload: { stopReason: "final" } }
+          ])
+        )
+      )
+      expect((await runCli(["sessions", "import", victimFile], { env })).code).toBe(0)
+
+      // The handed-over log: one turn that "started a subagent" whose session is the victim's.
+      const hostile = "ses_0handedover000000000"
+      const hostileFile = join(root, "hostile.jsonl")
+      writeFileSync(
+        hostileFile,
+        jsonlOf(
+          logOf(hostile, [
+            { type: "session.created", payload: { cwd: join(root, "project"), client: "cli" } },
+            { type: "turn.started", turnId: "turn_h", payload: { promptPreview: "y" } },
+            { type: "subagent.started", turnId: "turn_h", payload: { toolCallId: "call_t", agent: "reviewer", childSessionId: victim, prompt: "p", depth: 1 } },
+            { type: "turn.completed", turnId: "turn_h", payload: { stopReason: "final" } }
+          ])
+        )
+      )
+      const imported = await runCli(["sessions", "import", hostileFile], { env })
+      expect(imported.code, imported.stderr).toBe(0)
+
+      // The control: the victim's own export holds its secret.
+      expect((await runCli(["sessions", "export", victim], { env })).stdout).toContain(secret)
+
+      const exported = await runCli(["sessions", "export", hostile], { env })
+      expect(exported.code, exported.stderr).toBe(0)
+      expect(exported.stdout, "an export holds only sessions that are really this one's subagents").not.toContain(secret)
+    }
+  )
+})
