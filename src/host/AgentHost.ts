@@ -34,6 +34,8 @@ import { DirectPull, type DirectlyPullable } from "../services/direct-pull.js"
 import { EventStore } from "../services/EventStore.js"
 import { Ids } from "../services/Ids.js"
 import { MemoryStore, type MemoryStoreFailure } from "../services/MemoryStore.js"
+import { ModelGateway } from "../services/ModelGateway.js"
+import { PermissionEngine } from "../services/PermissionEngine.js"
 import { type McpError, McpHub } from "../services/McpHub.js"
 import { Fanout } from "./fanout.js"
 import { type ForkInput, forkSession } from "./fork.js"
@@ -179,6 +181,9 @@ export const make = Effect.gen(function* () {
   // Memory review records its decision through the engine, with the store and ids it needs.
   const ids = yield* Ids
   const memory = yield* MemoryStore
+  const permissions = yield* PermissionEngine
+  // An imported session goes on with this host's own model, not the one its file named.
+  const gateway = yield* ModelGateway
   const review = Effect.provide(Context.make(SessionEngine, engine).pipe(Context.add(MemoryStore, memory), Context.add(Ids, ids)))
 
   /**
@@ -277,7 +282,11 @@ export const make = Effect.gen(function* () {
     renameSession,
     archiveSession: (sessionId, archived, by) => recordChange(sessionId, { type: "session.archived", payload: { archived, by } }),
     deleteSession: (sessionId, by) =>
-      deleteSessionTree({ store, memory, working: engine.runningSessions, evict: engine.evict, forget: sessionWatch.forget }, sessionId, by),
+      deleteSessionTree(
+        { store, memory, working: engine.runningSessions, evict: engine.evict, forget: sessionWatch.forget, forgetAnswers: permissions.forgetSession },
+        sessionId,
+        by
+      ),
     getSession: viewOf,
     working: engine.runningSessions,
     resume: engine.resume,
@@ -314,13 +323,12 @@ export const make = Effect.gen(function* () {
         if (plan._tag === "Refused") return yield* new InvalidSessionLog({ message: describeProblem(plan.problem) })
         const sessionId = plan.events[0]?.sessionId ?? ""
         if ((yield* store.head(sessionId))._tag === "Some") return yield* new SessionExists({ sessionId })
+        // A log that once had this id (deleted) may have left answers "for the session" in this process: not this one's.
+        yield* permissions.forgetSession(sessionId)
         // History is not authority: the file's events as they are, then the host's reset of what they could grant.
-        const tailIds = yield* Effect.replicateEffect(ids.make("evt"), 2)
-        let next = 0
-        const tail = importTail(plan.events, {
-          newId: () => tailIds[next++] ?? "",
-          timestamp: new Date(yield* Clock.currentTimeMillis).toISOString()
-        })
+        const drafted = importTail(plan.events, { newId: () => "", timestamp: new Date(yield* Clock.currentTimeMillis).toISOString(), model: gateway.info.id })
+        const tailIds = yield* Effect.replicateEffect(ids.make("evt"), drafted.length)
+        const tail = drafted.map((event, i) => ({ ...event, id: tailIds[i] ?? "" }))
         yield* store.appendAll([...plan.events, ...tail])
         const imported: ImportedSession = {
           sessionId,

@@ -12,6 +12,8 @@ export interface DeleteDeps {
   readonly evict: (sessionId: string) => Effect.Effect<void>
   /** Tells the session list's watchers the session is gone. */
   readonly forget: (sessionId: string) => Effect.Effect<void>
+  /** Drops what a person allowed "for the session" in it: an import under its id later must not inherit it. */
+  readonly forgetAnswers: (sessionId: string) => Effect.Effect<void>
 }
 
 /** The session and its subagent sessions, at any depth, children after their parent. */
@@ -38,8 +40,9 @@ export const sessionTree = (listing: ReadonlyArray<SessionSummary>, sessionId: s
 
 /**
  * Deletes a session with its subagent sessions: their logs and listing lines, their actors in
- * this process, the memory candidates they proposed that wait for review (nobody could settle
- * them on a log that is gone; approved memories stay the person's). Refused while a turn runs
+ * this process, the answers given "for the session" in them, the memory candidates they
+ * proposed that wait for review (nobody could settle them on a log that is gone; approved
+ * memories stay the person's). Refused while a turn runs
  * on any of them, here or in another process sharing the store: their turn leases are taken
  * first and held until the logs are gone, so no turn starts in between. Gives the ids deleted,
  * the session first.
@@ -61,6 +64,7 @@ export const deleteSessionTree = (deps: DeleteDeps, sessionId: string, by: strin
       for (const id of tree) {
         yield* deps.evict(id)
         yield* store.deleteSession(id)
+        yield* deps.forgetAnswers(id)
         yield* deps.forget(id)
       }
       // One settled meanwhile by someone else is settled all the same.
