@@ -72,6 +72,7 @@ export const sessionEntityLayer = (options: { readonly maxIdleTime: Duration.Dur
         EditQueue: ({ payload }) => host.editQueue(sessionId, payload.messageId, payload.action),
         Compact: () => host.compact(sessionId),
         GetSession: () => host.getSession(sessionId),
+        ListCommands: () => host.listCommands({ sessionId }),
         Cancel: () => host.cancel(sessionId),
         SetMode: ({ payload }) => host.setMode(sessionId, payload.mode, payload.by),
         Rename: ({ payload }) => host.renameSession(sessionId, payload.title, payload.by),

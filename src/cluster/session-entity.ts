@@ -10,6 +10,7 @@ import { EngineFailure } from "../rpc/group.js"
 import { McpError } from "../services/McpHub.js"
 import { MemoryStoreFailure } from "../services/MemoryStore.js"
 import { TurnTerms } from "../domain/turn-terms.js"
+import { SlashCommandList } from "../domain/slash-commands.js"
 import { RewindDrift, RewindResult, RewindTarget, RewindUnavailable, RewindWhat } from "../domain/rewind.js"
 
 /**
@@ -80,6 +81,8 @@ export const AgentSession = Entity.make("AgentSession", [
   ),
   Rpc.make("Compact", { payload: CompactPayload, success: Schema.Option(AgentEvent), error: EngineFailure }).annotate(ClusterSchema.Persisted, true),
   Rpc.make("GetSession", { success: SessionView, error: EngineFailure }),
+  /** On the owner: the commands are read from its disk, where the session's workspace is. */
+  Rpc.make("ListCommands", { success: SlashCommandList, error: EngineFailure }),
   Rpc.make("Cancel", { error: EngineFailure }),
   Rpc.make("SetMode", { payload: { mode: PermissionMode, by: Schema.String }, error: EngineFailure }),
   Rpc.make("Rename", { payload: { title: Schema.String, by: Schema.String }, error: EngineFailure }),

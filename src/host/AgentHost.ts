@@ -45,6 +45,9 @@ import { listSessionItems } from "./session-list.js"
 import { deleteSessionTree } from "./session-delete.js"
 import { makeSessionWatch, SessionWatchTiming } from "./session-watch.js"
 import type { TurnTerms } from "../domain/turn-terms.js"
+import type { CommandsTarget, SlashCommandList } from "../domain/slash-commands.js"
+import { SlashCommands } from "../services/SlashCommands.js"
+import { expandPrompt, listCommandsIn } from "./slash-commands.js"
 
 export interface PromptRequest {
   readonly sessionId: string
@@ -106,8 +109,18 @@ export interface AgentHostShape {
    */
   readonly deleteSession: (sessionId: string, by: string) => Effect.Effect<ReadonlyArray<string>, EngineError | MemoryStoreFailure>
   readonly getSession: (sessionId: string) => Effect.Effect<SessionView, EngineError>
-  /** Starts a turn (returning once its user message is durable) or queues the message. */
+  /**
+   * Starts a turn (returning once its user message is durable) or queues the message. Content
+   * that is `/name args` for a command of the session's workspace (`listCommands`) is sent as
+   * the command's body with the arguments put in, and its `user.message` names the command and
+   * its arguments; any other content, a `/` that names no command too, is sent as it is.
+   */
   readonly prompt: (request: PromptRequest) => Effect.Effect<PromptReceipt, EngineError | McpError>
+  /**
+   * The slash commands a prompt can run: those of a session's workspace, or of a folder where
+   * no session is yet (`cwd`), and the user's own; with the command files that cannot be used.
+   */
+  readonly listCommands: (target: CommandsTarget) => Effect.Effect<SlashCommandList, EngineError>
   readonly cancel: (sessionId: string) => Effect.Effect<void, EngineError>
   /** Makes `mode` the session's permission mode, durably; a running turn checks its next tool call under it. */
   readonly setMode: (sessionId: string, mode: PermissionMode, by: string) => Effect.Effect<void, EngineError>
@@ -178,6 +191,8 @@ export const make = Effect.gen(function* () {
   const fanout = yield* Fanout
   const pending = yield* PendingAsks
   const mcp = yield* McpHub
+  // Optional: a host given no commands service runs none, and sends every prompt as it is.
+  const commands = yield* Effect.serviceOption(SlashCommands)
   // Memory review records its decision through the engine, with the store and ids it needs.
   const ids = yield* Ids
   const memory = yield* MemoryStore
@@ -229,10 +244,12 @@ export const make = Effect.gen(function* () {
   const prompt = (request: PromptRequest): Effect.Effect<PromptReceipt, EngineError | McpError> =>
     Effect.gen(function* () {
       const { header } = yield* engine.recover(request.sessionId)
-      const content = yield* withAttachments(mcp, { sessionId: request.sessionId, cwd: header.cwd }, request.content, request.attachments ?? [])
+      const expanded = yield* expandPrompt(commands, header.cwd, request.content)
+      const content = yield* withAttachments(mcp, { sessionId: request.sessionId, cwd: header.cwd }, expanded.content, request.attachments ?? [])
       return yield* engine.prompt({
         sessionId: request.sessionId,
         content,
+        ...(expanded.command === undefined ? {} : { command: expanded.command }),
         ...(request.mode === undefined ? {} : { mode: request.mode }),
         ...(request.permissionMode === undefined ? {} : { permissionMode: request.permissionMode }),
         ...(request.model === undefined ? {} : { model: request.model }),
@@ -292,6 +309,10 @@ export const make = Effect.gen(function* () {
     resume: engine.resume,
     evict: engine.evict,
     prompt,
+    listCommands: (target) =>
+      "cwd" in target
+        ? listCommandsIn(commands, target.cwd)
+        : Effect.flatMap(engine.recover(target.sessionId), (info) => listCommandsIn(commands, info.header.cwd)),
     cancel: (sessionId) => Effect.zipRight(engine.recover(sessionId), engine.cancelTurn(sessionId)),
     setMode: (sessionId, mode, by) => Effect.zipRight(engine.recover(sessionId), Effect.asVoid(engine.setMode(sessionId, mode, by))),
     respondPermission: (sessionId, toolCallId, answer) =>

@@ -40,6 +40,7 @@ export const handlersLayer = (options: HandlerOptions = {}) => AgentRpcs.toLayer
       ArchiveSession: ({ sessionId, archived, by }) => host.archiveSession(sessionId, archived, rpcOrigin(by)),
       DeleteSession: ({ sessionId, by }) => host.deleteSession(sessionId, rpcOrigin(by)),
       GetSession: ({ sessionId }) => host.getSession(sessionId),
+      ListCommands: (target) => host.listCommands(target),
       Prompt: ({ sessionId, content, mode, permissionMode, model, client, attachments, maxSteps, terms, requestId }) =>
         host.prompt({
           sessionId,

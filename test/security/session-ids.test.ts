@@ -103,6 +103,7 @@ const storeSuite = (subject: StoreSubject) => {
         for (const id of hostile) {
           const payloads: ReadonlyArray<readonly [string, unknown]> = [
             ["GetSession", { sessionId: id }],
+            ["ListCommands", { sessionId: id }],
             ["ExportSession", { sessionId: id }],
             ["Subscribe", { sessionId: id }],
             ["Prompt", { sessionId: id, content: "hi" }],
