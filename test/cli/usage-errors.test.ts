@@ -61,7 +61,7 @@ describe("usage errors: exit 2, naming the option and what it accepts, with the 
 
   it("sessions lst lists the sessions command's subcommands and means list", async () => {
     const stderr = await usageError(["sessions", "lst"])
-    expect(stderr).toContain("custom-agent sessions: unknown command lst; did you mean list? (custom-agent sessions has: list, show, rename, archive, export, import, rewind, redo, fork)")
+    expect(stderr).toContain("custom-agent sessions: unknown command lst; did you mean list? (custom-agent sessions has: list, show, rename, archive, delete, export, import, rewind, redo, fork)")
     expect(stderr).not.toContain("serve")
   })
 

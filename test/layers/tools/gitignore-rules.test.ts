@@ -33,7 +33,14 @@ describe("GitignoreRules", () => {
 
   it("agrees with the ignore package on rules and paths made of the common syntax", () => {
     const token = fc.constantFrom("a", "b", ".", "*", "?", "[ab]", "-")
-    const segment = fc.oneof(fc.constant("**"), fc.array(token, { minLength: 1, maxLength: 3 }).map((t) => t.join("")))
+    // Stars run together within a segment (`***`, `a**`) are outside the common syntax: git reads them as single stars, the ignore package does not always.
+    const segment = fc.oneof(
+      fc.constant("**"),
+      fc
+        .array(token, { minLength: 1, maxLength: 3 })
+        .map((t) => t.join(""))
+        .filter((s) => !s.includes("**"))
+    )
     const line = fc
       .tuple(fc.boolean(), fc.boolean(), fc.array(segment, { minLength: 1, maxLength: 3 }), fc.boolean())
       .map(([negate, leadingSlash, segments, trailingSlash]) => `${negate ? "!" : ""}${leadingSlash ? "/" : ""}${segments.join("/")}${trailingSlash ? "/" : ""}`)
