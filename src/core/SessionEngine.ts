@@ -40,12 +40,13 @@ import { childTally } from "./child-tally.js"
 import { childModel as childModelOf } from "./child-model.js"
 import { agentUnavailableCode, standingDelegation } from "./standing-delegation.js"
 import { relayedApprovals } from "./subagent-approvals.js"
-import { type HookContext, recordRuns, runHooks } from "./hook-runs.js"
+import { recordRuns, runHooks } from "./hook-runs.js"
+import { CurrentSession, type CurrentSessionShape, type CurrentTurnShape, withSession, withTurn } from "./current-turn.js"
 import { checkpointRecorder } from "./checkpoint-record.js"
 import { compactHistory } from "./compaction.js"
 import { mailboxPull } from "./mailbox-pull.js"
 import { projectRulesDrafts } from "./project-rules-record.js"
-import { type RedoRequest, redo, rewind, type RewindError, type RewindRequest } from "./rewind.js"
+import { type RedoRequest, redo, rewind, type RewindBasis, type RewindError, type RewindRequest } from "./rewind.js"
 import { addEvent, emptyRewindHistory } from "./rewind-history.js"
 import { changeMode, changeModel, claimTurn, type Draft, loadActor, makeActor, type RunningTurn, type SessionActor } from "./session-actor.js"
 import { type DriveServices, drive, editQueue, queueMessage, startDriving, takeNext, takeSteering, turnMessage } from "./session-inbox.js"
@@ -253,6 +254,22 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
      * turns, a call); once none does for the idle time, it is evicted: its memory goes and its
      * MCP servers stop. The next use loads it again from the log.
      */
+    /** The session as work outside any turn sees it: its events are committed in no turn. */
+    const sessionOf = (actor: SessionActor): CurrentSessionShape => ({
+      sessionId: actor.state.sessionId,
+      state: actor.state,
+      workspaceRoot: actor.state.header?.cwd ?? ".",
+      mode: () => actor.state.mode,
+      emit: actor.commit,
+      emitAll: (drafts) => (drafts.length === 0 ? Effect.succeed([]) : actor.commitAll(drafts))
+    })
+    /** Runs `effect` as work on the actor's session outside any turn (`/compact`, rewind, SessionEnd). */
+    const outsideTurn =
+      (actor: SessionActor) =>
+      <A, E>(effect: Effect.Effect<A, E, CurrentSession | Hooks>): Effect.Effect<A, E> =>
+        effect.pipe(withSession(sessionOf(actor)), Effect.provideService(Hooks, hooks))
+    const recordCheckpoint = checkpointRecorder(checkpoints)
+
     /** Sessions just created, handed to the map's lookup (see createSession). */
     const created = new Map<string, SessionActor>()
     const lookup = (sessionId: string): Effect.Effect<SessionActor, EngineError> =>
@@ -271,15 +288,9 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
     const sessionEnd = (actor: SessionActor): Effect.Effect<void> =>
       Effect.suspend(() => {
         if (!sessionStarted.has(actor)) return Effect.void
-        const hookContext: HookContext = {
-          hooks,
-          sessionId: actor.state.sessionId,
-          workspaceRoot: actor.state.header?.cwd ?? ".",
-          mode: () => actor.state.mode,
-          emit: actor.commit
-        }
-        return runHooks(hookContext, "SessionEnd", { reason: "other" }, "other").pipe(
-          Effect.flatMap((runs) => recordRuns(hookContext, runs, () => ({}))),
+        return runHooks("SessionEnd", { reason: "other" }, "other").pipe(
+          Effect.flatMap((runs) => recordRuns(runs, () => ({}))),
+          outsideTurn(actor),
           Effect.catchAll((error) => Effect.logWarning(`could not record the SessionEnd hooks of ${actor.state.sessionId}`, error))
         )
       })
@@ -480,15 +491,6 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
         yield* emitAll(autoTitle(state, turnId, typed))
         const workspaceRoot = state.header?.cwd ?? "."
         yield* emitAll(yield* projectRulesDrafts(permissions, state, workspaceRoot, turnId))
-        const hookContext: HookContext = {
-          hooks,
-          sessionId: input.sessionId,
-          workspaceRoot,
-          turnId,
-          mode: () => state.mode,
-          emit,
-          ...(Option.isSome(traceContext) ? { traceparent: (toolCallId?: string) => traceContext.value.traceparent(input.sessionId, turnId, toolCallId) } : {})
-        }
         const sessionStart = sessionStarted.has(actor) ? undefined : state.turns.length === 1 ? "startup" : "resume"
         sessionStarted.add(actor)
         const agent = turnDelegation?.agent
@@ -498,6 +500,18 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
           recordInRoot: (draft) => emit({ ...draft, turnId }),
           mode: () => state.mode,
           model: model.right
+        }
+        const currentTurn: CurrentTurnShape = {
+          sessionId: input.sessionId,
+          turnId,
+          turnStart: started.sequence,
+          state,
+          workspaceRoot,
+          mode: () => state.mode,
+          delegation: self,
+          emit,
+          emitAll,
+          ...(Option.isSome(traceContext) ? { traceparent: (toolCallId?: string) => traceContext.value.traceparent(input.sessionId, turnId, toolCallId) } : {})
         }
         // A child a task call runs takes its steps from this turn's allowance too; one prompted on its own is its own root.
         const allowance = turnAllowance(
@@ -521,33 +535,21 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
         const ownTurn = agent === undefined
         const offerChange = (changed: Option.Option<AgentEvent>) => (Option.isSome(changed) ? sink.offer(changed.value) : Effect.void)
         const outcome = yield* runTurnBody({
-          turnId,
           ...(agent === undefined ? {} : { agent: agent.name }),
           prompt: { content: input.content, sequence: message.sequence },
-          hooks: hookContext,
           ...(sessionStart === undefined ? {} : { sessionStart }),
-          state,
           gateway: self.model,
           context: agent === undefined ? context : childContext(context, agent),
           compactionThreshold: options.compactionThreshold,
           mcp,
           allowance,
           ...(input.terms === undefined ? {} : { terms: input.terms }),
-          output: outputCheck({ terms: input.terms, validator: outputValidator, turnId, emit }),
+          output: outputCheck({ terms: input.terms, validator: outputValidator }),
           takeSteering: takeSteering(actor),
           tools: {
-            sessionId: input.sessionId,
-            turnId,
-            workspaceRoot,
-            // Read at each permission check: a mode set while the turn runs (an editor
-            // switching to plan) holds from the next tool call on.
-            get mode() {
-              return self.mode()
-            },
             router: ownTurn
               ? withPlanTool(delegatingRouter(router, taskTool, undefined), () => self.mode() === "plan")
               : delegatingRouter(router, taskTool, agent?.tools === undefined ? undefined : new Set(agent.tools)),
-            permissionSessionId: self.rootSessionId,
             ...(ownTurn ? { plans: { changeMode: (mode: PermissionMode, by: string) => Effect.tap(changeMode(actor, mode, by), offerChange) } } : {}),
             permissions,
             // A session prompted on its own is its own root: its questions are its own clients'.
@@ -556,15 +558,9 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
             files: files.forSession?.(input.sessionId) ?? files,
             memory,
             newId: ids.make,
-            turnStart: started.sequence,
-            emit,
-            checkpoint: checkpointRecorder(checkpoints, { state, workspaceRoot, turnId, emit }),
-            hooks: hookContext,
-            ...(Option.isSome(traceContext) ? { traceparent: (toolCallId: string) => traceContext.value.traceparent(input.sessionId, turnId, toolCallId) } : {})
-          },
-          emit,
-          emitAll
-        }).pipe(untilCancelled(running))
+            checkpoint: recordCheckpoint
+          }
+        }).pipe(withTurn(currentTurn), Effect.provideService(Hooks, hooks), untilCancelled(running))
         yield* emit({ type: "turn.completed", turnId, payload: outcome })
       }).pipe(
         // A model a standing delegation resolved lives for the turn's run.
@@ -745,25 +741,11 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
       )
 
     const compact = (sessionId: string): Effect.Effect<Option.Option<AgentEvent>, EngineError> =>
-      whileIdle(sessionId, (actor) => {
-        const hookContext: HookContext = {
-          hooks,
-          sessionId,
-          workspaceRoot: actor.state.header?.cwd ?? ".",
-          mode: () => actor.state.mode,
-          emit: actor.commit
-        }
-        return compactHistory({ state: actor.state, gateway, emit: actor.commit, hooks: hookContext }, "request")
-      })
+      whileIdle(sessionId, (actor) => compactHistory(gateway, "request").pipe(outsideTurn(actor)))
 
     /** What a rewind or redo works from: the session's log folded while the claim is held, so nothing is added meanwhile. */
-    const rewindContext = (actor: SessionActor) =>
-      Effect.map(Stream.runFold(store.replay(actor.state.sessionId), emptyRewindHistory(), addEvent), (history) => ({
-        checkpoints,
-        workspaceRoot: actor.state.header?.cwd ?? ".",
-        history,
-        commit: (drafts: ReadonlyArray<Draft>) => (drafts.length === 0 ? Effect.succeed([]) : actor.commitAll(drafts))
-      }))
+    const rewindBasis = (actor: SessionActor): Effect.Effect<RewindBasis, EventStoreError> =>
+      Effect.map(Stream.runFold(store.replay(actor.state.sessionId), emptyRewindHistory(), addEvent), (history) => ({ checkpoints, history }))
 
     const resume = (sessionId: string): Effect.Effect<void, EngineError> =>
       withActor(sessionId, (actor) =>
@@ -797,8 +779,8 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
       recover: (sessionId) => withActor(sessionId, (actor) => Effect.zipRight(closeLeftOpen(actor, false), infoOf(actor))),
       compact,
       setMode: (sessionId, mode, by) => withActor(sessionId, (actor) => changeMode(actor, mode, by)),
-      rewind: (sessionId, request) => whileIdle(sessionId, (actor) => Effect.flatMap(rewindContext(actor), (ctx) => rewind(ctx, request))),
-      redo: (sessionId, request) => whileIdle(sessionId, (actor) => Effect.flatMap(rewindContext(actor), (ctx) => redo(ctx, request)))
+      rewind: (sessionId, request) => whileIdle(sessionId, (actor) => Effect.flatMap(rewindBasis(actor), (basis) => rewind(basis, request)).pipe(outsideTurn(actor))),
+      redo: (sessionId, request) => whileIdle(sessionId, (actor) => Effect.flatMap(rewindBasis(actor), (basis) => redo(basis, request)).pipe(outsideTurn(actor)))
     })
   })
 
