@@ -765,22 +765,29 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
         )
       )
 
+    // Each public operation is named (a span, and its place in a failure's trace); none is per step of a turn.
     return SessionEngine.of({
-      createSession,
+      createSession: Effect.fn("Engine.createSession")(createSession),
       runTurn,
-      prompt,
-      editQueue: (sessionId, messageId, action) => withActor(sessionId, (actor) => editQueue(actor, messageId, action)),
-      cancelTurn,
-      getSession: (sessionId) => withActor(sessionId, infoOf),
+      prompt: Effect.fn("Engine.prompt")(prompt),
+      editQueue: Effect.fn("Engine.editQueue")((sessionId: string, messageId: string, action: QueueAction) =>
+        withActor(sessionId, (actor) => editQueue(actor, messageId, action))
+      ),
+      cancelTurn: Effect.fn("Engine.cancelTurn")(cancelTurn),
+      getSession: Effect.fn("Engine.getSession")((sessionId: string) => withActor(sessionId, infoOf)),
       runningSessions,
-      resume,
-      evict: (sessionId) => RcMap.invalidate(actors, sessionId),
-      record: (sessionId, draft) => withActor(sessionId, (actor) => actor.commit(draft)),
-      recover: (sessionId) => withActor(sessionId, (actor) => Effect.zipRight(closeLeftOpen(actor, false), infoOf(actor))),
-      compact,
-      setMode: (sessionId, mode, by) => withActor(sessionId, (actor) => changeMode(actor, mode, by)),
-      rewind: (sessionId, request) => whileIdle(sessionId, (actor) => Effect.flatMap(rewindBasis(actor), (basis) => rewind(basis, request)).pipe(outsideTurn(actor))),
-      redo: (sessionId, request) => whileIdle(sessionId, (actor) => Effect.flatMap(rewindBasis(actor), (basis) => redo(basis, request)).pipe(outsideTurn(actor)))
+      resume: Effect.fn("Engine.resume")(resume),
+      evict: Effect.fn("Engine.evict")((sessionId: string) => RcMap.invalidate(actors, sessionId)),
+      record: Effect.fn("Engine.record")((sessionId: string, draft: Draft) => withActor(sessionId, (actor) => actor.commit(draft))),
+      recover: Effect.fn("Engine.recover")((sessionId: string) => withActor(sessionId, (actor) => Effect.zipRight(closeLeftOpen(actor, false), infoOf(actor)))),
+      compact: Effect.fn("Engine.compact")(compact),
+      setMode: Effect.fn("Engine.setMode")((sessionId: string, mode: PermissionMode, by: string) => withActor(sessionId, (actor) => changeMode(actor, mode, by))),
+      rewind: Effect.fn("Engine.rewind")((sessionId: string, request: RewindRequest) =>
+        whileIdle(sessionId, (actor) => Effect.flatMap(rewindBasis(actor), (basis) => rewind(basis, request)).pipe(outsideTurn(actor)))
+      ),
+      redo: Effect.fn("Engine.redo")((sessionId: string, request: RedoRequest) =>
+        whileIdle(sessionId, (actor) => Effect.flatMap(rewindBasis(actor), (basis) => redo(basis, request)).pipe(outsideTurn(actor)))
+      )
     })
   })
 
