@@ -35,7 +35,16 @@ import { PermissionEngine } from "../services/PermissionEngine.js"
 import { Files, ToolRouter } from "../services/ToolRouter.js"
 import { Hooks } from "../services/Hooks.js"
 import { Agents } from "../services/Agents.js"
-import { childContext, defaultSubagentLimits, type Delegation, delegatingRouter, type RunChild, type SubagentLimits } from "./subagents.js"
+import {
+  childContext,
+  defaultSubagentLimits,
+  type Delegation,
+  delegatingRouter,
+  type RunChild,
+  type SubagentLimits,
+  Subagents,
+  type SubagentsShape
+} from "./subagents.js"
 import { childTally } from "./child-tally.js"
 import { childModel as childModelOf } from "./child-model.js"
 import { agentUnavailableCode, standingDelegation } from "./standing-delegation.js"
@@ -521,46 +530,41 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
         )
         const taskTool = Option.isNone(agents)
           ? undefined
-          : {
-              agents: agents.value,
-              limits: subagentLimits,
-              delegation: self,
-              turn: { spent, allowance },
-              sessionId: input.sessionId,
-              turnId,
-              runChild,
-              record: (draft: Draft) => emit({ ...draft, turnId })
-            }
+          : { agents: agents.value, limits: subagentLimits, asParent: { spent, allowance } }
         // A session's own turn (not a subagent's) may leave plan mode through a plan a person approves.
         const ownTurn = agent === undefined
         const offerChange = (changed: Option.Option<AgentEvent>) => (Option.isSome(changed) ? sink.offer(changed.value) : Effect.void)
-        const outcome = yield* runTurnBody({
-          ...(agent === undefined ? {} : { agent: agent.name }),
-          prompt: { content: input.content, sequence: message.sequence },
-          ...(sessionStart === undefined ? {} : { sessionStart }),
-          gateway: self.model,
-          context: agent === undefined ? context : childContext(context, agent),
-          compactionThreshold: options.compactionThreshold,
-          mcp,
-          allowance,
-          ...(input.terms === undefined ? {} : { terms: input.terms }),
-          output: outputCheck({ terms: input.terms, validator: outputValidator }),
-          takeSteering: takeSteering(actor),
-          tools: {
-            router: ownTurn
-              ? withPlanTool(delegatingRouter(router, taskTool, undefined), () => self.mode() === "plan")
-              : delegatingRouter(router, taskTool, agent?.tools === undefined ? undefined : new Set(agent.tools)),
-            ...(ownTurn ? { plans: { changeMode: (mode: PermissionMode, by: string) => Effect.tap(changeMode(actor, mode, by), offerChange) } } : {}),
-            permissions,
-            // A session prompted on its own is its own root: its questions are its own clients'.
-            approvals: agent === undefined || self.rootSessionId === input.sessionId ? approvals : relayedApprovals(approvals, self, agent.name),
-            // A client that serves files per session (an editor over ACP) gets this session's view.
-            files: files.forSession?.(input.sessionId) ?? files,
-            memory,
-            newId: ids.make,
-            checkpoint: recordCheckpoint
-          }
-        }).pipe(withTurn(currentTurn), Effect.provideService(Hooks, hooks), untilCancelled(running))
+        const outcome = yield* Effect.gen(function* () {
+          // Built in the turn's scope: its `task` tool reads the turn and the engine's Subagents.
+          const turnRouter = ownTurn
+            ? withPlanTool(yield* delegatingRouter(router, taskTool, undefined), () => self.mode() === "plan")
+            : yield* delegatingRouter(router, taskTool, agent?.tools === undefined ? undefined : new Set(agent.tools))
+          return yield* runTurnBody({
+            ...(agent === undefined ? {} : { agent: agent.name }),
+            prompt: { content: input.content, sequence: message.sequence },
+            ...(sessionStart === undefined ? {} : { sessionStart }),
+            gateway: self.model,
+            context: agent === undefined ? context : childContext(context, agent),
+            compactionThreshold: options.compactionThreshold,
+            mcp,
+            allowance,
+            ...(input.terms === undefined ? {} : { terms: input.terms }),
+            output: outputCheck({ terms: input.terms, validator: outputValidator }),
+            takeSteering: takeSteering(actor),
+            tools: {
+              router: turnRouter,
+              ...(ownTurn ? { plans: { changeMode: (mode: PermissionMode, by: string) => Effect.tap(changeMode(actor, mode, by), offerChange) } } : {}),
+              permissions,
+              // A session prompted on its own is its own root: its questions are its own clients'.
+              approvals: agent === undefined || self.rootSessionId === input.sessionId ? approvals : relayedApprovals(approvals, self, agent.name),
+              // A client that serves files per session (an editor over ACP) gets this session's view.
+              files: files.forSession?.(input.sessionId) ?? files,
+              memory,
+              newId: ids.make,
+              checkpoint: recordCheckpoint
+            }
+          })
+        }).pipe(withTurn(currentTurn), Effect.provideService(Hooks, hooks), Effect.provideService(Subagents, subagents), untilCancelled(running))
         yield* emit({ type: "turn.completed", turnId, payload: outcome })
       }).pipe(
         // A model a standing delegation resolved lives for the turn's run.
@@ -616,6 +620,9 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
           }).pipe(Effect.ensuring(Effect.sync(() => created.delete(childId))))
         })
       )
+
+    // What a turn's `task` tool requires: the engine runs the child (provided in every turn's scope).
+    const subagents: SubagentsShape = { run: runChild }
 
     /**
      * Claims the turn here, then the session's lease in the store (a process sharing the store
