@@ -35,17 +35,27 @@ import { PermissionEngine } from "../services/PermissionEngine.js"
 import { Files, ToolRouter } from "../services/ToolRouter.js"
 import { Hooks } from "../services/Hooks.js"
 import { Agents } from "../services/Agents.js"
-import { childContext, defaultSubagentLimits, type Delegation, delegatingRouter, type RunChild, type SubagentLimits } from "./subagents.js"
+import {
+  childContext,
+  defaultSubagentLimits,
+  type Delegation,
+  delegatingRouter,
+  type RunChild,
+  type SubagentLimits,
+  Subagents,
+  type SubagentsShape
+} from "./subagents.js"
 import { childTally } from "./child-tally.js"
 import { childModel as childModelOf } from "./child-model.js"
 import { agentUnavailableCode, standingDelegation } from "./standing-delegation.js"
 import { relayedApprovals } from "./subagent-approvals.js"
-import { type HookContext, recordRuns, runHooks } from "./hook-runs.js"
+import { recordRuns, runHooks } from "./hook-runs.js"
+import { CurrentSession, type CurrentSessionShape, type CurrentTurnShape, withSession, withTurn } from "./current-turn.js"
 import { checkpointRecorder } from "./checkpoint-record.js"
 import { compactHistory } from "./compaction.js"
 import { mailboxPull } from "./mailbox-pull.js"
 import { projectRulesDrafts } from "./project-rules-record.js"
-import { type RedoRequest, redo, rewind, type RewindError, type RewindRequest } from "./rewind.js"
+import { type RedoRequest, redo, rewind, type RewindBasis, type RewindError, type RewindRequest } from "./rewind.js"
 import { addEvent, emptyRewindHistory } from "./rewind-history.js"
 import { changeMode, changeModel, claimTurn, type Draft, loadActor, makeActor, type RunningTurn, type SessionActor } from "./session-actor.js"
 import { type DriveServices, drive, editQueue, queueMessage, startDriving, takeNext, takeSteering, turnMessage } from "./session-inbox.js"
@@ -253,6 +263,22 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
      * turns, a call); once none does for the idle time, it is evicted: its memory goes and its
      * MCP servers stop. The next use loads it again from the log.
      */
+    /** The session as work outside any turn sees it: its events are committed in no turn. */
+    const sessionOf = (actor: SessionActor): CurrentSessionShape => ({
+      sessionId: actor.state.sessionId,
+      state: actor.state,
+      workspaceRoot: actor.state.header?.cwd ?? ".",
+      mode: () => actor.state.mode,
+      emit: actor.commit,
+      emitAll: (drafts) => (drafts.length === 0 ? Effect.succeed([]) : actor.commitAll(drafts))
+    })
+    /** Runs `effect` as work on the actor's session outside any turn (`/compact`, rewind, SessionEnd). */
+    const outsideTurn =
+      (actor: SessionActor) =>
+      <A, E>(effect: Effect.Effect<A, E, CurrentSession | Hooks>): Effect.Effect<A, E> =>
+        effect.pipe(withSession(sessionOf(actor)), Effect.provideService(Hooks, hooks))
+    const recordCheckpoint = checkpointRecorder(checkpoints)
+
     /** Sessions just created, handed to the map's lookup (see createSession). */
     const created = new Map<string, SessionActor>()
     const lookup = (sessionId: string): Effect.Effect<SessionActor, EngineError> =>
@@ -271,15 +297,9 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
     const sessionEnd = (actor: SessionActor): Effect.Effect<void> =>
       Effect.suspend(() => {
         if (!sessionStarted.has(actor)) return Effect.void
-        const hookContext: HookContext = {
-          hooks,
-          sessionId: actor.state.sessionId,
-          workspaceRoot: actor.state.header?.cwd ?? ".",
-          mode: () => actor.state.mode,
-          emit: actor.commit
-        }
-        return runHooks(hookContext, "SessionEnd", { reason: "other" }, "other").pipe(
-          Effect.flatMap((runs) => recordRuns(hookContext, runs, () => ({}))),
+        return runHooks("SessionEnd", { reason: "other" }, "other").pipe(
+          Effect.flatMap((runs) => recordRuns(runs, () => ({}))),
+          outsideTurn(actor),
           Effect.catchAll((error) => Effect.logWarning(`could not record the SessionEnd hooks of ${actor.state.sessionId}`, error))
         )
       })
@@ -480,15 +500,6 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
         yield* emitAll(autoTitle(state, turnId, typed))
         const workspaceRoot = state.header?.cwd ?? "."
         yield* emitAll(yield* projectRulesDrafts(permissions, state, workspaceRoot, turnId))
-        const hookContext: HookContext = {
-          hooks,
-          sessionId: input.sessionId,
-          workspaceRoot,
-          turnId,
-          mode: () => state.mode,
-          emit,
-          ...(Option.isSome(traceContext) ? { traceparent: (toolCallId?: string) => traceContext.value.traceparent(input.sessionId, turnId, toolCallId) } : {})
-        }
         const sessionStart = sessionStarted.has(actor) ? undefined : state.turns.length === 1 ? "startup" : "resume"
         sessionStarted.add(actor)
         const agent = turnDelegation?.agent
@@ -499,6 +510,18 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
           mode: () => state.mode,
           model: model.right
         }
+        const currentTurn: CurrentTurnShape = {
+          sessionId: input.sessionId,
+          turnId,
+          turnStart: started.sequence,
+          state,
+          workspaceRoot,
+          mode: () => state.mode,
+          delegation: self,
+          emit,
+          emitAll,
+          ...(Option.isSome(traceContext) ? { traceparent: (toolCallId?: string) => traceContext.value.traceparent(input.sessionId, turnId, toolCallId) } : {})
+        }
         // A child a task call runs takes its steps from this turn's allowance too; one prompted on its own is its own root.
         const allowance = turnAllowance(
           input.maxSteps ?? agent?.maxSteps ?? options.maxSteps,
@@ -507,64 +530,41 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
         )
         const taskTool = Option.isNone(agents)
           ? undefined
-          : {
-              agents: agents.value,
-              limits: subagentLimits,
-              delegation: self,
-              turn: { spent, allowance },
-              sessionId: input.sessionId,
-              turnId,
-              runChild,
-              record: (draft: Draft) => emit({ ...draft, turnId })
-            }
+          : { agents: agents.value, limits: subagentLimits, asParent: { spent, allowance } }
         // A session's own turn (not a subagent's) may leave plan mode through a plan a person approves.
         const ownTurn = agent === undefined
         const offerChange = (changed: Option.Option<AgentEvent>) => (Option.isSome(changed) ? sink.offer(changed.value) : Effect.void)
-        const outcome = yield* runTurnBody({
-          turnId,
-          ...(agent === undefined ? {} : { agent: agent.name }),
-          prompt: { content: input.content, sequence: message.sequence },
-          hooks: hookContext,
-          ...(sessionStart === undefined ? {} : { sessionStart }),
-          state,
-          gateway: self.model,
-          context: agent === undefined ? context : childContext(context, agent),
-          compactionThreshold: options.compactionThreshold,
-          mcp,
-          allowance,
-          ...(input.terms === undefined ? {} : { terms: input.terms }),
-          output: outputCheck({ terms: input.terms, validator: outputValidator, turnId, emit }),
-          takeSteering: takeSteering(actor),
-          tools: {
-            sessionId: input.sessionId,
-            turnId,
-            workspaceRoot,
-            // Read at each permission check: a mode set while the turn runs (an editor
-            // switching to plan) holds from the next tool call on.
-            get mode() {
-              return self.mode()
-            },
-            router: ownTurn
-              ? withPlanTool(delegatingRouter(router, taskTool, undefined), () => self.mode() === "plan")
-              : delegatingRouter(router, taskTool, agent?.tools === undefined ? undefined : new Set(agent.tools)),
-            permissionSessionId: self.rootSessionId,
-            ...(ownTurn ? { plans: { changeMode: (mode: PermissionMode, by: string) => Effect.tap(changeMode(actor, mode, by), offerChange) } } : {}),
-            permissions,
-            // A session prompted on its own is its own root: its questions are its own clients'.
-            approvals: agent === undefined || self.rootSessionId === input.sessionId ? approvals : relayedApprovals(approvals, self, agent.name),
-            // A client that serves files per session (an editor over ACP) gets this session's view.
-            files: files.forSession?.(input.sessionId) ?? files,
-            memory,
-            newId: ids.make,
-            turnStart: started.sequence,
-            emit,
-            checkpoint: checkpointRecorder(checkpoints, { state, workspaceRoot, turnId, emit }),
-            hooks: hookContext,
-            ...(Option.isSome(traceContext) ? { traceparent: (toolCallId: string) => traceContext.value.traceparent(input.sessionId, turnId, toolCallId) } : {})
-          },
-          emit,
-          emitAll
-        }).pipe(untilCancelled(running))
+        const outcome = yield* Effect.gen(function* () {
+          // Built in the turn's scope: its `task` tool reads the turn and the engine's Subagents.
+          const turnRouter = ownTurn
+            ? withPlanTool(yield* delegatingRouter(router, taskTool, undefined), () => self.mode() === "plan")
+            : yield* delegatingRouter(router, taskTool, agent?.tools === undefined ? undefined : new Set(agent.tools))
+          return yield* runTurnBody({
+            ...(agent === undefined ? {} : { agent: agent.name }),
+            prompt: { content: input.content, sequence: message.sequence },
+            ...(sessionStart === undefined ? {} : { sessionStart }),
+            gateway: self.model,
+            context: agent === undefined ? context : childContext(context, agent),
+            compactionThreshold: options.compactionThreshold,
+            mcp,
+            allowance,
+            ...(input.terms === undefined ? {} : { terms: input.terms }),
+            output: outputCheck({ terms: input.terms, validator: outputValidator }),
+            takeSteering: takeSteering(actor),
+            tools: {
+              router: turnRouter,
+              ...(ownTurn ? { plans: { changeMode: (mode: PermissionMode, by: string) => Effect.tap(changeMode(actor, mode, by), offerChange) } } : {}),
+              permissions,
+              // A session prompted on its own is its own root: its questions are its own clients'.
+              approvals: agent === undefined || self.rootSessionId === input.sessionId ? approvals : relayedApprovals(approvals, self, agent.name),
+              // A client that serves files per session (an editor over ACP) gets this session's view.
+              files: files.forSession?.(input.sessionId) ?? files,
+              memory,
+              newId: ids.make,
+              checkpoint: recordCheckpoint
+            }
+          })
+        }).pipe(withTurn(currentTurn), Effect.provideService(Hooks, hooks), Effect.provideService(Subagents, subagents), untilCancelled(running))
         yield* emit({ type: "turn.completed", turnId, payload: outcome })
       }).pipe(
         // A model a standing delegation resolved lives for the turn's run.
@@ -620,6 +620,9 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
           }).pipe(Effect.ensuring(Effect.sync(() => created.delete(childId))))
         })
       )
+
+    // What a turn's `task` tool requires: the engine runs the child (provided in every turn's scope).
+    const subagents: SubagentsShape = { run: runChild }
 
     /**
      * Claims the turn here, then the session's lease in the store (a process sharing the store
@@ -745,25 +748,11 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
       )
 
     const compact = (sessionId: string): Effect.Effect<Option.Option<AgentEvent>, EngineError> =>
-      whileIdle(sessionId, (actor) => {
-        const hookContext: HookContext = {
-          hooks,
-          sessionId,
-          workspaceRoot: actor.state.header?.cwd ?? ".",
-          mode: () => actor.state.mode,
-          emit: actor.commit
-        }
-        return compactHistory({ state: actor.state, gateway, emit: actor.commit, hooks: hookContext }, "request")
-      })
+      whileIdle(sessionId, (actor) => compactHistory(gateway, "request").pipe(outsideTurn(actor)))
 
     /** What a rewind or redo works from: the session's log folded while the claim is held, so nothing is added meanwhile. */
-    const rewindContext = (actor: SessionActor) =>
-      Effect.map(Stream.runFold(store.replay(actor.state.sessionId), emptyRewindHistory(), addEvent), (history) => ({
-        checkpoints,
-        workspaceRoot: actor.state.header?.cwd ?? ".",
-        history,
-        commit: (drafts: ReadonlyArray<Draft>) => (drafts.length === 0 ? Effect.succeed([]) : actor.commitAll(drafts))
-      }))
+    const rewindBasis = (actor: SessionActor): Effect.Effect<RewindBasis, EventStoreError> =>
+      Effect.map(Stream.runFold(store.replay(actor.state.sessionId), emptyRewindHistory(), addEvent), (history) => ({ checkpoints, history }))
 
     const resume = (sessionId: string): Effect.Effect<void, EngineError> =>
       withActor(sessionId, (actor) =>
@@ -783,22 +772,29 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
         )
       )
 
+    // Each public operation is named (a span, and its place in a failure's trace); none is per step of a turn.
     return SessionEngine.of({
-      createSession,
+      createSession: Effect.fn("Engine.createSession")(createSession),
       runTurn,
-      prompt,
-      editQueue: (sessionId, messageId, action) => withActor(sessionId, (actor) => editQueue(actor, messageId, action)),
-      cancelTurn,
-      getSession: (sessionId) => withActor(sessionId, infoOf),
+      prompt: Effect.fn("Engine.prompt")(prompt),
+      editQueue: Effect.fn("Engine.editQueue")((sessionId: string, messageId: string, action: QueueAction) =>
+        withActor(sessionId, (actor) => editQueue(actor, messageId, action))
+      ),
+      cancelTurn: Effect.fn("Engine.cancelTurn")(cancelTurn),
+      getSession: Effect.fn("Engine.getSession")((sessionId: string) => withActor(sessionId, infoOf)),
       runningSessions,
-      resume,
-      evict: (sessionId) => RcMap.invalidate(actors, sessionId),
-      record: (sessionId, draft) => withActor(sessionId, (actor) => actor.commit(draft)),
-      recover: (sessionId) => withActor(sessionId, (actor) => Effect.zipRight(closeLeftOpen(actor, false), infoOf(actor))),
-      compact,
-      setMode: (sessionId, mode, by) => withActor(sessionId, (actor) => changeMode(actor, mode, by)),
-      rewind: (sessionId, request) => whileIdle(sessionId, (actor) => Effect.flatMap(rewindContext(actor), (ctx) => rewind(ctx, request))),
-      redo: (sessionId, request) => whileIdle(sessionId, (actor) => Effect.flatMap(rewindContext(actor), (ctx) => redo(ctx, request)))
+      resume: Effect.fn("Engine.resume")(resume),
+      evict: Effect.fn("Engine.evict")((sessionId: string) => RcMap.invalidate(actors, sessionId)),
+      record: Effect.fn("Engine.record")((sessionId: string, draft: Draft) => withActor(sessionId, (actor) => actor.commit(draft))),
+      recover: Effect.fn("Engine.recover")((sessionId: string) => withActor(sessionId, (actor) => Effect.zipRight(closeLeftOpen(actor, false), infoOf(actor)))),
+      compact: Effect.fn("Engine.compact")(compact),
+      setMode: Effect.fn("Engine.setMode")((sessionId: string, mode: PermissionMode, by: string) => withActor(sessionId, (actor) => changeMode(actor, mode, by))),
+      rewind: Effect.fn("Engine.rewind")((sessionId: string, request: RewindRequest) =>
+        whileIdle(sessionId, (actor) => Effect.flatMap(rewindBasis(actor), (basis) => rewind(basis, request)).pipe(outsideTurn(actor)))
+      ),
+      redo: Effect.fn("Engine.redo")((sessionId: string, request: RedoRequest) =>
+        whileIdle(sessionId, (actor) => Effect.flatMap(rewindBasis(actor), (basis) => redo(basis, request)).pipe(outsideTurn(actor)))
+      )
     })
   })
 

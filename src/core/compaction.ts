@@ -9,19 +9,15 @@ import { summarySectionHeadings } from "../domain/summary-sections.js"
 import { CHARS_PER_TOKEN, estimatePromptTokens, MESSAGE_OVERHEAD, PART_OVERHEAD, textTokens } from "../domain/tokens.js"
 import type { ModelGatewayShape } from "../services/ModelGateway.js"
 import { historyTokens } from "./context.js"
-import { type HookContext, recordRuns, runHooks } from "./hook-runs.js"
-import type { Draft } from "./session-actor.js"
-import type { SessionState } from "./session-state.js"
+import { recordRuns, runHooks } from "./hook-runs.js"
+import { CurrentSession, type CurrentSessionShape, CurrentTurn } from "./current-turn.js"
+import type { Hooks } from "../services/Hooks.js"
 import { parseSections, summaryText } from "./summary.js"
 
-export interface CompactionContext {
-  readonly state: SessionState
+/** What a compaction asks its summaries of, and of which session (the current work's). */
+interface Compaction {
+  readonly session: CurrentSessionShape
   readonly gateway: ModelGatewayShape
-  readonly emit: (draft: Draft) => Effect.Effect<AgentEvent, EventStoreError>
-  /** Turn that is running (its own messages are never compacted), if any. */
-  readonly currentTurnId?: string
-  /** PreCompact hooks run (and are recorded) through this before a summary is asked for. */
-  readonly hooks?: HookContext
 }
 
 const summaryInstructions =
@@ -89,11 +85,11 @@ interface Summarizer {
   readonly spend: () => Spend
 }
 
-const summarizer = (ctx: CompactionContext): Summarizer => {
+const summarizer = (ctx: Compaction): Summarizer => {
   let count = 0
   let spend = noSpend
   const send = (previous: string, piece: ReadonlyArray<string>): Effect.Effect<string, ModelError> =>
-    ctx.gateway.stream(summaryRequest(ctx.state.sessionId, previous, piece)).pipe(
+    ctx.gateway.stream(summaryRequest(ctx.session.sessionId, previous, piece)).pipe(
       Stream.runFold("", (text, event) => {
         if (event._tag === "Completed") spend = sumSpend(spend, requestSpend(event.usage, event.costUsd))
         return event._tag === "TextDelta" ? text + event.text : text
@@ -136,14 +132,14 @@ const halves = (piece: ReadonlyArray<string>): readonly [ReadonlyArray<string>, 
  * the lines' own never falls short of the whole request's).
  */
 const summarizeInPieces = (
-  ctx: CompactionContext,
+  ctx: Compaction,
   start: string,
   lines: ReadonlyArray<string>,
   limit: number,
   ask: Summarizer["ask"]
 ): Effect.Effect<string, ModelError> =>
   Effect.gen(function* () {
-    const sessionId = ctx.state.sessionId
+    const sessionId = ctx.session.sessionId
     const queue = [...lines]
     let previous = start
     let at = 0
@@ -187,29 +183,31 @@ const summarizeInPieces = (
  * request then goes out as it is, and the adapter's preflight stops it if it cannot fit).
  */
 export const compactHistory = (
-  ctx: CompactionContext,
+  gateway: ModelGatewayShape,
   trigger: "budget" | "request",
   inTurn?: { readonly through: number }
-): Effect.Effect<Option.Option<AgentEvent>, EventStoreError> =>
+): Effect.Effect<Option.Option<AgentEvent>, EventStoreError, CurrentSession | Hooks> =>
   Effect.gen(function* () {
-    const conversation = ctx.state.conversation
+    const session = yield* CurrentSession
+    // The running turn, if any: its own messages are never compacted (but for `inTurn`'s steps).
+    const currentTurnId = Option.getOrUndefined(Option.map(yield* Effect.serviceOption(CurrentTurn), (turn) => turn.turnId))
+    const ctx: Compaction = { session, gateway }
+    const conversation = session.state.conversation
     const compactedThrough = conversation.compactedThrough()
     // A rewound turn is not in the conversation: nothing of it to summarize.
-    const done = ctx.state.turns.filter(
+    const done = session.state.turns.filter(
       (turn) =>
-        (turn.end !== undefined || (inTurn !== undefined && turn.turnId === ctx.currentTurnId)) &&
-        (turn.turnId !== ctx.currentTurnId || inTurn !== undefined) &&
+        (turn.end !== undefined || (inTurn !== undefined && turn.turnId === currentTurnId)) &&
+        (turn.turnId !== currentTurnId || inTurn !== undefined) &&
         (turn.end ?? Number.MAX_SAFE_INTEGER) > compactedThrough &&
         conversation.holds(turn.start)
     )
     const boundary = inTurn?.through ?? done.reduce((max, turn) => Math.max(max, turn.end ?? 0), 0)
     if (done.length === 0 || boundary <= compactedThrough) return Option.none()
-    if (ctx.hooks !== undefined) {
-      // Claude Code's names: `auto` when the budget asked for it, `manual` for /compact. They can save state; they cannot stop it.
-      const hookTrigger = trigger === "budget" ? "auto" : "manual"
-      const runs = yield* runHooks(ctx.hooks, "PreCompact", { trigger: hookTrigger, custom_instructions: "" }, hookTrigger)
-      yield* recordRuns(ctx.hooks, runs, () => ({}))
-    }
+    // Claude Code's names: `auto` when the budget asked for it, `manual` for /compact. They can save state; they cannot stop it.
+    const hookTrigger = trigger === "budget" ? "auto" : "manual"
+    const runs = yield* runHooks("PreCompact", { trigger: hookTrigger, custom_instructions: "" }, hookTrigger)
+    yield* recordRuns(runs, () => ({}))
     const tokensBefore = historyTokens(conversation.through(boundary))
     const summarize = summarizer(ctx)
     const previous = conversation.summary()?.summary ?? ""
@@ -217,7 +215,7 @@ export const compactHistory = (
     const summary = yield* summarizeInPieces(ctx, previous, lines, compactionLimit(ctx.gateway.info), summarize.ask).pipe(Effect.either)
     if (summary._tag === "Left" || summary.right.trim() === "") {
       const reason = summary._tag === "Left" ? summary.left.message : "the model returned an empty summary"
-      yield* Effect.logWarning(`compaction of ${ctx.state.sessionId} skipped: ${reason}`)
+      yield* Effect.logWarning(`compaction of ${session.sessionId} skipped: ${reason}`)
       return Option.none()
     }
     const text = summary.right.trim()
@@ -234,7 +232,7 @@ export const compactHistory = (
       turns: done.map((turn) => turn.turnId),
       trigger
     }
-    const event = yield* ctx.emit({
+    const event = yield* session.emit({
       type: "context.compacted",
       payload: { ...payload, tokensAfter: textTokens(summaryText(payload)) + MESSAGE_OVERHEAD + PART_OVERHEAD }
     })

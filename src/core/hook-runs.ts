@@ -1,23 +1,11 @@
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import type { EventStoreError } from "../domain/errors.js"
-import type { AgentEvent } from "../domain/events.js"
 import type { HookEventName } from "../domain/hooks.js"
-import type { PermissionMode } from "../domain/permissions.js"
-import type { HookRun, HooksShape } from "../services/Hooks.js"
+import { type HookRun, Hooks } from "../services/Hooks.js"
+import { CurrentSession, CurrentTurn } from "./current-turn.js"
 import type { Draft } from "./session-actor.js"
-
-/** What the engine needs to run a session's hooks and record their runs. */
-export interface HookContext {
-  readonly hooks: HooksShape
-  readonly sessionId: string
-  readonly workspaceRoot: string
-  readonly turnId?: string
-  /** The session's mode now, Claude Code's `permission_mode`. */
-  readonly mode: () => PermissionMode
-  readonly emit: (draft: Draft) => Effect.Effect<AgentEvent, EventStoreError>
-  /** The `traceparent` of a call's span (or the turn's, without a call), when tracing is on: hooks get it as TRACEPARENT. */
-  readonly traceparent?: (toolCallId?: string) => string | undefined
-}
 
 /** What a run means for the session, besides its facts: the model's text, a decision not followed. */
 export interface RunNote {
@@ -27,9 +15,10 @@ export interface RunNote {
   readonly promptSequence?: number
 }
 
-export const hookRanDraft = (ctx: HookContext, run: HookRun, note: RunNote & { readonly toolCallId?: string }): Draft => ({
+/** A run's `hook.ran`, in the running turn if there is one (SessionEnd and `/compact` run outside any). */
+export const hookRanDraft = (turnId: string | undefined, run: HookRun, note: RunNote & { readonly toolCallId?: string }): Draft => ({
   type: "hook.ran",
-  ...(ctx.turnId === undefined ? {} : { turnId: ctx.turnId }),
+  ...(turnId === undefined ? {} : { turnId }),
   payload: {
     event: run.event,
     ...(run.matcher === undefined ? {} : { matcher: run.matcher }),
@@ -50,34 +39,42 @@ export const hookRanDraft = (ctx: HookContext, run: HookRun, note: RunNote & { r
 
 /** Runs the event's hooks; nothing is recorded yet (the caller knows what each run means). */
 export const runHooks = (
-  ctx: HookContext,
   event: HookEventName,
   fields: Readonly<Record<string, unknown>>,
   target?: string,
   toolCallId?: string
-): Effect.Effect<ReadonlyArray<HookRun>> =>
-  Effect.suspend(() => {
-    const traceparent = ctx.traceparent?.(toolCallId)
-    return ctx.hooks.run({
+): Effect.Effect<ReadonlyArray<HookRun>, never, Hooks | CurrentSession> =>
+  Effect.contextWithEffect((context: Context.Context<Hooks | CurrentSession>) => {
+    const session = Context.get(context, CurrentSession)
+    const turn = Context.getOption(context, CurrentTurn)
+    const traceparent = Option.isSome(turn) ? turn.value.traceparent?.(toolCallId) : undefined
+    return Context.get(context, Hooks).run({
       event,
-      sessionId: ctx.sessionId,
-      workspaceRoot: ctx.workspaceRoot,
+      sessionId: session.sessionId,
+      workspaceRoot: session.workspaceRoot,
       ...(target === undefined ? {} : { target }),
       ...(traceparent === undefined ? {} : { traceparent }),
-      fields: { permission_mode: ctx.mode(), ...fields }
+      fields: { permission_mode: session.mode(), ...fields }
     })
   })
 
 /** Records each run, in order, with what `noteOf` says it means. */
 export const recordRuns = (
-  ctx: HookContext,
   runs: ReadonlyArray<HookRun>,
   noteOf: (run: HookRun) => RunNote,
   toolCallId?: string
-): Effect.Effect<void, EventStoreError> =>
-  Effect.forEach(runs, (run) => ctx.emit(hookRanDraft(ctx, run, { ...noteOf(run), ...(toolCallId === undefined ? {} : { toolCallId }) })), {
-    discard: true
-  })
+): Effect.Effect<void, EventStoreError, CurrentSession> =>
+  // No runs (no hooks configured, the usual case) cost nothing.
+  runs.length === 0
+    ? Effect.void
+    : Effect.contextWithEffect((context: Context.Context<CurrentSession>) => {
+        const session = Context.get(context, CurrentSession)
+        const turn = Context.getOption(context, CurrentTurn)
+        const turnId = Option.isSome(turn) ? turn.value.turnId : undefined
+        return Effect.forEach(runs, (run) => session.emit(hookRanDraft(turnId, run, { ...noteOf(run), ...(toolCallId === undefined ? {} : { toolCallId }) })), {
+          discard: true
+        })
+      })
 
 /** The text a model gets from a hook: which hook said it, then what it said. */
 export const hookText = (run: HookRun, text: string): string => `[${run.event} hook \`${run.command}\`]\n${text}`
@@ -92,4 +89,4 @@ export const contextNote = (run: HookRun): RunNote => {
 }
 
 /** Runs whose added context goes to the model (SessionStart, PostToolUse), recorded. */
-export const recordWithContext = (ctx: HookContext, runs: ReadonlyArray<HookRun>, toolCallId?: string) => recordRuns(ctx, runs, contextNote, toolCallId)
+export const recordWithContext = (runs: ReadonlyArray<HookRun>, toolCallId?: string) => recordRuns(runs, contextNote, toolCallId)

@@ -2,10 +2,9 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import type { EventStoreError } from "../domain/errors.js"
-import type { AgentEvent } from "../domain/events.js"
 import { defaultOutputRetries, type TurnTerms } from "../domain/turn-terms.js"
 import type { OutputValidatorShape } from "../services/OutputValidator.js"
-import type { Draft } from "./session-actor.js"
+import { CurrentTurn } from "./current-turn.js"
 import type { TurnOutcome } from "./turn.js"
 
 /** The `errorCode` of a turn whose answers never validated against its output schema. */
@@ -52,7 +51,7 @@ export const retryProblems = (content: string): ReadonlyArray<string> | undefine
 
 /** How a final answer is judged; `None` from `onFinal` means the model was asked again and the turn goes on. */
 export interface OutputCheck {
-  readonly onFinal: (answer: string) => Effect.Effect<Option.Option<TurnOutcome>, EventStoreError>
+  readonly onFinal: (answer: string) => Effect.Effect<Option.Option<TurnOutcome>, EventStoreError, CurrentTurn>
 }
 
 const acceptAll: OutputCheck = { onFinal: () => Effect.succeed(Option.some({ stopReason: "final" })) }
@@ -62,12 +61,7 @@ const acceptAll: OutputCheck = { onFinal: () => Effect.succeed(Option.some({ sto
  * `output.structured`; one that does not is answered with a `user.message` naming the
  * problems, up to `outputRetries` times; after that the turn fails with `output_invalid`.
  */
-export const outputCheck = (options: {
-  readonly terms: TurnTerms | undefined
-  readonly validator: Option.Option<OutputValidatorShape>
-  readonly turnId: string
-  readonly emit: (draft: Draft) => Effect.Effect<AgentEvent, EventStoreError>
-}): OutputCheck => {
+export const outputCheck = (options: { readonly terms: TurnTerms | undefined; readonly validator: Option.Option<OutputValidatorShape> }): OutputCheck => {
   const schema = options.terms?.outputSchema
   if (schema === undefined) return acceptAll
   const retries = options.terms?.outputRetries ?? defaultOutputRetries
@@ -76,6 +70,7 @@ export const outputCheck = (options: {
   return {
     onFinal: (answer) =>
       Effect.gen(function* () {
+        const turn = yield* CurrentTurn
         if (Option.isNone(options.validator)) return yield* fail("this agent has no JSON Schema validator, so the output schema cannot be checked")
         attempts++
         const parsed = parseAnswer(answer)
@@ -84,12 +79,12 @@ export const outputCheck = (options: {
         if (Either.isLeft(checked)) return yield* fail(checked.left.message)
         const problems = checked.right
         if (problems.length === 0 && "value" in parsed) {
-          yield* options.emit({ type: "output.structured", turnId: options.turnId, payload: { value: parsed.value, attempts } })
+          yield* turn.emit({ type: "output.structured", turnId: turn.turnId, payload: { value: parsed.value, attempts } })
           return Option.some<TurnOutcome>({ stopReason: "final" })
         }
         const listed = problems.map((problem) => `- ${problem}`).join("\n")
         if (attempts > retries) return yield* fail(`no answer validated against the output schema after ${attempts} attempt(s); the last one:\n${listed}`)
-        yield* options.emit({ type: "user.message", turnId: options.turnId, payload: { content: retryMessage(problems), mode: "steer" } })
+        yield* turn.emit({ type: "user.message", turnId: turn.turnId, payload: { content: retryMessage(problems), mode: "steer" } })
         return Option.none()
       })
   }

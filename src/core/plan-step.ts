@@ -7,7 +7,8 @@ import type { PermissionMode } from "../domain/permissions.js"
 import { PLAN_TOOL, PlanInput } from "../domain/plan.js"
 import type { ToolCall } from "../domain/tools.js"
 import { notInPlanMode, type PlanOutcome, planOutcome, planResultText } from "./plan-outcome.js"
-import type { ToolStepContext } from "./tools-step.js"
+import type { ApprovalsShape } from "../services/Approvals.js"
+import { CurrentTurn } from "./current-turn.js"
 
 /** What settling a plan needs beyond a step's tools: the session's mode, to change it on approval. */
 export interface PlanContext {
@@ -48,21 +49,22 @@ const resolvedPayload = (toolCallId: string, outcome: PlanOutcome) => {
  * the question (every client can answer it; a policy's answer never approves), `plan.resolved`,
  * then on approval `session.mode_changed` by the answering client, and the call's result.
  */
-export const settlePlan: (ctx: ToolStepContext, plans: PlanContext, call: ToolCall) => Effect.Effect<void, EventStoreError> = Effect.fn("settlePlan")(
-  function* (ctx: ToolStepContext, plans: PlanContext, call: ToolCall) {
+export const settlePlan: (approvals: ApprovalsShape, plans: PlanContext, call: ToolCall) => Effect.Effect<void, EventStoreError, CurrentTurn> = Effect.fn("settlePlan")(
+  function* (approvals: ApprovalsShape, plans: PlanContext, call: ToolCall) {
+    const turn = yield* CurrentTurn
     const { toolCallId } = call
     const result = (output: string, isError: boolean) =>
-      ctx.emit({ type: "tool.completed", turnId: ctx.turnId, payload: { toolCallId, output, isError, durationMs: 0 } })
-    const mode = ctx.mode
+      turn.emit({ type: "tool.completed", turnId: turn.turnId, payload: { toolCallId, output, isError, durationMs: 0 } })
+    const mode = turn.delegation.mode()
     if (mode !== "plan") return yield* result(notInPlanMode(mode), true)
     const input = decodeInput(call.input)
     if (Either.isLeft(input)) return yield* result(`Invalid input for ${PLAN_TOOL}: ${describeProblems(input.left)}`, true)
     const { plan } = input.right
-    yield* ctx.emit({ type: "plan.proposed", turnId: ctx.turnId, payload: { toolCallId, plan } })
-    const answer = yield* ctx.approvals
+    yield* turn.emit({ type: "plan.proposed", turnId: turn.turnId, payload: { toolCallId, plan } })
+    const answer = yield* approvals
       .ask({
-        sessionId: ctx.sessionId,
-        turnId: ctx.turnId,
+        sessionId: turn.sessionId,
+        turnId: turn.turnId,
         toolCallId,
         tool: PLAN_TOOL,
         // Approving lets the agent change things: a client that does not know plans shows it as a write.
@@ -77,17 +79,17 @@ export const settlePlan: (ctx: ToolStepContext, plans: PlanContext, call: ToolCa
       .pipe(
         // A cancel while waiting withdraws the question, on the record; the session stays in plan mode.
         Effect.onInterrupt(() =>
-          ctx
+          turn
             .emit({
               type: "plan.resolved",
-              turnId: ctx.turnId,
+              turnId: turn.turnId,
               payload: { toolCallId, decision: "cancelled", by: "user", reason: "the turn was cancelled while waiting" }
             })
             .pipe(Effect.catchAll((error) => Effect.logWarning("could not record the withdrawn plan question", error)))
         )
       )
     const outcome = planOutcome(answer)
-    yield* ctx.emit({ type: "plan.resolved", turnId: ctx.turnId, payload: resolvedPayload(toolCallId, outcome) })
+    yield* turn.emit({ type: "plan.resolved", turnId: turn.turnId, payload: resolvedPayload(toolCallId, outcome) })
     // Recorded as the answering client's change, like any change of mode a person makes there.
     if (outcome.decision === "approved") yield* plans.changeMode(outcome.mode, outcome.client ?? "user")
     yield* result(planResultText(outcome), outcome.decision !== "approved")

@@ -6,6 +6,7 @@ import { RewindDrift, type RewindResult, type RewindTarget, RewindUnavailable, t
 import type { CheckpointsShape } from "../services/Checkpoints.js"
 import { type CheckpointRef, currentFiles, type FileState, filesAt, type Overlay, type RewindHistory } from "./rewind-history.js"
 import type { Draft } from "./session-actor.js"
+import { CurrentSession } from "./current-turn.js"
 
 export interface RewindRequest {
   readonly to: RewindTarget
@@ -26,13 +27,20 @@ export interface RedoRequest {
 
 export type RewindError = RewindDrift | RewindUnavailable | EventStoreError
 
-export interface RewindContext {
+/** What a rewind or redo works from besides the session (`CurrentSession`): its log folded, and the checkpoint store if any. */
+export interface RewindBasis {
   readonly checkpoints: Option.Option<CheckpointsShape>
-  readonly workspaceRoot: string
   readonly history: RewindHistory
-  /** Commits the drafts as one append (one action: see `rewind-history.ts`). */
+}
+
+/** The basis and the session's side: its workspace, and its commits of drafts as one append (one action: see `rewind-history.ts`). */
+interface RewindContext extends RewindBasis {
+  readonly workspaceRoot: string
   readonly commit: (drafts: ReadonlyArray<Draft>) => Effect.Effect<ReadonlyArray<AgentEvent>, EventStoreError>
 }
+
+const contextOf = (basis: RewindBasis): Effect.Effect<RewindContext, never, CurrentSession> =>
+  Effect.map(CurrentSession, (session) => ({ ...basis, workspaceRoot: session.workspaceRoot, commit: session.emitAll }))
 
 const unavailable = (message: string) => Effect.fail(new RewindUnavailable({ message }))
 
@@ -150,8 +158,9 @@ const partsOf = (request: RewindRequest): Effect.Effect<{ readonly files: boolea
  * before a turn or to a sequence, recorded as `checkpoint.restored` and `conversation.rewound`.
  * With `both`, a session that never recorded a checkpoint has only its conversation rewound.
  */
-export const rewind = (ctx: RewindContext, request: RewindRequest): Effect.Effect<RewindResult, RewindError> =>
+export const rewind = (basis: RewindBasis, request: RewindRequest): Effect.Effect<RewindResult, RewindError, CurrentSession> =>
   Effect.gen(function* () {
+    const ctx = yield* contextOf(basis)
     const parts = yield* partsOf(request)
     const target = yield* targetOf(ctx.history, request.to)
     const neverCheckpointed = ctx.history.fileStates.length === 0
@@ -174,8 +183,9 @@ export const rewind = (ctx: RewindContext, request: RewindRequest): Effect.Effec
   })
 
 /** Undoes the last rewind not undone yet: its files back to how they were before it, its conversation too. */
-export const redo = (ctx: RewindContext, request: RedoRequest): Effect.Effect<RewindResult, RewindError> =>
+export const redo = (basis: RewindBasis, request: RedoRequest): Effect.Effect<RewindResult, RewindError, CurrentSession> =>
   Effect.gen(function* () {
+    const ctx = yield* contextOf(basis)
     const action = ctx.history.actions.at(-1)
     if (action === undefined) return yield* unavailable("nothing to redo: every rewind of this session is undone already, or there was none")
     const files =

@@ -1,3 +1,4 @@
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
@@ -17,6 +18,7 @@ import type { Draft } from "./session-actor.js"
 import type { Spend } from "../domain/spend.js"
 import type { TurnSpend } from "./budget.js"
 import type { TurnAllowance } from "./turn-allowance.js"
+import { CurrentTurn, type CurrentTurnShape } from "./current-turn.js"
 
 export const TASK_TOOL = "task"
 
@@ -84,18 +86,25 @@ export type RunChild = (
   started: (childSessionId: string, soFar: () => ChildResult) => Effect.Effect<void, EngineError>
 ) => Effect.Effect<ChildResult, EngineError | ModelUnavailable>
 
-/** What the `task` tool of one turn works with. */
-export interface TaskToolContext {
+/** Runs subagents: the engine's side of a `task` call, provided in every turn's scope. */
+export interface SubagentsShape {
+  readonly run: RunChild
+}
+
+export class Subagents extends Context.Tag("custom-agent/Subagents")<Subagents, SubagentsShape>() {}
+
+/** What the `task` tool of one turn works with besides the turn (`CurrentTurn`) and `Subagents`. */
+export interface TaskTool {
   readonly agents: AgentsShape
   readonly limits: SubagentLimits
-  readonly delegation: Delegation
   /** This turn, as the children it starts count against it. */
-  readonly turn: DelegatingTurn
-  readonly sessionId: string
-  readonly turnId: string
-  readonly runChild: RunChild
-  /** Records the parent's side of the link (`subagent.started` / `subagent.completed`). */
-  readonly record: (draft: SubagentDraft) => Effect.Effect<AgentEvent, EngineError>
+  readonly asParent: DelegatingTurn
+}
+
+/** A `task` call's view: the tool, the turn it is called in, and who runs the child. */
+interface TaskCall extends TaskTool {
+  readonly turn: CurrentTurnShape
+  readonly run: RunChild
 }
 
 export type SubagentDraft =
@@ -140,12 +149,15 @@ const resultOf = (agent: string, result: ChildResult): ToolResult => {
   return { output: `The ${agent} subagent (session ${result.childSessionId}) stopped without finishing (${why}).${partial}`, isError: true }
 }
 
+/** Records the parent's side of the link (`subagent.started` / `subagent.completed`) in the calling turn. */
+const record = (ctx: TaskCall, draft: SubagentDraft) => ctx.turn.emit({ ...draft, turnId: ctx.turn.turnId })
+
 /**
  * The `task` tool's call: validated like any tool's, allowed by the PermissionEngine like a
  * read (the child's own calls are checked one by one, under this session's mode and rules),
  * and run within the limits. A limit reached is a tool error the model can read.
  */
-const prepareTask = (ctx: TaskToolContext, running: { count: number }, toolCallId: string, input: unknown, workspaceRoot: string) =>
+const prepareTask = (ctx: TaskCall, running: { count: number }, toolCallId: string, input: unknown, workspaceRoot: string) =>
   Effect.gen(function* () {
     const decoded = decodeTaskInput(input)
     if (Either.isLeft(decoded)) {
@@ -158,11 +170,11 @@ const prepareTask = (ctx: TaskToolContext, running: { count: number }, toolCallI
     const agent = yield* ctx.agents.get(workspaceRoot, name).pipe(
       Effect.mapError((error) => new ToolCallRejected({ toolCallId, reason: "invalid_input", message: error.message }))
     )
-    const depth = ctx.delegation.depth + 1
+    const depth = ctx.turn.delegation.depth + 1
     const run = Effect.suspend((): Effect.Effect<ToolResult> => {
       if (depth > ctx.limits.maxDepth) {
         return Effect.succeed({
-          output: `Cannot start the ${name} subagent: delegation is limited to ${ctx.limits.maxDepth} level(s) below the user's session, and this session is already at level ${ctx.delegation.depth}. Do this work yourself.`,
+          output: `Cannot start the ${name} subagent: delegation is limited to ${ctx.limits.maxDepth} level(s) below the user's session, and this session is already at level ${ctx.turn.delegation.depth}. Do this work yourself.`,
           isError: true
         })
       }
@@ -175,21 +187,21 @@ const prepareTask = (ctx: TaskToolContext, running: { count: number }, toolCallI
       running.count++
       let recorded = false
       const request: ChildRequest = {
-        parent: { sessionId: ctx.sessionId, turnId: ctx.turnId, toolCallId, workspaceRoot },
+        parent: { sessionId: ctx.turn.sessionId, turnId: ctx.turn.turnId, toolCallId, workspaceRoot },
         agent,
         prompt,
-        delegation: { depth, rootSessionId: ctx.delegation.rootSessionId, recordInRoot: ctx.delegation.recordInRoot, mode: ctx.delegation.mode, agent, above: ctx.turn },
-        parentModel: ctx.delegation.model
+        delegation: { depth, rootSessionId: ctx.turn.delegation.rootSessionId, recordInRoot: ctx.turn.delegation.recordInRoot, mode: ctx.turn.delegation.mode, agent, above: ctx.asParent },
+        parentModel: ctx.turn.delegation.model
       }
       let soFar: (() => ChildResult) | undefined
       const started = (id: string, progress: () => ChildResult) => {
         soFar = progress
-        return ctx.record({ type: "subagent.started", payload: { toolCallId, agent: name, childSessionId: id, prompt, depth } }).pipe(Effect.asVoid)
+        return record(ctx, { type: "subagent.started", payload: { toolCallId, agent: name, childSessionId: id, prompt, depth } }).pipe(Effect.asVoid)
       }
       const completed = (result: ChildResult) =>
         Effect.suspend(() => {
           recorded = true
-          return ctx.record({
+          return record(ctx, {
             type: "subagent.completed",
             payload: {
               toolCallId,
@@ -212,7 +224,7 @@ const prepareTask = (ctx: TaskToolContext, running: { count: number }, toolCallI
             Effect.catchAll((error) => Effect.logWarning(`could not record how the subagent ${partial.childSessionId} ended`, error))
           )
         })
-      return ctx.runChild(request, started).pipe(
+      return ctx.run(request, started).pipe(
         Effect.tap(completed),
         Effect.map((result) => resultOf(name, result)),
         // The child's turn is closed `cancelled` by its own engine; the parent's side says so too.
@@ -241,7 +253,14 @@ const prepareTask = (ctx: TaskToolContext, running: { count: number }, toolCallI
  * `task` when there are agent definitions to delegate to (and the definition allows it). A
  * call to a tool outside the narrowing is refused as unknown, before any permission check.
  */
-export const delegatingRouter = (base: ToolRouterShape, ctx: TaskToolContext | undefined, allowed: ReadonlySet<string> | undefined): ToolRouterShape => {
+export const delegatingRouter = (
+  base: ToolRouterShape,
+  task: TaskTool | undefined,
+  allowed: ReadonlySet<string> | undefined
+): Effect.Effect<ToolRouterShape, never, CurrentTurn | Subagents> =>
+  Effect.map(Effect.context<CurrentTurn | Subagents>(), (context) => routerOf(base, task === undefined ? undefined : { ...task, turn: Context.get(context, CurrentTurn), run: Context.get(context, Subagents).run }, allowed))
+
+const routerOf = (base: ToolRouterShape, ctx: TaskCall | undefined, allowed: ReadonlySet<string> | undefined): ToolRouterShape => {
   const running = { count: 0 }
   const permitted = (name: string) => allowed === undefined || allowed.has(name)
   // Read once per turn: the catalogue is the model's view for the whole turn.
@@ -260,7 +279,7 @@ export const delegatingRouter = (base: ToolRouterShape, ctx: TaskToolContext | u
       }),
     prepare: (call, toolContext) => {
       if (!permitted(call.name)) {
-        const agent = ctx?.delegation.agent?.name ?? "this"
+        const agent = ctx?.turn.delegation.agent?.name ?? "this"
         return Effect.fail(
           new ToolCallRejected({
             toolCallId: call.toolCallId,

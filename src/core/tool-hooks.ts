@@ -2,10 +2,11 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type { EventStoreError } from "../domain/errors.js"
 import type { ToolCall, ToolResult } from "../domain/tools.js"
-import type { HookRun } from "../services/Hooks.js"
+import type { HookRun, Hooks } from "../services/Hooks.js"
+import type { CurrentSession } from "./current-turn.js"
 import type { Verdict } from "../services/PermissionEngine.js"
 import type { PreparedCall } from "../services/ToolRouter.js"
-import { type HookContext, recordRuns, recordWithContext, type RunNote, runHooks } from "./hook-runs.js"
+import { recordRuns, recordWithContext, type RunNote, runHooks } from "./hook-runs.js"
 
 /** A verdict once the hooks had their say: who decided, and the hook that decided or changed it. */
 export type HookedVerdict =
@@ -43,9 +44,9 @@ const overruledAllow = (verdict: HookedVerdict): string =>
  * question (never a deny, an ask rule, a protected path or an unconfined command). Each run is
  * recorded, with the decision it could not make.
  */
-export const preToolUse = (ctx: HookContext, call: ToolCall, prepared: PreparedCall, verdict: Verdict): Effect.Effect<HookedVerdict, EventStoreError> =>
+export const preToolUse = (call: ToolCall, prepared: PreparedCall, verdict: Verdict): Effect.Effect<HookedVerdict, EventStoreError, Hooks | CurrentSession> =>
   Effect.gen(function* () {
-    const runs = yield* runHooks(ctx, "PreToolUse", toolFields(call, prepared), call.name, call.toolCallId)
+    const runs = yield* runHooks("PreToolUse", toolFields(call, prepared), call.name, call.toolCallId)
     if (runs.length === 0) return verdict
     const deny = runs.find((run) => run.outcome.decision === "deny")
     const ask = runs.find((run) => run.outcome.decision === "ask")
@@ -64,7 +65,7 @@ export const preToolUse = (ctx: HookContext, call: ToolCall, prepared: PreparedC
         notes.set(allow, { overruled: overruledAllow(verdict) })
       }
     }
-    yield* recordRuns(ctx, runs, (run) => notes.get(run) ?? {}, call.toolCallId)
+    yield* recordRuns(runs, (run) => notes.get(run) ?? {}, call.toolCallId)
     return result
   })
 
@@ -73,13 +74,12 @@ export const preToolUse = (ctx: HookContext, call: ToolCall, prepared: PreparedC
  * deny always, an allow only where a hook may allow (see preToolUse). None: ask the person.
  */
 export const permissionRequest = (
-  ctx: HookContext,
   call: ToolCall,
   prepared: PreparedCall,
   verdict: Extract<HookedVerdict, { readonly decision: "ask" }>
-): Effect.Effect<Option.Option<{ readonly decision: "allow" | "deny"; readonly reason: string; readonly hook: string }>, EventStoreError> =>
+): Effect.Effect<Option.Option<{ readonly decision: "allow" | "deny"; readonly reason: string; readonly hook: string }>, EventStoreError, Hooks | CurrentSession> =>
   Effect.gen(function* () {
-    const runs = yield* runHooks(ctx, "PermissionRequest", toolFields(call, prepared), call.name, call.toolCallId)
+    const runs = yield* runHooks("PermissionRequest", toolFields(call, prepared), call.name, call.toolCallId)
     if (runs.length === 0) return Option.none()
     const deny = runs.find((run) => run.outcome.decision === "deny")
     const allow = runs.find((run) => run.outcome.decision === "allow")
@@ -88,7 +88,7 @@ export const permissionRequest = (
     if (deny !== undefined) answer = Option.some({ decision: "deny", reason: said(deny, "no reason given"), hook: deny.command })
     else if (allow !== undefined && allowable(verdict)) answer = Option.some({ decision: "allow", reason: said(allow, "it allows the call"), hook: allow.command })
     else if (allow !== undefined) notes.set(allow, { overruled: overruledAllow(verdict) })
-    yield* recordRuns(ctx, runs, (run) => notes.get(run) ?? {}, call.toolCallId)
+    yield* recordRuns(runs, (run) => notes.get(run) ?? {}, call.toolCallId)
     return answer
   })
 
@@ -96,16 +96,15 @@ export const permissionRequest = (
  * PostToolUse: after a call that succeeded, its hooks run (a formatter after a write); what they
  * tell the model (a block's reason, added context) follows the call's result.
  */
-export const postToolUse = (ctx: HookContext, call: ToolCall, prepared: PreparedCall, result: ToolResult): Effect.Effect<void, EventStoreError> =>
+export const postToolUse = (call: ToolCall, prepared: PreparedCall, result: ToolResult): Effect.Effect<void, EventStoreError, Hooks | CurrentSession> =>
   result.isError
     ? Effect.void
     : Effect.flatMap(
         runHooks(
-          ctx,
           "PostToolUse",
           { ...toolFields(call, prepared), tool_response: { output: result.output, is_error: result.isError } },
           call.name,
           call.toolCallId
         ),
-        (runs) => recordWithContext(ctx, runs, call.toolCallId)
+        (runs) => recordWithContext(runs, call.toolCallId)
       )

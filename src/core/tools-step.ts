@@ -2,8 +2,7 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type { EventStoreError } from "../domain/errors.js"
-import type { AgentEvent } from "../domain/events.js"
-import type { PermissionMode, RememberedAnswer } from "../domain/permissions.js"
+import type { RememberedAnswer } from "../domain/permissions.js"
 import type { ToolCall, ToolResult } from "../domain/tools.js"
 import type { ApprovalsShape } from "../services/Approvals.js"
 import type { IdKind } from "../services/Ids.js"
@@ -12,40 +11,31 @@ import type { MemoryStoreShape } from "../services/MemoryStore.js"
 import type { PermissionCheck, PermissionEngineShape } from "../services/PermissionEngine.js"
 import type { FileAccess, PreparedCall, ToolContext, ToolRouterShape } from "../services/ToolRouter.js"
 import type { RecordCheckpoint } from "./checkpoint-record.js"
-import type { HookContext } from "./hook-runs.js"
+import { CurrentTurn, type CurrentTurnShape, type InTurn } from "./current-turn.js"
+import type { Hooks } from "../services/Hooks.js"
 import type { Draft } from "./session-actor.js"
 import { messageOf } from "../domain/cause-message.js"
 import { permissionRequest, postToolUse, preToolUse } from "./tool-hooks.js"
 import { PLAN_TOOL } from "../domain/plan.js"
 import { type PlanContext, settlePlan } from "./plan-step.js"
 
-export interface ToolStepContext {
-  readonly sessionId: string
-  readonly turnId: string
-  readonly workspaceRoot: string
-  readonly mode: PermissionMode
+/** What one turn's tool calls go through besides the turn itself (`CurrentTurn`). */
+export interface ToolStepServices {
   readonly router: ToolRouterShape
   readonly permissions: PermissionEngineShape
   readonly approvals: ApprovalsShape
   readonly files: FileAccess
   readonly memory: MemoryStoreShape
   readonly newId: (kind: IdKind) => Effect.Effect<string>
-  /** Where the running turn started: the default evidence of a memory it proposes. */
-  readonly turnStart: number
-  readonly emit: (draft: Draft) => Effect.Effect<AgentEvent, EventStoreError>
   /** Snapshots the workspace around a step's calls that may change it (not reads). */
   readonly checkpoint: RecordCheckpoint
-  /** PreToolUse, PermissionRequest and PostToolUse hooks run and are recorded through this. */
-  readonly hooks: HookContext
-  /** The `traceparent` of a call's span, when tracing is on. */
-  readonly traceparent?: (toolCallId: string) => string | undefined
-  /**
-   * Set for a subagent: the top-level session whose permissions these are (its remembered
-   * answers hold for the child too, and the child's "for the session" answers are its).
-   */
-  readonly permissionSessionId?: string
   /** Set for a session's own turn (never a subagent's): its `exit_plan_mode` calls are settled through this. */
   readonly plans?: PlanContext
+}
+
+/** One step's calls: the turn's services and the turn, read once per step. */
+interface ToolStep extends ToolStepServices {
+  readonly turn: CurrentTurnShape
 }
 
 interface Allowed {
@@ -53,10 +43,10 @@ interface Allowed {
   readonly prepared: PreparedCall
 }
 
-const complete = (ctx: ToolStepContext, toolCallId: string, result: ToolResult, durationMs: number) =>
-  ctx.emit({
+const complete = (ctx: ToolStep, toolCallId: string, result: ToolResult, durationMs: number) =>
+  ctx.turn.emit({
     type: "tool.completed",
-    turnId: ctx.turnId,
+    turnId: ctx.turn.turnId,
     payload: {
       toolCallId,
       output: result.output,
@@ -71,28 +61,28 @@ const complete = (ctx: ToolStepContext, toolCallId: string, result: ToolResult, 
  * conversation, the agent's task list, a memory candidate waiting for a person's review (it
  * has no effect before).
  */
-const recordConsequences = (ctx: ToolStepContext, toolCallId: string, result: ToolResult, sequence: number) =>
+const recordConsequences = (ctx: ToolStep, toolCallId: string, result: ToolResult, sequence: number) =>
   Effect.gen(function* () {
     if (result.isError || result.data === undefined) return
     const data = result.data
     if (data._tag === "skill") {
-      yield* ctx.emit({ type: "skill.loaded", turnId: ctx.turnId, payload: { toolCallId, name: data.name, path: data.path } })
+      yield* ctx.turn.emit({ type: "skill.loaded", turnId: ctx.turn.turnId, payload: { toolCallId, name: data.name, path: data.path } })
       return
     }
     if (data._tag === "todos") {
-      yield* ctx.emit({ type: "task.updated", turnId: ctx.turnId, payload: { toolCallId, todos: data.todos } })
+      yield* ctx.turn.emit({ type: "task.updated", turnId: ctx.turn.turnId, payload: { toolCallId, todos: data.todos } })
       return
     }
     if (data._tag !== "memory_candidate") return
     const candidateId = yield* ctx.newId("mem")
-    const evidence = { sessionId: ctx.sessionId, fromSequence: data.fromSequence ?? ctx.turnStart, toSequence: data.toSequence ?? sequence }
-    const proposed = yield* ctx.emit({
+    const evidence = { sessionId: ctx.turn.sessionId, fromSequence: data.fromSequence ?? ctx.turn.turnStart, toSequence: data.toSequence ?? sequence }
+    const proposed = yield* ctx.turn.emit({
       type: "memory.candidate_proposed",
-      turnId: ctx.turnId,
+      turnId: ctx.turn.turnId,
       payload: { candidateId, text: data.text, scope: data.scope, evidence }
     })
     yield* ctx.memory
-      .propose({ id: candidateId, sessionId: ctx.sessionId, workspaceRoot: ctx.workspaceRoot, scope: data.scope, text: data.text, evidence, proposedAt: proposed.timestamp })
+      .propose({ id: candidateId, sessionId: ctx.turn.sessionId, workspaceRoot: ctx.turn.workspaceRoot, scope: data.scope, text: data.text, evidence, proposedAt: proposed.timestamp })
       .pipe(Effect.catchAll((error) => Effect.logWarning(`memory candidate ${candidateId} is in the log but not in the review queue`, error.message)))
   })
 
@@ -100,7 +90,7 @@ const recordConsequences = (ctx: ToolStepContext, toolCallId: string, result: To
  * A memory proposal when the review queue is full is refused before the model is told it was
  * proposed: its result says why, and no candidate is recorded (an error result has none).
  */
-const refuseWhenReviewIsFull = (ctx: ToolStepContext, result: ToolResult): Effect.Effect<ToolResult> =>
+const refuseWhenReviewIsFull = (ctx: ToolStep, result: ToolResult): Effect.Effect<ToolResult> =>
   result.isError || result.data?._tag !== "memory_candidate"
     ? Effect.succeed(result)
     : ctx.memory.pending.pipe(
@@ -116,8 +106,8 @@ const refuseWhenReviewIsFull = (ctx: ToolStepContext, result: ToolResult): Effec
         Effect.catchAll(() => Effect.succeed(result))
       )
 
-const traceparentOf = (ctx: ToolStepContext, toolCallId: string): { readonly traceparent?: string } => {
-  const traceparent = ctx.traceparent?.(toolCallId)
+const traceparentOf = (ctx: ToolStep, toolCallId: string): { readonly traceparent?: string } => {
+  const traceparent = ctx.turn.traceparent?.(toolCallId)
   return traceparent === undefined ? {} : { traceparent }
 }
 
@@ -136,14 +126,14 @@ const rememberedRef = ({ id, tool, commands, paths, access, input }: RememberedA
  * `permission.resolved` before it may start; a refused or invalid call is answered with an
  * error result the model can read, and never started.
  */
-const authorize = (ctx: ToolStepContext, call: ToolCall): Effect.Effect<Option.Option<Allowed>, EventStoreError> =>
+const authorize = (ctx: ToolStep, call: ToolCall): Effect.Effect<Option.Option<Allowed>, EventStoreError, InTurn | Hooks> =>
   Effect.gen(function* () {
     // A plan runs nothing: the person's answer settles it, not the rules (plan-step.ts).
-    if (call.name === PLAN_TOOL && ctx.plans !== undefined) return yield* Effect.as(settlePlan(ctx, ctx.plans, call), Option.none())
+    if (call.name === PLAN_TOOL && ctx.plans !== undefined) return yield* Effect.as(settlePlan(ctx.approvals, ctx.plans, call), Option.none())
     const toolContext: ToolContext = {
-      sessionId: ctx.sessionId,
+      sessionId: ctx.turn.sessionId,
       toolCallId: call.toolCallId,
-      workspaceRoot: ctx.workspaceRoot,
+      workspaceRoot: ctx.turn.workspaceRoot,
       files: ctx.files,
       ...traceparentOf(ctx, call.toolCallId)
     }
@@ -153,22 +143,24 @@ const authorize = (ctx: ToolStepContext, call: ToolCall): Effect.Effect<Option.O
       return Option.none()
     }
     const check: PermissionCheck = {
-      sessionId: ctx.permissionSessionId ?? ctx.sessionId,
-      workspaceRoot: ctx.workspaceRoot,
+      sessionId: ctx.turn.delegation.rootSessionId,
+      workspaceRoot: ctx.turn.workspaceRoot,
       tool: call.name,
-      mode: ctx.mode,
+      // Read at each permission check: a mode set while the turn runs (an editor switching to
+      // plan) holds from the next tool call on; a subagent's is its parent's.
+      mode: ctx.turn.delegation.mode(),
       call: prepared.right,
       input: call.input
     }
     // The rules first; the hooks can only narrow what they decided.
-    const verdict = yield* preToolUse(ctx.hooks, call, prepared.right, yield* ctx.permissions.decide(check))
+    const verdict = yield* preToolUse(call, prepared.right, yield* ctx.permissions.decide(check))
     const hooked = verdict.hook === undefined ? {} : { hook: verdict.hook }
     const resolved = (payload: Extract<Draft, { type: "permission.resolved" }>["payload"]) =>
-      ctx.emit({ type: "permission.resolved", turnId: ctx.turnId, payload })
+      ctx.turn.emit({ type: "permission.resolved", turnId: ctx.turn.turnId, payload })
 
     let decision: "allow" | "deny"
     let deniedBy: string
-    const hookAnswer = verdict.decision === "ask" ? yield* permissionRequest(ctx.hooks, call, prepared.right, verdict) : Option.none()
+    const hookAnswer = verdict.decision === "ask" ? yield* permissionRequest(call, prepared.right, verdict) : Option.none()
     if (Option.isSome(hookAnswer)) {
       const answer = hookAnswer.value
       yield* resolved({
@@ -186,9 +178,9 @@ const authorize = (ctx: ToolStepContext, call: ToolCall): Effect.Effect<Option.O
       const { risk, summary, detail } = prepared.right
       // What a lasting answer would cover is fixed now, shown with the question, and stored as shown.
       const lasting = yield* ctx.permissions.lasting(check)
-      yield* ctx.emit({
+      yield* ctx.turn.emit({
         type: "permission.requested",
-        turnId: ctx.turnId,
+        turnId: ctx.turn.turnId,
         payload: {
           toolCallId: call.toolCallId,
           tool: call.name,
@@ -202,8 +194,8 @@ const authorize = (ctx: ToolStepContext, call: ToolCall): Effect.Effect<Option.O
       })
       const answer = yield* ctx.approvals
         .ask({
-          sessionId: ctx.sessionId,
-          turnId: ctx.turnId,
+          sessionId: ctx.turn.sessionId,
+          turnId: ctx.turn.turnId,
           toolCallId: call.toolCallId,
           tool: call.name,
           risk,
@@ -267,11 +259,11 @@ const authorize = (ctx: ToolStepContext, call: ToolCall): Effect.Effect<Option.O
   })
 
 /** Runs an allowed call; a crash of the tool is its error result, a cancel is recorded too. */
-const execute = (ctx: ToolStepContext, { call, prepared }: Allowed): Effect.Effect<void, EventStoreError> =>
+const execute = (ctx: ToolStep, { call, prepared }: Allowed): Effect.Effect<void, EventStoreError, InTurn | Hooks> =>
   Effect.gen(function* () {
-    yield* ctx.emit({
+    yield* ctx.turn.emit({
       type: "tool.started",
-      turnId: ctx.turnId,
+      turnId: ctx.turn.turnId,
       payload: { toolCallId: call.toolCallId, name: call.name, ...(prepared.sandbox === undefined ? {} : { sandbox: prepared.sandbox }) }
     })
     const started = yield* Clock.currentTimeMillis
@@ -288,7 +280,7 @@ const execute = (ctx: ToolStepContext, { call, prepared }: Allowed): Effect.Effe
     )
     const kept = yield* refuseWhenReviewIsFull(ctx, result)
     yield* complete(ctx, call.toolCallId, kept, yield* elapsed)
-    yield* postToolUse(ctx.hooks, call, prepared, kept)
+    yield* postToolUse(call, prepared, kept)
   })
 
 /**
@@ -296,8 +288,9 @@ const execute = (ctx: ToolStepContext, { call, prepared }: Allowed): Effect.Effe
  * is allowed; a write or an execution runs alone, after everything before it. Around the
  * first call that may change the workspace and after the step's calls, a checkpoint.
  */
-export const runToolCalls = (ctx: ToolStepContext, calls: ReadonlyArray<ToolCall>): Effect.Effect<void, EventStoreError> =>
+export const runToolCalls = (services: ToolStepServices, calls: ReadonlyArray<ToolCall>): Effect.Effect<void, EventStoreError, InTurn | Hooks> =>
   Effect.gen(function* () {
+    const ctx: ToolStep = { ...services, turn: yield* CurrentTurn }
     let changing = false
     let reads: Array<Allowed> = []
     const flushReads = Effect.suspend(() => {

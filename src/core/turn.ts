@@ -2,7 +2,7 @@ import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type { EventStoreError, ModelError } from "../domain/errors.js"
-import type { AgentEvent, QueuedMessage, TurnStopReason } from "../domain/events.js"
+import type { QueuedMessage, TurnStopReason } from "../domain/events.js"
 import type { ModelRequest, ModelStopReason, ModelStreamEvent } from "../domain/model.js"
 import { textTokens } from "../domain/tokens.js"
 import type { ToolCall } from "../domain/tools.js"
@@ -15,12 +15,13 @@ import { compactHistory } from "./compaction.js"
 import { forEachChunkPulled } from "./for-each-pulled.js"
 import { assembleSystem, budgetOf, hashSource, measure, taskSection, withTasks } from "./context.js"
 import type { Draft } from "./session-actor.js"
-import { type SessionState, sourceKey } from "./session-state.js"
+import { sourceKey } from "./session-state.js"
 import { type OutputCheck, withOutputContract } from "./output-check.js"
-import { runToolCalls, type ToolStepContext } from "./tools-step.js"
+import { runToolCalls, type ToolStepServices } from "./tools-step.js"
 import { withPlanMode } from "./plan-tool.js"
-import { contextNote, type HookContext, hookText, recordRuns, recordWithContext, runHooks } from "./hook-runs.js"
-import type { HookRun } from "../services/Hooks.js"
+import { contextNote, hookText, recordRuns, recordWithContext, runHooks } from "./hook-runs.js"
+import type { HookRun, Hooks } from "../services/Hooks.js"
+import { CurrentTurn, type CurrentTurnShape, type InTurn } from "./current-turn.js"
 
 export interface TurnOutcome {
   readonly stopReason: TurnStopReason
@@ -28,11 +29,10 @@ export interface TurnOutcome {
   readonly message?: string
 }
 
-export interface TurnContext {
-  readonly turnId: string
+/** What a turn's body runs with besides the turn itself (`CurrentTurn`): its model, context and limits. */
+export interface TurnSetup {
   /** The prompt that started the turn and its `user.message`'s sequence, as UserPromptSubmit hooks read it. */
   readonly prompt: { readonly content: string; readonly sequence: number }
-  readonly state: SessionState
   readonly gateway: ModelGatewayShape
   readonly context: ContextBuilderShape
   /** Share of the usable window a request may fill before older turns are compacted. */
@@ -44,17 +44,18 @@ export interface TurnContext {
   readonly terms?: TurnTerms
   /** Judges the final answer against the output schema, if the turn has one. */
   readonly output: OutputCheck
-  readonly tools: ToolStepContext
+  readonly tools: ToolStepServices
   /** Messages sent while the turn runs, read at each step boundary. */
   readonly takeSteering: Effect.Effect<ReadonlyArray<QueuedMessage>>
-  readonly emit: (draft: Draft) => Effect.Effect<AgentEvent, EventStoreError>
-  /** Commits events that are ready together in one append (see the engine's group commit). */
-  readonly emitAll: (drafts: ReadonlyArray<Draft>) => Effect.Effect<ReadonlyArray<AgentEvent>, EventStoreError>
-  readonly hooks: HookContext
   /** The agent definition a subagent's turn runs, named in its model requests. */
   readonly agent?: string
   /** Set on the session's first turn in this process: SessionStart hooks run first (`startup`: a new session; `resume`: one loaded from its log). */
   readonly sessionStart?: "startup" | "resume"
+}
+
+/** The body's own view: its setup and the turn, read once. */
+interface Turn extends TurnSetup {
+  readonly turn: CurrentTurnShape
 }
 
 type StepResult =
@@ -71,15 +72,16 @@ type StepResult =
  * The turn after admission: model step, tool calls through the permission boundary, results
  * back to the model, until a final answer, a stop, or the step limit.
  */
-export const runTurnBody = (ctx: TurnContext): Effect.Effect<TurnOutcome, EventStoreError> =>
+export const runTurnBody = (setup: TurnSetup): Effect.Effect<TurnOutcome, EventStoreError, InTurn | Hooks> =>
   Effect.gen(function* () {
+    const ctx: Turn = { ...setup, turn: yield* CurrentTurn }
     // The context sources are read once per turn, at its first request: files edited during
     // a turn (AGENTS.md, a newly approved memory) count from the next one.
-    const sources = readOnce(ctx.context.sources({ sessionId: ctx.state.sessionId, workspaceRoot: ctx.tools.workspaceRoot }))
+    const sources = readOnce(ctx.context.sources({ sessionId: ctx.turn.state.sessionId, workspaceRoot: ctx.turn.workspaceRoot }))
     if (ctx.sessionStart !== undefined) {
-      yield* recordWithContext(ctx.hooks, yield* runHooks(ctx.hooks, "SessionStart", { source: ctx.sessionStart }, ctx.sessionStart))
+      yield* recordWithContext(yield* runHooks("SessionStart", { source: ctx.sessionStart }, ctx.sessionStart))
     }
-    const blocked = yield* userPromptSubmit(ctx, ctx.prompt.content, ctx.prompt.sequence)
+    const blocked = yield* userPromptSubmit(ctx.prompt.content, ctx.prompt.sequence)
     if (Option.isSome(blocked)) {
       const message = `the UserPromptSubmit hook \`${blocked.value.command}\` blocked the prompt: ${blocked.value.outcome.reason ?? "no reason given"}`
       return { stopReason: "error", errorCode: "prompt_blocked", message }
@@ -93,7 +95,7 @@ export const runTurnBody = (ctx: TurnContext): Effect.Effect<TurnOutcome, EventS
       if (step > 1) yield* admitSteering(ctx)
       // The first step waits (bounded) for the session's MCP servers, so a one-shot prompt can
       // use them; what came of them is noticed before the request. Later steps do not wait.
-      yield* ctx.mcp.awaitServers({ sessionId: ctx.state.sessionId, workspaceRoot: ctx.tools.workspaceRoot })
+      yield* ctx.mcp.awaitServers({ sessionId: ctx.turn.state.sessionId, workspaceRoot: ctx.turn.workspaceRoot })
       yield* recordMcpNotices(ctx)
       const result = yield* modelStep(ctx, sources)
       if (result._tag === "Failed") return result.outcome
@@ -112,7 +114,7 @@ export const runTurnBody = (ctx: TurnContext): Effect.Effect<TurnOutcome, EventS
         case "final":
         case "stop_sequence":
         case "tool_calls": {
-          if (yield* stopHooksContinue(ctx, continued)) {
+          if (yield* stopHooksContinue(continued)) {
             continued = true
             continue
           }
@@ -130,11 +132,11 @@ export const runTurnBody = (ctx: TurnContext): Effect.Effect<TurnOutcome, EventS
  * steering message). A block takes the prompt out of the conversation (it stays in the log);
  * added context follows it. Gives the blocking run, if any.
  */
-const userPromptSubmit = (ctx: TurnContext, content: string, sequence: number): Effect.Effect<Option.Option<HookRun>, EventStoreError> =>
+const userPromptSubmit = (content: string, sequence: number): Effect.Effect<Option.Option<HookRun>, EventStoreError, InTurn | Hooks> =>
   Effect.gen(function* () {
-    const runs = yield* runHooks(ctx.hooks, "UserPromptSubmit", { prompt: content })
+    const runs = yield* runHooks("UserPromptSubmit", { prompt: content })
     const block = runs.find((run) => run.outcome.decision === "block")
-    yield* recordRuns(ctx.hooks, runs, (run) => ({ promptSequence: sequence, ...(block === undefined ? contextNote(run) : {}) }))
+    yield* recordRuns(runs, (run) => ({ promptSequence: sequence, ...(block === undefined ? contextNote(run) : {}) }))
     return Option.fromNullable(block)
   })
 
@@ -143,12 +145,12 @@ const userPromptSubmit = (ctx: TurnContext, content: string, sequence: number): 
  * `decision: "block"`, or exit 2) sends its reason to the model and the turn continues, once.
  * The next time they run with `stop_hook_active: true`, and a second request is recorded, not followed.
  */
-const stopHooksContinue = (ctx: TurnContext, continued: boolean): Effect.Effect<boolean, EventStoreError> =>
+const stopHooksContinue = (continued: boolean): Effect.Effect<boolean, EventStoreError, InTurn | Hooks> =>
   Effect.gen(function* () {
-    const runs = yield* runHooks(ctx.hooks, "Stop", { stop_hook_active: continued })
+    const runs = yield* runHooks("Stop", { stop_hook_active: continued })
     const asking = runs.find((run) => run.outcome.decision === "continue")
     const goOn = asking !== undefined && !continued
-    yield* recordRuns(ctx.hooks, runs, (run) => {
+    yield* recordRuns(runs, (run) => {
       if (run !== asking) return {}
       if (!goOn) return { overruled: "the turn already went on once for a Stop hook" }
       return { context: hookText(run, `Do not stop yet: ${run.outcome.reason ?? "the hook asked you to continue"}`) }
@@ -176,11 +178,11 @@ const readOnce = <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<A, E> => {
  * Messages taken together are committed together (none, the usual case, costs nothing); then
  * each goes through the UserPromptSubmit hooks, which may take it out again (the turn goes on).
  */
-const admitSteering = (ctx: TurnContext) =>
+const admitSteering = (ctx: Turn) =>
   Effect.flatMap(ctx.takeSteering, (messages) =>
-    ctx.emitAll(messages.map((message) => ({ type: "user.message", turnId: ctx.turnId, payload: steeringPayload(message) }))).pipe(
+    ctx.turn.emitAll(messages.map((message) => ({ type: "user.message", turnId: ctx.turn.turnId, payload: steeringPayload(message) }))).pipe(
       Effect.flatMap((admitted) =>
-        Effect.forEach(admitted, (event) => (event.type === "user.message" ? userPromptSubmit(ctx, event.payload.content, event.sequence) : Effect.succeedNone), {
+        Effect.forEach(admitted, (event) => (event.type === "user.message" ? userPromptSubmit(event.payload.content, event.sequence) : Effect.succeedNone), {
           discard: true
         })
       )
@@ -191,12 +193,12 @@ const admitSteering = (ctx: TurnContext) =>
 const steeringPayload = ({ content, command }: QueuedMessage) => ({ content, mode: "steer" as const, ...(command === undefined ? {} : { command }) })
 
 /** What the session's MCP servers went through since the last step: started, failed, slow, died. */
-const recordMcpNotices = (ctx: TurnContext) =>
-  Effect.flatMap(ctx.mcp.drainNotices(ctx.state.sessionId), (notices) =>
-    ctx.emitAll(
+const recordMcpNotices = (ctx: Turn) =>
+  Effect.flatMap(ctx.mcp.drainNotices(ctx.turn.state.sessionId), (notices) =>
+    ctx.turn.emitAll(
       notices.map((notice) => ({
         type: "mcp.notice",
-        turnId: ctx.turnId,
+        turnId: ctx.turn.turnId,
         payload: { server: notice.server, state: notice.state, ...(notice.message === undefined ? {} : { message: notice.message }) }
       }))
     )
@@ -207,45 +209,44 @@ const recordMcpNotices = (ctx: TurnContext) =>
  * first time it is used or when it changed), the tools, and the conversation, compacted when
  * it would not fit the budget. What it was built from is recorded as `context.built`.
  */
-const buildRequest = (ctx: TurnContext, gather: Effect.Effect<ReadonlyArray<ContextSourceText>>): Effect.Effect<ModelRequest, EventStoreError> =>
+const buildRequest = (ctx: Turn, gather: Effect.Effect<ReadonlyArray<ContextSourceText>>): Effect.Effect<ModelRequest, EventStoreError, InTurn | Hooks> =>
   Effect.gen(function* () {
-    const scope = { sessionId: ctx.state.sessionId, workspaceRoot: ctx.tools.workspaceRoot }
+    const scope = { sessionId: ctx.turn.state.sessionId, workspaceRoot: ctx.turn.workspaceRoot }
     // Tools first: listing them starts the session's MCP servers, whose instructions are a source.
     const tools = yield* ctx.tools.router.definitions(scope)
     const sources = yield* gather
     const hashes = sources.map(hashSource)
     for (const [i, source] of sources.entries()) {
       const hash = hashes[i] ?? ""
-      if (ctx.state.recordedSources.get(sourceKey(source.kind, source.id)) === hash) continue
-      yield* ctx.emit({ type: "context.source", turnId: ctx.turnId, payload: { kind: source.kind, id: source.id, hash, text: source.text } })
+      if (ctx.turn.state.recordedSources.get(sourceKey(source.kind, source.id)) === hash) continue
+      yield* ctx.turn.emit({ type: "context.source", turnId: ctx.turn.turnId, payload: { kind: source.kind, id: source.id, hash, text: source.text } })
     }
     const budget = budgetOf(ctx.gateway.info, ctx.compactionThreshold)
     // The task list is the session's own state: carried whole in every request, never compacted.
-    const tasks = ctx.state.conversation.tasks()
+    const tasks = ctx.turn.state.conversation.tasks()
     const tasksText = taskSection(tasks?.todos)
     const tasksTokens = tasksText === "" ? 0 : textTokens(tasksText)
-    let size = measure(sources, ctx.state.conversation.snapshot(), tools)
-    const compaction = { state: ctx.state, gateway: ctx.gateway, emit: ctx.emit, currentTurnId: ctx.turnId, hooks: ctx.hooks }
+    let size = measure(sources, ctx.turn.state.conversation.snapshot(), tools)
     if (size.total + tasksTokens > budget) {
-      const compacted = yield* compactHistory(compaction, "budget")
-      if (Option.isSome(compacted)) size = measure(sources, ctx.state.conversation.snapshot(), tools)
+      const compacted = yield* compactHistory(ctx.gateway, "budget")
+      if (Option.isSome(compacted)) size = measure(sources, ctx.turn.state.conversation.snapshot(), tools)
     }
     // A long turn can outgrow the window on its own: its finished steps are folded in too,
     // keeping the last one verbatim when that is enough, else all of them.
-    const turnStart = ctx.state.turns.findLast((turn) => turn.turnId === ctx.turnId)?.start ?? 0
+    const turnStart = ctx.turn.state.turns.findLast((turn) => turn.turnId === ctx.turn.turnId)?.start ?? 0
     for (const keep of [1, 0]) {
       if (size.total + tasksTokens <= budget) break
-      const ends = ctx.state.conversation.stepEnds(turnStart)
+      const ends = ctx.turn.state.conversation.stepEnds(turnStart)
       const through = ends[ends.length - 1 - keep]
       if (through === undefined) continue
-      const compacted = yield* compactHistory(compaction, "budget", { through })
-      if (Option.isSome(compacted)) size = measure(sources, ctx.state.conversation.snapshot(), tools)
+      const compacted = yield* compactHistory(ctx.gateway, "budget", { through })
+      if (Option.isSome(compacted)) size = measure(sources, ctx.turn.state.conversation.snapshot(), tools)
     }
-    const messages = ctx.state.conversation.snapshot()
-    const compactedThrough = ctx.state.conversation.compactedThrough()
-    yield* ctx.emit({
+    const messages = ctx.turn.state.conversation.snapshot()
+    const compactedThrough = ctx.turn.state.conversation.compactedThrough()
+    yield* ctx.turn.emit({
       type: "context.built",
-      turnId: ctx.turnId,
+      turnId: ctx.turn.turnId,
       payload: {
         sources: sources.map((source, i) => ({ kind: source.kind, id: source.id, hash: hashes[i] ?? "", tokens: size.sources[i] ?? 0 })),
         historyTokens: size.history,
@@ -258,7 +259,7 @@ const buildRequest = (ctx: TurnContext, gather: Effect.Effect<ReadonlyArray<Cont
       }
     })
     return {
-      sessionId: ctx.state.sessionId,
+      sessionId: ctx.turn.state.sessionId,
       purpose: "turn",
       ...(ctx.agent === undefined ? {} : { agent: ctx.agent }),
       system: withTasks(withPlanMode(withOutputContract(assembleSystem(sources), ctx.terms), tools.map((tool) => tool.name)), tasksText),
@@ -267,7 +268,7 @@ const buildRequest = (ctx: TurnContext, gather: Effect.Effect<ReadonlyArray<Cont
     }
   })
 
-const modelStep = (ctx: TurnContext, sources: Effect.Effect<ReadonlyArray<ContextSourceText>>): Effect.Effect<StepResult, EventStoreError> =>
+const modelStep = (ctx: Turn, sources: Effect.Effect<ReadonlyArray<ContextSourceText>>): Effect.Effect<StepResult, EventStoreError, InTurn | Hooks> =>
   Effect.gen(function* () {
     const request = yield* buildRequest(ctx, sources)
     let completed: { readonly stopReason: ModelStopReason } | undefined
@@ -277,11 +278,11 @@ const modelStep = (ctx: TurnContext, sources: Effect.Effect<ReadonlyArray<Contex
       switch (event._tag) {
         case "TextDelta":
           text += event.text
-          return { type: "model.delta", turnId: ctx.turnId, payload: { text: event.text } }
+          return { type: "model.delta", turnId: ctx.turn.turnId, payload: { text: event.text } }
         case "ThinkingDelta":
           return {
             type: "model.thinking_delta",
-            turnId: ctx.turnId,
+            turnId: ctx.turn.turnId,
             payload: {
               text: event.text,
               ...(event.signature === undefined ? {} : { signature: event.signature }),
@@ -292,14 +293,14 @@ const modelStep = (ctx: TurnContext, sources: Effect.Effect<ReadonlyArray<Contex
           toolCalls.push({ toolCallId: event.toolCallId, name: event.name, input: event.input })
           return {
             type: "model.tool_call_requested",
-            turnId: ctx.turnId,
+            turnId: ctx.turn.turnId,
             payload: { toolCallId: event.toolCallId, name: event.name, input: event.input }
           }
         case "Completed":
           completed = { stopReason: event.stopReason }
           return {
             type: "model.completed",
-            turnId: ctx.turnId,
+            turnId: ctx.turn.turnId,
             payload: {
               stopReason: event.stopReason,
               usage: event.usage,
@@ -310,7 +311,7 @@ const modelStep = (ctx: TurnContext, sources: Effect.Effect<ReadonlyArray<Contex
       }
     }
     // What arrived together is committed together: one append per chunk of the answer.
-    const failure = yield* forEachChunkPulled(ctx.gateway.stream(request), (chunk) => ctx.emitAll(Chunk.toReadonlyArray(chunk).map(draftOf))).pipe(
+    const failure = yield* forEachChunkPulled(ctx.gateway.stream(request), (chunk) => ctx.turn.emitAll(Chunk.toReadonlyArray(chunk).map(draftOf))).pipe(
       Effect.as(Option.none<ModelError>()),
       Effect.catchTag("ModelError", (error) => Effect.succeed(Option.some(error)))
     )
@@ -321,7 +322,7 @@ const modelStep = (ctx: TurnContext, sources: Effect.Effect<ReadonlyArray<Contex
     return { _tag: "Completed", ...completed, toolCalls, text }
   })
 
-const failStep = (ctx: TurnContext, code: ModelError["code"], message: string) =>
-  ctx.emit({ type: "model.failed", turnId: ctx.turnId, payload: { reason: message, code } }).pipe(
+const failStep = (ctx: Turn, code: ModelError["code"], message: string) =>
+  ctx.turn.emit({ type: "model.failed", turnId: ctx.turn.turnId, payload: { reason: message, code } }).pipe(
     Effect.as<StepResult>({ _tag: "Failed", outcome: { stopReason: "error", errorCode: code, message } })
   )
