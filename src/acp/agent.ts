@@ -280,6 +280,7 @@ export const make = (peer: ClientPeer, barrier: UpdateBarrier, info: AgentInfo) 
           } else {
             // The host records a model with the prompt that first asks it (as the web page's picker does).
             session.model = change.right.model
+            session.modelPicked = true
           }
           return { configOptions: configOptions(session) }
         }),
