@@ -1,5 +1,8 @@
 import type {
+  ArchiveSessionRequest,
   CancelNotification,
+  CloseSessionRequest,
+  DeleteSessionRequest,
   ForkSessionRequest,
   ForkSessionResponse,
   InitializeRequest,
@@ -12,29 +15,41 @@ import type {
   NewSessionResponse,
   PromptRequest,
   PromptResponse,
+  ResumeSessionRequest,
+  ResumeSessionResponse,
+  SetSessionConfigOptionRequest,
+  SetSessionConfigOptionResponse,
   SetSessionModeRequest,
-  SetSessionModeResponse
+  SessionUpdate,
+  SetSessionModeResponse,
+  UnarchiveSessionRequest
 } from "@agentclientprotocol/sdk/unstable"
 import { PROTOCOL_VERSION } from "@agentclientprotocol/sdk/unstable"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Stream from "effect/Stream"
 import { isAbsolute } from "node:path"
+import type { SessionView } from "../domain/host.js"
+import { modelChoices } from "../domain/model-choices.js"
 import { AgentHost } from "../host/AgentHost.js"
 import { PendingAsks } from "../host/pending-asks.js"
 import { workspaceMismatch } from "../host/session-workspace.js"
 import { McpHub } from "../services/McpHub.js"
+import { ModelGateway } from "../services/ModelGateway.js"
 import { Files } from "../services/ToolRouter.js"
-import { fromEngineError, internalError, invalidParams, type ProtocolError, sessionNotFound } from "./errors.js"
+import { configChange, configOptions } from "./config-options.js"
+import { fromEngineError, internalError, invalidParams, type ProtocolError, sessionNotFound, turnRunning } from "./errors.js"
 import { mcpServerConfigs } from "./mcp-servers.js"
 import { acpModeOf, isAcpMode, modeState } from "./modes.js"
 import { availableCommands } from "./commands.js"
-import { OpenSessions } from "./open-sessions.js"
+import { type OpenSession, OpenSessions } from "./open-sessions.js"
 import type { ClientPeer } from "./peer.js"
 import { promptText } from "./prompt-content.js"
 import { runPrompt } from "./prompt-turn.js"
+import { listedSessions } from "./session-list.js"
 import type { UpdateBarrier } from "./update-barrier.js"
 import { makeTranslator } from "./updates.js"
+import { addUsage, emptyTally, usageUpdate } from "./usage.js"
 
 /** The ACP methods this agent serves, as effects over the host; the SDK wiring calls them. */
 export interface AcpAgent {
@@ -42,8 +57,13 @@ export interface AcpAgent {
   readonly newSession: (params: NewSessionRequest) => Effect.Effect<NewSessionResponse, ProtocolError>
   readonly loadSession: (params: LoadSessionRequest) => Effect.Effect<LoadSessionResponse, ProtocolError>
   readonly forkSession: (params: ForkSessionRequest) => Effect.Effect<ForkSessionResponse, ProtocolError>
+  readonly resumeSession: (params: ResumeSessionRequest) => Effect.Effect<ResumeSessionResponse, ProtocolError>
+  readonly closeSession: (params: CloseSessionRequest) => Effect.Effect<void, ProtocolError>
+  readonly deleteSession: (params: DeleteSessionRequest) => Effect.Effect<void, ProtocolError>
+  readonly archiveSession: (params: ArchiveSessionRequest | UnarchiveSessionRequest, archived: boolean) => Effect.Effect<void, ProtocolError>
   readonly listSessions: (params: ListSessionsRequest) => Effect.Effect<ListSessionsResponse, ProtocolError>
   readonly setMode: (params: SetSessionModeRequest) => Effect.Effect<SetSessionModeResponse, ProtocolError>
+  readonly setConfigOption: (params: SetSessionConfigOptionRequest) => Effect.Effect<SetSessionConfigOptionResponse, ProtocolError>
   readonly prompt: (params: PromptRequest) => Effect.Effect<PromptResponse, ProtocolError>
   readonly cancel: (params: CancelNotification) => Effect.Effect<void>
   /**
@@ -69,20 +89,50 @@ export const make = (peer: ClientPeer, barrier: UpdateBarrier, info: AgentInfo) 
     const hub = yield* McpHub
     const pending = yield* PendingAsks
     const files = yield* Files
+    const gateway = yield* ModelGateway
     const sessions = new OpenSessions()
 
-    const cancelSession = (sessionId: string): Effect.Effect<void> =>
+    /**
+     * Opens the session on this connection, with the models its model option offers: those
+     * the host knows (as the web page's picker offers them) and the session's own.
+     */
+    const openView = (view: SessionView): Effect.Effect<OpenSession> =>
+      Effect.gen(function* () {
+        const model = view.model ?? gateway.info.id
+        const others = yield* host.listSessions.pipe(
+          Effect.map((items) => items.map((item) => item.model)),
+          // Only suggestions: without the listing, the session's own and the known ones remain.
+          Effect.tapError((error) => Effect.logWarning("could not list the models other sessions use", error)),
+          Effect.orElseSucceed((): ReadonlyArray<string | undefined> => [])
+        )
+        return sessions.open({ sessionId: view.sessionId, cwd: view.cwd, mode: acpModeOf(view.permissionMode), model, models: modelChoices(model, others) })
+      })
+
+    /** The session's state as every answer that opens one carries it: its modes (the legacy API) and its options. */
+    const opened = (session: OpenSession) => ({ modes: modeState(session.mode), configOptions: configOptions(session) })
+
+    /** Stops following the session on this connection; a prompt of its still in progress is cancelled (ACP's close). */
+    const closeOpen = (sessionId: string): Effect.Effect<void> =>
       Effect.suspend(() => {
         const session = sessions.get(sessionId)
+        if (session === undefined) return Effect.void
+        sessions.close(sessionId)
+        // Only this connection's own prompts: a turn another client started goes on.
+        return session.active > 0 ? cancelSession(sessionId, session) : hub.release(sessionId)
+      })
+
+    const cancelSession = (sessionId: string, known?: OpenSession): Effect.Effect<void> =>
+      Effect.suspend(() => {
+        const session = known ?? sessions.get(sessionId)
         if (session === undefined) return Effect.logDebug(`session/cancel for ${sessionId}, which is not open on this connection`)
         session.cancels += 1
         return host.cancel(sessionId).pipe(Effect.catchAll((error) => Effect.logWarning(`could not cancel the turn of ${sessionId}`, error)))
       })
 
-    const deps = { host, pending, peer, files, barrier, cancel: cancelSession }
+    const deps = { host, pending, peer, files, barrier, cancel: (sessionId: string) => cancelSession(sessionId) }
 
     /** The client's MCP servers, for the hub to add to the session's own. */
-    const serversOf = (params: NewSessionRequest | LoadSessionRequest | ForkSessionRequest) =>
+    const serversOf = (params: NewSessionRequest | LoadSessionRequest | ForkSessionRequest | ResumeSessionRequest) =>
       Either.match(mcpServerConfigs(params.mcpServers ?? []), { onLeft: invalidParams, onRight: Effect.succeed })
 
     const checkCwd = (cwd: string) => (isAbsolute(cwd) ? Effect.void : invalidParams(`cwd must be an absolute path, got ${cwd}`))
@@ -104,8 +154,9 @@ export const make = (peer: ClientPeer, barrier: UpdateBarrier, info: AgentInfo) 
               loadSession: true,
               promptCapabilities: { image: false, audio: false, embeddedContext: true },
               mcpCapabilities: { http: true, sse: false },
-              // `fork` is unstable in ACP (the SDK's /unstable entry point): a client that does not know it ignores it.
-              sessionCapabilities: { list: {}, fork: {} }
+              // resume, close and delete are stable since ACP 1.7; `fork` and `archive` are unstable (the
+              // SDK's /unstable entry point): a client that does not know them ignores them.
+              sessionCapabilities: { list: {}, resume: {}, close: {}, delete: {}, fork: {}, archive: {} }
             },
             authMethods: [],
             agentInfo: { name: info.name, title: info.name, version: info.version }
@@ -118,8 +169,8 @@ export const make = (peer: ClientPeer, barrier: UpdateBarrier, info: AgentInfo) 
           const servers = yield* serversOf(params)
           const view = yield* host.createSession({ cwd: params.cwd, client: "acp" }).pipe(Effect.mapError(fromEngineError))
           yield* hub.configureSession(view.sessionId, view.cwd, servers)
-          const session = sessions.open(view.sessionId, view.cwd, acpModeOf(view.permissionMode))
-          return { sessionId: view.sessionId, modes: modeState(session.mode) }
+          const session = yield* openView(view)
+          return { sessionId: view.sessionId, ...opened(session) }
         }),
 
       loadSession: (params) =>
@@ -132,17 +183,21 @@ export const make = (peer: ClientPeer, barrier: UpdateBarrier, info: AgentInfo) 
           yield* hub.configureSession(view.sessionId, view.cwd, servers)
           // The whole history, as updates, before the answer (ACP: the client renders it as it comes).
           const translator = makeTranslator({ cwd: view.cwd, replay: true })
-          yield* host.exportSession(view.sessionId).pipe(
-            Stream.mapError(fromEngineError),
-            Stream.runForEach((event) =>
-              Effect.forEach(translator.updates(event), (update) => peer.update({ sessionId: view.sessionId, update }), { discard: true }).pipe(
-                Effect.catchAll((error) => internalError(`could not replay the session: ${error.message}`))
-              )
+          const send = (updates: ReadonlyArray<SessionUpdate>) =>
+            Effect.forEach(updates, (update) => peer.update({ sessionId: view.sessionId, update }), { discard: true }).pipe(
+              Effect.catchAll((error) => internalError(`could not replay the session: ${error.message}`))
             )
+          const usage = yield* host.exportSession(view.sessionId).pipe(
+            Stream.mapError(fromEngineError),
+            Stream.runFoldEffect(emptyTally, (tally, event) => Effect.as(send(translator.updates(event)), addUsage(tally, event)))
           )
-          // The stored mode: what the session ran under in the process that set it.
-          const session = sessions.open(view.sessionId, view.cwd, acpModeOf(view.permissionMode))
-          return { modes: modeState(session.mode) }
+          // What the session has spent, once, after its history (not one per request of the replay).
+          const spent = usageUpdate(usage)
+          if (spent !== undefined) yield* send([spent])
+          // The stored mode and model: what the session ran under in the process that set them.
+          const session = yield* openView(view)
+          session.usage = usage
+          return opened(session)
         }),
 
       forkSession: (params) =>
@@ -155,8 +210,43 @@ export const make = (peer: ClientPeer, barrier: UpdateBarrier, info: AgentInfo) 
           // All of the source's history: the host copies it up to its last completed turn.
           const view = yield* host.forkSession(params.sessionId, { by: "acp" }).pipe(Effect.mapError(fromEngineError))
           yield* hub.configureSession(view.sessionId, view.cwd, servers)
-          const session = sessions.open(view.sessionId, view.cwd, acpModeOf(view.permissionMode))
-          return { sessionId: view.sessionId, modes: modeState(session.mode) }
+          const session = yield* openView(view)
+          return { sessionId: view.sessionId, ...opened(session) }
+        }),
+
+      resumeSession: (params) =>
+        Effect.gen(function* () {
+          yield* checkCwd(params.cwd)
+          const servers = yield* serversOf(params)
+          const view = yield* host.getSession(params.sessionId).pipe(Effect.mapError(fromEngineError))
+          yield* sameWorkspace(view.sessionId, view.cwd, params.cwd)
+          yield* hub.configureSession(view.sessionId, view.cwd, servers)
+          // No history: the client has it (or does not want it); the next prompt goes on from the log.
+          return opened(yield* openView(view))
+        }),
+
+      closeSession: (params) =>
+        sessions.get(params.sessionId) === undefined ? Effect.fail(sessionNotFound(params.sessionId)) : closeOpen(params.sessionId),
+
+      deleteSession: (params) =>
+        Effect.gen(function* () {
+          const deleted = yield* host.deleteSession(params.sessionId, "acp").pipe(
+            Effect.mapError((error) =>
+              error._tag === "TurnInProgress"
+                ? turnRunning(error, "deleted")
+                : error._tag === "MemoryStoreFailure"
+                  ? internalError(`could not delete the memory candidates of ${params.sessionId}: ${error.message}`)
+                  : fromEngineError(error)
+            )
+          )
+          for (const sessionId of deleted) sessions.close(sessionId)
+        }),
+
+      archiveSession: (params, archived) =>
+        Effect.gen(function* () {
+          // ACP: archiving a session this connection follows first closes it here.
+          if (archived) yield* closeOpen(params.sessionId)
+          yield* host.archiveSession(params.sessionId, archived, "acp").pipe(Effect.mapError(fromEngineError))
         }),
 
       listSessions: (params) =>
@@ -164,14 +254,7 @@ export const make = (peer: ClientPeer, barrier: UpdateBarrier, info: AgentInfo) 
           // Everything fits one page, so no cursor is ever handed out.
           if (params.cursor !== undefined && params.cursor !== null) return yield* invalidParams(`unknown cursor ${params.cursor}`)
           const listed = yield* host.listSessions.pipe(Effect.mapError(fromEngineError))
-          const wanted = params.cwd ?? undefined
-          return {
-            sessions: listed.flatMap((item) =>
-              item.cwd === undefined || (wanted !== undefined && item.cwd !== wanted)
-                ? []
-                : [{ sessionId: item.sessionId, cwd: item.cwd, updatedAt: item.updatedAt, ...(item.title === undefined ? {} : { title: item.title }) }]
-            )
-          }
+          return yield* Either.match(listedSessions(listed, params), { onLeft: invalidParams, onRight: (shown) => Effect.succeed({ sessions: shown }) })
         }),
 
       setMode: (params) =>
@@ -183,6 +266,23 @@ export const make = (peer: ClientPeer, barrier: UpdateBarrier, info: AgentInfo) 
           yield* host.setMode(params.sessionId, params.modeId, "acp").pipe(Effect.mapError(fromEngineError))
           session.mode = params.modeId
           return {}
+        }),
+
+      setConfigOption: (params) =>
+        Effect.gen(function* () {
+          const session = sessions.get(params.sessionId)
+          if (session === undefined) return yield* sessionNotFound(params.sessionId)
+          const change = configChange(session, params)
+          if (Either.isLeft(change)) return yield* invalidParams(change.left)
+          if (change.right._tag === "Mode") {
+            yield* host.setMode(params.sessionId, change.right.mode, "acp").pipe(Effect.mapError(fromEngineError))
+            session.mode = change.right.mode
+          } else {
+            // The host records a model with the prompt that first asks it (as the web page's picker does).
+            session.model = change.right.model
+            session.modelPicked = true
+          }
+          return { configOptions: configOptions(session) }
         }),
 
       prompt: (params) =>

@@ -37,8 +37,14 @@ export const serveConnection = (stream: AcpStream, peer: ClientPeer, agent: AcpA
       .onRequest(methods.agent.session.new, ({ params }) => announceAfter(handle(agent.newSession(params)), (response) => response.sessionId))
       .onRequest(methods.agent.session.load, ({ params }) => announceAfter(handle(agent.loadSession(params)), () => params.sessionId))
       .onRequest(methods.agent.session.fork, ({ params }) => announceAfter(handle(agent.forkSession(params)), (response) => response.sessionId))
+      .onRequest(methods.agent.session.resume, ({ params }) => announceAfter(handle(agent.resumeSession(params)), () => params.sessionId))
+      .onRequest(methods.agent.session.close, ({ params }) => handle(agent.closeSession(params)))
+      .onRequest(methods.agent.session.delete, ({ params }) => handle(agent.deleteSession(params)))
+      .onRequest(methods.agent.session.archive, ({ params }) => handle(agent.archiveSession(params, true)))
+      .onRequest(methods.agent.session.unarchive, ({ params }) => handle(agent.archiveSession(params, false)))
       .onRequest(methods.agent.session.list, ({ params }) => handle(agent.listSessions(params)))
       .onRequest(methods.agent.session.setMode, ({ params }) => handle(agent.setMode(params)))
+      .onRequest(methods.agent.session.setConfigOption, ({ params }) => handle(agent.setConfigOption(params)))
       .onRequest(methods.agent.session.prompt, ({ params, signal }) => {
         // `$/cancel_request` for the prompt, or the connection closing, cancels it as session/cancel does.
         signal.addEventListener("abort", () => fork(agent.cancel({ sessionId: params.sessionId }), { immediate: true }), { once: true })

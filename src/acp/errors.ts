@@ -1,5 +1,5 @@
 import * as Data from "effect/Data"
-import type { EngineError } from "../domain/errors.js"
+import type { EngineError, TurnInProgress } from "../domain/errors.js"
 import type { RewindUnavailable } from "../domain/rewind.js"
 import type { McpError } from "../services/McpHub.js"
 
@@ -25,3 +25,14 @@ export const sessionNotFound = (sessionId: string) =>
 
 export const fromEngineError = (error: EngineError | McpError | RewindUnavailable): ProtocolError =>
   error._tag === "SessionNotFound" ? sessionNotFound(error.sessionId) : internalError(error.message, { reason: error._tag })
+
+/**
+ * Refused because a turn runs on the session (or one of its subagents): said plainly, with
+ * what to do, since ACP has no code of its own for it.
+ */
+export const turnRunning = (error: TurnInProgress, what: string) =>
+  new ProtocolError({
+    code: -32603,
+    message: `session ${error.sessionId} cannot be ${what} while a turn runs on it${error.elsewhere === true ? " in another process" : ""}; cancel the turn (session/cancel) or wait for it to end, then try again`,
+    data: { reason: "TurnInProgress", sessionId: error.sessionId }
+  })

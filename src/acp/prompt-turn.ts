@@ -5,7 +5,7 @@ import * as FiberSet from "effect/FiberSet"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type { EngineError } from "../domain/errors.js"
-import type { EventOf, TurnStopReason } from "../domain/events.js"
+import type { AgentEvent, EventOf, TurnStopReason } from "../domain/events.js"
 import type { HostFrame } from "../domain/host.js"
 import type { AgentHostShape } from "../host/AgentHost.js"
 import type { FileAccess } from "../services/ToolRouter.js"
@@ -17,6 +17,8 @@ import type { UpdateBarrier } from "./update-barrier.js"
 import { makeTranslator } from "./updates.js"
 import { makeSubagentProgress } from "./subagent-progress.js"
 import { acpModeOf } from "./modes.js"
+import { configOptionUpdate } from "./config-options.js"
+import { addUsage, usageUpdate } from "./usage.js"
 import { planQuestion } from "./plan-question.js"
 
 export interface TurnDeps extends AskDeps {
@@ -70,6 +72,34 @@ const follow = (host: AgentHostShape, sessionId: string, after: number): Stream.
  * since then makes the answer `cancelled`, whatever the turn did.
  */
 export const runPrompt = (deps: TurnDeps, session: OpenSession, content: string, arrival: number): Effect.Effect<PromptResponse, ProtocolError> =>
+  Effect.acquireUseRelease(
+    Effect.sync(() => {
+      session.active += 1
+    }),
+    () => runOrdered(deps, session, content, arrival),
+    () =>
+      Effect.sync(() => {
+        session.active -= 1
+      })
+  )
+
+/**
+ * The session's spend from its log up to `through`, added to what this connection counted
+ * already (a session opened by new or resume has not read its log).
+ */
+const catchUpUsage = (host: AgentHostShape, session: OpenSession, through: number): Effect.Effect<void, ProtocolError> =>
+  session.usage.through >= through
+    ? Effect.void
+    : host.exportSession(session.sessionId).pipe(
+        Stream.takeWhile((event) => event.sequence <= through),
+        Stream.mapError(fromEngineError),
+        Stream.runFold(session.usage, addUsage),
+        Effect.map((tally) => {
+          session.usage = tally
+        })
+      )
+
+const runOrdered = (deps: TurnDeps, session: OpenSession, content: string, arrival: number): Effect.Effect<PromptResponse, ProtocolError> =>
   session.prompts.withPermits(1)(
     Effect.scoped(
       Effect.gen(function* () {
@@ -84,6 +114,7 @@ export const runPrompt = (deps: TurnDeps, session: OpenSession, content: string,
           Effect.orElseSucceed(() => 0)
         )
         yield* barrier.follow(sessionId, view.lastSequence, latest)
+        yield* catchUpUsage(host, session, view.lastSequence)
         const sessionFiles = { sessionId, cwd: session.cwd, files: deps.files.forSession?.(sessionId) ?? deps.files }
         const translator = makeTranslator({ cwd: session.cwd, replay: false })
         const askers = yield* FiberSet.make()
@@ -98,13 +129,15 @@ export const runPrompt = (deps: TurnDeps, session: OpenSession, content: string,
         const start: Effect.Effect<Phase, ProtocolError, Scope.Scope> = Effect.gen(function* () {
           if (cancelled()) return { _tag: "Done", outcome: { stopReason: "cancelled" } }
           const receipt = yield* host
-            .prompt({ sessionId, content, mode: "queue", permissionMode: session.mode, client: "acp" })
+            // Only a model the client picked: another client's choice since is not undone by a prompt from here.
+            .prompt({ sessionId, content, mode: "queue", permissionMode: session.mode, ...(session.modelPicked ? { model: session.model } : {}), client: "acp" })
             .pipe(Effect.mapError(fromEngineError))
           if (receipt._tag === "Queued") {
             // Only another process could be running a turn here; do not leave the message behind.
             yield* host.editQueue(sessionId, receipt.messageId, { _tag: "Delete" }).pipe(Effect.ignoreLogged)
             return yield* internalError(`session ${sessionId} is busy with a turn this connection did not start`)
           }
+          session.modelPicked = false
           // A cancel that came while the turn was being admitted found nothing to cancel yet.
           if (cancelled()) yield* Effect.forkScoped(host.cancel(sessionId).pipe(Effect.ignoreLogged))
           return { _tag: "Running", turnId: receipt.turnId }
@@ -120,11 +153,14 @@ export const runPrompt = (deps: TurnDeps, session: OpenSession, content: string,
               return Effect.succeed(phase)
             case "Event": {
               const { event } = frame
-              // The next prompt asks for the session's mode as this connection holds it: a plan approved here or elsewhere changed it.
-              if (event.type === "session.mode_changed") session.mode = acpModeOf(event.payload.mode)
+              // The next prompt asks for the session's mode and model as this connection holds them: a plan approved here or elsewhere changed it.
+              const configured = configChanged(session, event)
+              // Every request counts towards the session's cost, another turn's too.
+              session.usage = addUsage(session.usage, event)
               const out = barrier.sent(sessionId, event.sequence)
+              const options = configured ? send([configOptionUpdate(session)]) : Effect.void
               // The session's own events (a title it got) show too; another turn's do not.
-              if (event.turnId === undefined) return send(translator.updates(event)).pipe(Effect.zipRight(out), Effect.as(phase))
+              if (event.turnId === undefined) return send(translator.updates(event)).pipe(Effect.zipRight(options), Effect.zipRight(out), Effect.as(phase))
               if (phase._tag !== "Running" || event.turnId !== phase.turnId) return Effect.as(out, phase)
               // A child's progress starts after its task call says whom it went to, and stops before
               // the call's result is sent, which it must not overwrite.
@@ -145,7 +181,18 @@ export const runPrompt = (deps: TurnDeps, session: OpenSession, content: string,
                     ? FiberSet.run(askers, askClient(deps, sessionId, translator.planToolCall(event), planQuestion))
                     : Effect.void
               const next: Phase = event.type === "turn.completed" ? { _tag: "Done", outcome: event.payload } : phase
-              return before.pipe(Effect.zipRight(send(translator.updates(event))), Effect.zipRight(after), Effect.zipRight(out), Effect.zipRight(ask), Effect.as(next))
+              // Once a turn, at its end: its requests, its subagents' and its summaries are all counted by then.
+              const spent = event.type === "turn.completed" ? usageUpdate(session.usage) : undefined
+              const usage = spent === undefined ? Effect.void : send([spent])
+              return before.pipe(
+                Effect.zipRight(send(translator.updates(event))),
+                Effect.zipRight(options),
+                Effect.zipRight(usage),
+                Effect.zipRight(after),
+                Effect.zipRight(out),
+                Effect.zipRight(ask),
+                Effect.as(next)
+              )
             }
           }
         }
@@ -188,3 +235,21 @@ export const runPrompt = (deps: TurnDeps, session: OpenSession, content: string,
       })
     )
   )
+
+/** Takes a mode or model change into the session as this connection holds it; true when it changed what the options show. */
+const configChanged = (session: OpenSession, event: AgentEvent): boolean => {
+  if (event.type === "session.mode_changed") {
+    const mode = acpModeOf(event.payload.mode)
+    const changed = mode !== session.mode
+    session.mode = mode
+    return changed
+  }
+  if (event.type === "session.model_changed") {
+    const { model } = event.payload
+    const changed = model !== session.model
+    session.model = model
+    if (!session.models.includes(model)) session.models = [model, ...session.models]
+    return changed
+  }
+  return false
+}

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import type { RequestPermissionResponse, SessionUpdate } from "@agentclientprotocol/sdk/unstable"
+import { methods, type RequestPermissionResponse, type SessionUpdate } from "@agentclientprotocol/sdk/unstable"
 import { exportEvents, jsonRpcProblems, makeWorkspace, startAcp, waitFor } from "./acp-harness.js"
 import { makeTemp } from "../support/temp-dirs.js"
 
@@ -148,5 +148,27 @@ describe("custom-agent acp: session/cancel", () => {
       await acp.stop()
     }
     expect(await stopReasons(workspace, sessionId)).toEqual(["cancelled"])
+  })
+
+  it("$/cancel_request for a pending prompt cancels its turn as session/cancel does", { timeout: 60_000 }, async () => {
+    const workspace = makeWorkspace(temp)
+    const acp = await startAcp(workspace, { script: workspace.script("cancel-request", { responses: [slow, "after"] }) })
+    let sessionId = ""
+    try {
+      sessionId = await acp.newSession(workspace.cwd)
+      const abort = new AbortController()
+      const streaming = acp.connection.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "talk" }] }, { cancellationSignal: abort.signal })
+      await waitFor(acp, () => acp.updatesOf(sessionId).some((u) => u.sessionUpdate === "agent_message_chunk"), "the answer to start")
+      abort.abort()
+      const settled = await streaming.then((response) => ({ response }), (error: unknown) => ({ error }))
+      // The SDK routes the cancel to the handler, which answers as a cancelled turn does.
+      expect(settled).toEqual({ response: { stopReason: "cancelled" } })
+      expect(textOf(acp.updatesOf(sessionId))).not.toContain("word99")
+      expect(await acp.prompt(sessionId, "again")).toEqual({ stopReason: "end_turn" })
+    } finally {
+      await acp.stop()
+    }
+    expect(await stopReasons(workspace, sessionId)).toEqual(["cancelled", "final"])
+    expect(jsonRpcProblems(acp.rawStdout())).toEqual([])
   })
 })

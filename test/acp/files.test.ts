@@ -103,7 +103,8 @@ describe("custom-agent acp: files through the editor", () => {
         "session/request_permission",
         "update tool_call_update call_write",
         `fs/write_text_file ${join(workspace.cwd, "new.txt")}`,
-        "update tool_call_update call_write"
+        "update tool_call_update call_write",
+        "update usage_update"
       ])
 
       const [edit, write] = acp.permissionRequests

@@ -25,7 +25,7 @@ describe("custom-agent acp: session/fork", () => {
 
       // The fork is open on this connection: it takes a prompt at once, and answers it live.
       expect((await acp.prompt(forked.sessionId, "Which word did I say?")).stopReason).toBe("end_turn")
-      const answer = acp.updatesOf(forked.sessionId).map((u) => (u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" ? u.content.text : u.sessionUpdate))
+      const answer = acp.updatesOf(forked.sessionId).filter((u) => u.sessionUpdate !== "usage_update").map((u) => (u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" ? u.content.text : u.sessionUpdate))
       // The scripted model answers each session's requests in order: the fork's first is its own.
       expect(answer.join("")).toBe("Noted.")
 

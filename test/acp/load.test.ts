@@ -1,4 +1,4 @@
-import { methods } from "@agentclientprotocol/sdk/unstable"
+import { methods, type SessionUpdate } from "@agentclientprotocol/sdk/unstable"
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { existsSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
@@ -24,7 +24,7 @@ describe("custom-agent acp: session/load and session/list", () => {
       })
     })
     let sessionId = ""
-    let live: ReadonlyArray<unknown> = []
+    let live: ReadonlyArray<SessionUpdate> = []
     try {
       sessionId = await earlier.newSession(workspace.cwd)
       expect((await earlier.prompt(sessionId, "What is in the notes?")).stopReason).toBe("end_turn")
@@ -62,10 +62,13 @@ describe("custom-agent acp: session/load and session/list", () => {
         "tool_call",
         "tool_call_update",
         "tool_call_update",
-        "agent_message_chunk"
+        "agent_message_chunk",
+        "usage_update"
       ])
-      // The replay is what the client saw live, plus the user's messages.
-      expect(replayed.filter((u) => u.sessionUpdate !== "user_message_chunk")).toEqual(live)
+      // The replay is what the client saw live, plus the user's messages; the spend once, as it was after the last turn.
+      const withoutUsage = (updates: ReadonlyArray<SessionUpdate>) => updates.filter((u) => u.sessionUpdate !== "usage_update")
+      expect(withoutUsage(replayed.filter((u) => u.sessionUpdate !== "user_message_chunk"))).toEqual(withoutUsage(live))
+      expect(replayed.at(-1)).toEqual(live.at(-1))
       const users = replayed.flatMap((u) => (u.sessionUpdate === "user_message_chunk" ? [u] : []))
       expect(users.map((u) => (u.content.type === "text" ? u.content.text : ""))).toEqual(["What is in the notes?", "Change it."])
       expect(new Set(users.map((u) => u.messageId)).size).toBe(2)
@@ -73,7 +76,7 @@ describe("custom-agent acp: session/load and session/list", () => {
 
       const before = later.updates.length
       expect((await later.prompt(sessionId, "Hello again")).stopReason).toBe("end_turn")
-      expect(later.updates.slice(before).map((n) => n.update.sessionUpdate)).toEqual(["agent_message_chunk", "agent_message_chunk"])
+      expect(later.updates.slice(before).map((n) => n.update.sessionUpdate)).toEqual(["agent_message_chunk", "agent_message_chunk", "usage_update"])
 
       await expect(later.connection.agent.request(methods.agent.session.load, { sessionId: "ses_missing", cwd: workspace.cwd, mcpServers: [] })).rejects.toMatchObject({
         code: -32002

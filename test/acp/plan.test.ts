@@ -38,6 +38,9 @@ describe("custom-agent acp: plan mode ends in a plan", () => {
       expect(request?.toolCall).toMatchObject({ toolCallId: "call_plan", kind: "switch_mode", content: [{ type: "content", content: { type: "text", text: plan } }] })
       const updates = acp.updatesOf(sessionId)
       expect(updates.filter((u) => u.sessionUpdate === "current_mode_update").map((u) => ("currentModeId" in u ? u.currentModeId : undefined))).toEqual(["accept-edits"])
+      // Clients on ACP 1.7's config options see the same change in the mode option.
+      const options = updates.flatMap((u) => (u.sessionUpdate === "config_option_update" ? [u.configOptions] : []))
+      expect(options.map((list) => list.find((o) => o.id === "mode")?.currentValue)).toEqual(["accept-edits"])
       expect(updates.find((u) => u.sessionUpdate === "tool_call" && u.toolCallId === "call_plan")).toMatchObject({ kind: "switch_mode", title: "Propose a plan" })
       // The next prompt runs in the mode the plan was approved into, not the plan mode the editor set before.
       expect((await acp.prompt(sessionId, "and again")).stopReason).toBe("end_turn")

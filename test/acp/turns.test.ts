@@ -31,7 +31,9 @@ describe("custom-agent acp: a prompt turn", () => {
         "tool_call",
         "tool_call_update",
         "tool_call_update",
-        ...Array<string>(4).fill("agent_message_chunk")
+        ...Array<string>(4).fill("agent_message_chunk"),
+        // What the session has spent, once the turn is over.
+        "usage_update"
       ])
       expect(updates[0]).toEqual({ sessionUpdate: "session_info_update", title: "What do the notes say?" })
       expect(updates[4]).toMatchObject({
