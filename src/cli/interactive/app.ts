@@ -387,6 +387,11 @@ export const runApp = (config: AppConfig): Effect.Effect<AppExit, unknown> =>
 
       screen.addTimeline(timeline)
       for (const notice of config.notices) timeline.note(notice.text, notice.tone)
+      // The running turn's elapsed time moves on even while nothing else is drawn (a question waits).
+      yield* Effect.acquireRelease(
+        Effect.sync(() => setInterval(() => (timeline.state.running ? screen.render() : undefined), 1000)),
+        (ticker) => Effect.sync(() => clearInterval(ticker))
+      )
       yield* Effect.acquireRelease(Effect.sync(() => screen.start()), () => Effect.sync(() => screen.stop()))
       const opening = config.opening
       if (opening._tag === "Resume") yield* open(opening.sessionId).pipe(Effect.catchAll((error) => Effect.sync(() => note(client.describe(error), "error"))))

@@ -2,7 +2,12 @@ import type { PermissionMode } from "../../domain/permissions.js"
 import { safeInline } from "./safe-text.js"
 import { type SessionState, spendText } from "./timeline.js"
 import type { Theme } from "./theme.js"
-import { duration } from "./tool-line.js"
+
+/** A running turn's time so far: `12s`, `3m 05s`. */
+export const elapsed = (ms: number): string => {
+  const seconds = Math.floor(ms / 1000)
+  return seconds < 60 ? `${seconds}s` : `${Math.floor(seconds / 60)}m ${String(seconds % 60).padStart(2, "0")}s`
+}
 
 export interface StatusView {
   /** The model the session's turns ask (or a new session's will). */
@@ -25,7 +30,7 @@ export const statusParts = (state: SessionState, view: StatusView): ReadonlyArra
   parts.push(`mode ${view.mode}`)
   if (state.running && state.turnStartedAt !== undefined) {
     const turn = spendText(state.turnSpend)
-    parts.push(`turn ${duration(Math.max(0, view.now - state.turnStartedAt))}${turn === undefined ? "" : ` ${turn}`}`)
+    parts.push(`turn ${elapsed(Math.max(0, view.now - state.turnStartedAt))}${turn === undefined ? "" : ` ${turn}`}`)
   }
   const session = spendText(state.sessionSpend)
   if (session !== undefined) parts.push(`session ${session}`)

@@ -83,6 +83,12 @@ const seconds = (ms: number) => (ms < 10_000 ? `${(ms / 1000).toFixed(1)} s` : `
  * screen (`transcript.ts`) draws the blocks, and tests read them.
  */
 export class Timeline {
+  /** The clients this terminal answers through (`cli`, or `rpc:cli` on a server): its own answers need no "where". */
+  readonly #own: ReadonlySet<string>
+  constructor(own: ReadonlyArray<string> = ["cli", "rpc:cli"]) {
+    this.#own = new Set(own)
+  }
+
   readonly blocks: Array<Block> = []
   readonly state: SessionState = {
     mode: "default",
@@ -206,7 +212,10 @@ export class Timeline {
         if (decision === "allow") {
           tool.state = "running"
           // A person's answer is worth a word (where it came from, how long it holds); a rule's or a mode's is not.
-          if (by === "user") tool.verdict = `allowed${scope === "once" ? "" : scope === "session" ? " for the session" : " always"}${where(client)}`
+          const ours = client !== undefined && this.#own.has(client)
+          if (by === "user" && !(ours && scope === "once")) {
+            tool.verdict = `allowed${scope === "once" ? "" : scope === "session" ? " for the session" : " always"}${ours ? "" : where(client)}`
+          }
         } else {
           tool.state = decision === "deny" ? "denied" : "cancelled"
           tool.verdict = `${decision === "deny" ? "denied" : "cancelled"} by ${by}${where(client)}${reason === undefined ? "" : `: ${reason}`}`
