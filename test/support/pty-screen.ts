@@ -1,9 +1,12 @@
 import * as pty from "@lydell/node-pty"
 import xterm from "@xterm/headless"
+import { join } from "node:path"
 import { assertBuilt, cliPath } from "./cli.js"
 
 export interface PtyOptions {
   readonly cwd: string
+  /** The agent's own directories (its data in it, its configuration in `config/`): the person's are never touched. */
+  readonly home: string
   readonly cols: number
   readonly rows?: number
   readonly env?: Record<string, string | undefined>
@@ -37,7 +40,15 @@ export const openOnPty = (args: ReadonlyArray<string>, options: PtyOptions) => {
     cols: options.cols,
     rows,
     cwd: options.cwd,
-    env: { PATH: process.env["PATH"], HOME: process.env["HOME"], TERM: "xterm-256color", NO_COLOR: "1", ...options.env }
+    env: {
+      PATH: process.env["PATH"],
+      HOME: process.env["HOME"],
+      TERM: "xterm-256color",
+      NO_COLOR: "1",
+      CUSTOM_AGENT_HOME: options.home,
+      CUSTOM_AGENT_CONFIG_HOME: join(options.home, "config"),
+      ...options.env
+    }
   })
   let raw = ""
   let exited: { readonly code: number } | undefined

@@ -30,7 +30,7 @@ describe("the interactive session shows the answer as rendered Markdown, wrapped
   for (const cols of [80, 120]) {
     it(`at ${cols} columns`, { timeout: 60_000 }, async () => {
       const cwd = workspace()
-      const session = openOnPty(["--script", "script.json", "--data-dir", join(cwd, "data")], { cwd, cols })
+      const session = openOnPty(["--script", "script.json"], { cwd, home: temps.dir("tui-home-"), cols })
       try {
         await session.waitFor("custom-agent")
         session.type("what did you find?")
@@ -61,7 +61,7 @@ describe("the interactive session shows the answer as rendered Markdown, wrapped
 
   it("re-wraps the conversation when the terminal is resized", { timeout: 60_000 }, async () => {
     const cwd = workspace()
-    const session = openOnPty(["--script", "script.json", "--data-dir", join(cwd, "data")], { cwd, cols: 120 })
+    const session = openOnPty(["--script", "script.json"], { cwd, home: temps.dir("tui-home-"), cols: 120 })
     try {
       await session.waitFor("custom-agent")
       session.type("what did you find?")

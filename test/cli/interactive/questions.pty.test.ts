@@ -21,7 +21,7 @@ describe("a permission question in the interactive session", () => {
     it(`shows the whole diff and what a lasting answer would store, and takes one key (${cols} columns)`, { timeout: 60_000 }, async () => {
       const cwd = temps.dir("tui-ask-")
       writeScript(cwd)
-      const session = openOnPty(["--script", "script.json", "--data-dir", join(cwd, "data")], { cwd, cols })
+      const session = openOnPty(["--script", "script.json"], { cwd, home: temps.dir("tui-home-"), cols })
       try {
         await session.waitFor("custom-agent")
         session.type("write a.txt")
@@ -48,7 +48,7 @@ describe("a permission question in the interactive session", () => {
     writeScript(cwd)
     const server = await startServer(["--data-dir", join(cwd, "data"), "--script", "script.json"], { cwd })
     writeFileSync(join(cwd, "token"), server.token, { mode: 0o600 })
-    const session = openOnPty(["--server", server.url, "--token-file", join(cwd, "token")], { cwd, cols: 100 })
+    const session = openOnPty(["--server", server.url, "--token-file", join(cwd, "token")], { cwd, home: temps.dir("tui-home-"), cols: 100 })
     try {
       await session.waitFor("custom-agent")
       session.type("write a.txt")
