@@ -75,6 +75,7 @@ export const runApp = (config: AppConfig): Effect.Effect<AppExit, unknown> =>
       const { client } = config
       const run = yield* FiberSet.makeRuntime<never, unknown, unknown>()
       const quit = yield* Deferred.make<void>()
+      const serial = yield* Effect.makeSemaphore(1)
       const theme = makeTheme(config.color)
       const commands: Array<SlashCommandSpec> = [...builtinCommands]
 
@@ -89,8 +90,6 @@ export const runApp = (config: AppConfig): Effect.Effect<AppExit, unknown> =>
       let message: { readonly text: string; readonly until: number } | undefined
       const answeredHere = new Set<string>()
       const children = new Map<string, Fiber.RuntimeFiber<unknown, unknown>>()
-      /** Subagents seen starting in the history, not seen ending: followed once the history is read. */
-      const openChildren = new Set<string>()
 
       const currentMode = (): PermissionMode => (sessionId === undefined ? (pendingMode ?? "default") : timeline.state.mode)
 
@@ -192,15 +191,9 @@ export const runApp = (config: AppConfig): Effect.Effect<AppExit, unknown> =>
       const onEvent = (event: AgentEvent) => {
         timeline.apply(event)
         onQuestion(event)
-        if (event.type === "subagent.started") {
-          if (event.sequence > historyEnd) followChild(event.payload.childSessionId)
-          else openChildren.add(event.payload.childSessionId)
-        }
-        if (event.type === "subagent.completed") openChildren.delete(event.payload.childSessionId)
-        if (event.sequence === historyEnd) {
-          for (const child of openChildren) followChild(child)
-          openChildren.clear()
-        }
+        // Each subagent's own session is read for its tool calls, shown under its task call (a
+        // finished one's replay ends at its turn's end).
+        if (event.type === "subagent.started") followChild(event.payload.childSessionId)
       }
 
       const onFrame = (forSession: string) => (frame: HostFrame) =>
@@ -235,7 +228,6 @@ export const runApp = (config: AppConfig): Effect.Effect<AppExit, unknown> =>
           if (follower !== undefined) yield* Fiber.interrupt(follower)
           for (const fiber of children.values()) yield* Fiber.interrupt(fiber)
           children.clear()
-          openChildren.clear()
           screen.clearCards()
           sessionId = id
           historyEnd = 0
@@ -332,7 +324,8 @@ export const runApp = (config: AppConfig): Effect.Effect<AppExit, unknown> =>
         if (typed._tag === "Unknown") {
           return note(`/${typed.name} is not a command here${typed.suggestion === undefined ? "" : `; did you mean /${typed.suggestion}?`} (/help lists them; nothing was sent)`, "warn")
         }
-        if (typed._tag === "Command") return act(Effect.ensuring(runSlashCommand(actions, typed.name, typed.args), Effect.sync(render)))
+        // Commands run one after another, in the order typed.
+        if (typed._tag === "Command") return act(serial.withPermits(1)(Effect.ensuring(runSlashCommand(actions, typed.name, typed.args), Effect.sync(render))))
         act(send(text, timeline.state.running ? mode : "queue"))
       }
 

@@ -81,7 +81,7 @@ export const makeBlockLines = (t: Theme) => {
         return out
       }
       case "plan":
-        return [t.cyan("◆ plan proposed, to approve or send back:"), ...markdownLines(block, block.plan, Math.max(1, width - 2)).map((line) => `${t.dim("│ ")}${line}`)]
+        return [fit(t.cyan("◆ plan proposed, to approve or send back:"), width), ...markdownLines(block, block.plan, Math.max(1, width - 2)).map((line) => `${t.dim("│ ")}${line}`)]
       case "note":
         return hanging(toneOf(t, block.tone)(safeText(block.text)), width, "", "  ", 2)
       case "detail": {

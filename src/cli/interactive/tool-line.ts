@@ -10,7 +10,7 @@ const field = (input: unknown, key: string): string | undefined => {
   return typeof value === "string" ? value : undefined
 }
 
-const SUBJECT_FIELDS = ["path", "file_path", "pattern", "url", "uri", "query", "name"]
+const SUBJECT_FIELDS = ["path", "file_path", "url", "uri", "query", "name"]
 
 /** What a call acts on, as a person names it: the path, the command, the pattern; else its input on one line. */
 export const toolSubject = (name: string, input: unknown, data: ToolResultData | undefined): string => {
@@ -20,11 +20,15 @@ export const toolSubject = (name: string, input: unknown, data: ToolResultData |
   if (command !== undefined) return `$ ${command}`
   const agent = field(input, "agent")
   if (agent !== undefined) return `${agent}: ${field(input, "prompt") ?? ""}`
+  const pattern = field(input, "pattern")
+  const path = field(input, "path")
+  if (pattern !== undefined) return path === undefined ? pattern : `${pattern} in ${path}`
   for (const key of SUBJECT_FIELDS) {
     const value = field(input, key)
-    if (value !== undefined) return key === "pattern" && field(input, "path") !== undefined ? `${value} in ${field(input, "path") ?? ""}` : value
+    if (value !== undefined) return value
   }
-  if (name === "todo_write") return ""
+  // The list and the plan are shown on their own (the task list, the plan's block).
+  if (name === "todo_write" || name === "exit_plan_mode") return ""
   const json = JSON.stringify(input)
   return json === undefined || json === "{}" ? "" : json
 }
@@ -61,6 +65,16 @@ const markPaint = (t: Theme, state: ToolState): Paint => {
   }
 }
 
+/**
+ * A call's output in a few words: a failure's first line (it says why), else the one line there
+ * is, or how many lines came back (a file read, a search): the whole of it is a key away.
+ */
+export const outputSummary = (output: string, failed: boolean): string => {
+  const lines = output.replace(/\n$/, "").split("\n")
+  if (failed || lines.length === 1) return oneLine(lines[0] ?? "", 160)
+  return `${lines.length} lines`
+}
+
 /** How the call went, in a few words: `exit 1`, `+3 -1`, its first line of output, `waiting for your answer`. */
 const outcome = (t: Theme, call: { readonly state: ToolState; readonly output?: string; readonly data?: ToolResultData; readonly verdict?: string }): string => {
   switch (call.state) {
@@ -83,7 +97,7 @@ const outcome = (t: Theme, call: { readonly state: ToolState; readonly output?: 
         return paint(`${verdict}${status}`)
       }
       if (data?._tag === "edit") return paint(`${verdict}${diffCounts(data.diff)}`)
-      return paint(`${verdict}${oneLine(call.output ?? "", 160)}`)
+      return paint(`${verdict}${outputSummary(call.output ?? "", call.state === "failed")}`)
     }
   }
 }
@@ -95,6 +109,8 @@ const outcome = (t: Theme, call: { readonly state: ToolState; readonly output?: 
 export const toolLine = (t: Theme, call: ToolBlock | ChildCall, name: string): string => {
   const subject = oneLine(toolSubject(name, call.input, call.data), 200)
   const took = call.durationMs === undefined ? "" : ` ${t.dim(duration(call.durationMs))}`
-  const said = outcome(t, call)
+  // A subagent's answer has its own line under the call.
+  const answered = "subagent" in call && call.subagent !== undefined && (call.state === "done" || call.state === "failed")
+  const said = answered ? "" : outcome(t, call)
   return `${markPaint(t, call.state)(marks[call.state])} ${t.bold(oneLine(name, 60))}${subject === "" ? "" : ` ${subject}`}${said === "" ? "" : `  ${said}`}${took}`
 }
