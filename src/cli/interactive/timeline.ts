@@ -241,7 +241,7 @@ export class Timeline {
         return this.#push({ kind: "plan", plan: event.payload.plan, version: 0 })
       case "plan.resolved": {
         const { decision, by, mode, client, note, reason } = event.payload
-        const who = `${by}${where(client)}`
+        const who = `${by}${client !== undefined && this.#own.has(client) ? "" : where(client)}`
         if (decision === "approved") return this.note(`✓ plan approved by ${who}: carried out in ${mode ?? "default"} mode`, "ok")
         if (decision === "cancelled") return this.note(`plan question withdrawn: ${reason ?? "the turn was cancelled"}`)
         return this.note(`✗ plan sent back by ${who} (the session stays in plan mode)${note !== undefined ? `: ${note}` : reason !== undefined ? `: ${reason}` : ""}`, "warn")
