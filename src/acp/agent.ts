@@ -28,6 +28,7 @@ import { Files } from "../services/ToolRouter.js"
 import { fromEngineError, internalError, invalidParams, type ProtocolError, sessionNotFound } from "./errors.js"
 import { mcpServerConfigs } from "./mcp-servers.js"
 import { acpModeOf, isAcpMode, modeState } from "./modes.js"
+import { availableCommands } from "./commands.js"
 import { OpenSessions } from "./open-sessions.js"
 import type { ClientPeer } from "./peer.js"
 import { promptText } from "./prompt-content.js"
@@ -45,6 +46,11 @@ export interface AcpAgent {
   readonly setMode: (params: SetSessionModeRequest) => Effect.Effect<SetSessionModeResponse, ProtocolError>
   readonly prompt: (params: PromptRequest) => Effect.Effect<PromptResponse, ProtocolError>
   readonly cancel: (params: CancelNotification) => Effect.Effect<void>
+  /**
+   * Tells the client the session's slash commands (`available_commands_update`), when it has
+   * any; sent once session/new, load or fork has been answered. A failure is logged, never sent.
+   */
+  readonly announceCommands: (sessionId: string) => Effect.Effect<void>
 }
 
 export interface AgentInfo {
@@ -189,7 +195,13 @@ export const make = (peer: ClientPeer, barrier: UpdateBarrier, info: AgentInfo) 
           return yield* runPrompt(deps, session, content.right, arrival)
         }),
 
-      cancel: (params) => cancelSession(params.sessionId)
+      cancel: (params) => cancelSession(params.sessionId),
+
+      announceCommands: (sessionId) =>
+        host.listCommands({ sessionId }).pipe(
+          Effect.flatMap(({ commands }) => (commands.length === 0 ? Effect.void : peer.update({ sessionId, update: availableCommands(commands) }))),
+          Effect.catchAll((error) => Effect.logWarning(`could not tell the client the slash commands of ${sessionId}`, error))
+        )
     }
     return agent
   })

@@ -21,11 +21,22 @@ export const serveConnection = (stream: AcpStream, peer: ClientPeer, agent: AcpA
     const handle = <A>(effect: Effect.Effect<A, ProtocolError>): Promise<A> =>
       run(effect.pipe(Effect.mapError((error) => new RequestError(error.code, error.message, error.data))), { immediate: true })
 
+    /**
+     * The session's commands go out once its answer has: the SDK queues a response for writing
+     * as soon as the handler's promise settles (microtasks), so a notification queued from the
+     * next turn of the event loop follows it on the wire, and the client knows the session.
+     */
+    const announceAfter = <A>(answer: Promise<A>, sessionId: (answer: A) => string): Promise<A> =>
+      answer.then((response) => {
+        setImmediate(() => fork(agent.announceCommands(sessionId(response))))
+        return response
+      })
+
     const app = agentApp({ name })
       .onRequest(methods.agent.initialize, ({ params }) => handle(agent.initialize(params)))
-      .onRequest(methods.agent.session.new, ({ params }) => handle(agent.newSession(params)))
-      .onRequest(methods.agent.session.load, ({ params }) => handle(agent.loadSession(params)))
-      .onRequest(methods.agent.session.fork, ({ params }) => handle(agent.forkSession(params)))
+      .onRequest(methods.agent.session.new, ({ params }) => announceAfter(handle(agent.newSession(params)), (response) => response.sessionId))
+      .onRequest(methods.agent.session.load, ({ params }) => announceAfter(handle(agent.loadSession(params)), () => params.sessionId))
+      .onRequest(methods.agent.session.fork, ({ params }) => announceAfter(handle(agent.forkSession(params)), (response) => response.sessionId))
       .onRequest(methods.agent.session.list, ({ params }) => handle(agent.listSessions(params)))
       .onRequest(methods.agent.session.setMode, ({ params }) => handle(agent.setMode(params)))
       .onRequest(methods.agent.session.prompt, ({ params, signal }) => {

@@ -1,6 +1,7 @@
 import type { SessionUpdate, ToolCallContent, ToolCallUpdate } from "@agentclientprotocol/sdk/unstable"
 import type { AgentEvent, EventOf } from "../domain/events.js"
 import { PLAN_TOOL } from "../domain/plan.js"
+import { typedLine } from "../domain/slash-commands.js"
 import { sessionNote } from "./session-notes.js"
 import { acpModeOf } from "./modes.js"
 import { absolutePath, kindOf, locationsOf, titleOf } from "./tool-calls.js"
@@ -55,7 +56,7 @@ export const makeTranslator = (options: TranslatorOptions): Translator => {
       case "user.message":
         endMessage()
         return options.replay
-          ? [{ sessionUpdate: "user_message_chunk", messageId: event.id, content: { type: "text", text: event.payload.content } }]
+          ? [{ sessionUpdate: "user_message_chunk", messageId: event.id, content: { type: "text", text: typedText(event) } }]
           : []
       case "model.delta":
         if (event.payload.text === "") return []
@@ -204,3 +205,6 @@ export const makeTranslator = (options: TranslatorOptions): Translator => {
 
   return { updates, permissionToolCall, planToolCall }
 }
+
+/** A user message as the person sent it: a slash command's line rather than its expansion. */
+const typedText = (event: EventOf<"user.message">): string => (event.payload.command === undefined ? event.payload.content : typedLine(event.payload.command))

@@ -8,6 +8,8 @@ import * as HooksLayer from "../layers/hooks/layer.js"
 import * as SubprocessEnvironmentLayer from "../layers/subprocess-env-settings.js"
 import * as AgentFolders from "../layers/agents/folders.js"
 import type { Agents } from "../services/Agents.js"
+import * as CommandFolders from "../layers/commands/folders.js"
+import type { SlashCommands } from "../services/SlashCommands.js"
 import * as Permissions from "../layers/permission/engine.js"
 import { LocalFilesLive } from "../layers/tools/local-file-access.js"
 import type { PrivatePlace } from "../layers/private-places.js"
@@ -32,7 +34,7 @@ import type { Skills } from "../services/Skills.js"
 import type { Files, ToolRouter } from "../services/ToolRouter.js"
 import type { Hooks } from "../services/Hooks.js"
 import { checkpointsLayer } from "./checkpoints.js"
-import { approvalsFile, memoryFile, type StoreKind, trustFile, userPermissionsFile } from "./locations.js"
+import { approvalsFile, memoryFile, resolveClaudeDir, type StoreKind, trustFile, userPermissionsFile } from "./locations.js"
 import { type ModelSelection, modelsLayer } from "./model.js"
 import { storeLayer } from "./store.js"
 import { mcpLayer, routerLayer, type SandboxConfig, sandboxLayer, skillsLayer } from "./tools.js"
@@ -40,6 +42,8 @@ import { mcpLayer, routerLayer, type SandboxConfig, sandboxLayer, skillsLayer } 
 export interface AgentConfig {
   readonly dataDir: string
   readonly configDir: string
+  /** Claude Code's user folder, whose `commands/` are the user's too (default: `CLAUDE_CONFIG_DIR`, else `~/.claude`). */
+  readonly claudeDir?: string
   readonly store: StoreKind
   readonly model: ModelSelection
   /** How "ask" is answered; a headless policy that denies when not given. */
@@ -73,6 +77,7 @@ export type CoreServices =
   | ContextBuilder
   | Hooks
   | Agents
+  | SlashCommands
 
 /**
  * Everything the engine stands on: store, model, ids, context, memory, tools and the permission
@@ -115,6 +120,8 @@ const coreLayerWith = (config: AgentConfig, places: ReadonlyArray<PrivatePlace>)
     permissions,
     // The agent definitions the `task` tool starts subagents from.
     AgentFolders.layer({ configDir: config.configDir, privatePlaces: places }),
+    // The slash commands the host expands a prompt's `/name args` with.
+    CommandFolders.layer({ configDir: config.configDir, claudeDir: config.claudeDir ?? resolveClaudeDir(), privatePlaces: places }),
     config.files ?? LocalFilesLive,
     AjvOutput.layer
   )

@@ -31,6 +31,16 @@ export const resolveConfigDir = (env: NodeJS.ProcessEnv = process.env): string =
   return join(homedir(), ".config", "custom-agent")
 }
 
+/**
+ * Claude Code's own user folder, whose `commands/` this agent reads too: `CLAUDE_CONFIG_DIR`
+ * (where Claude Code moves it), else `~/.claude`.
+ */
+export const resolveClaudeDir = (env: NodeJS.ProcessEnv = process.env): string => {
+  const moved = env["CLAUDE_CONFIG_DIR"]
+  if (moved !== undefined && moved !== "") return resolve(moved)
+  return join(env["HOME"] ?? homedir(), ".claude")
+}
+
 export const userPermissionsFile = (configDir: string) => join(configDir, "permissions.json")
 export const approvalsFile = (dataDir: string) => join(dataDir, "approvals.json")
 /** Project rules files a person trusted, by content hash. */

@@ -1,5 +1,6 @@
 import * as Effect from "effect/Effect"
 import { randomBytes } from "node:crypto"
+import { lstatSync } from "node:fs"
 import { join } from "node:path"
 import { messageOf } from "../domain/cause-message.js"
 import { createOwnPrivateFileSync, readOwnPrivateFileSync, replaceOwnPrivateFileSync } from "../layers/own-private-file.js"
@@ -36,18 +37,50 @@ const failure = (file: string, problem: string) =>
 const attempt = <A>(what: string, run: () => A) =>
   Effect.try({ try: run, catch: (error) => new CliError({ message: `cannot ${what}: ${messageOf(error)}` }) })
 
+type KeptRead = { readonly _tag: "missing" } | { readonly _tag: "refused"; readonly problem: string } | { readonly _tag: "token"; readonly value: string }
+
+const readKeptSync = (file: string): KeptRead => {
+  const read = readOwnPrivateFileSync(file, TOKEN_FILE_MAX_BYTES)
+  if (read._tag !== "text") return read
+  const value = (read.text.split(/\r?\n/)[0] ?? "").trim()
+  return value === "" ? { _tag: "refused", problem: "is empty" } : { _tag: "token", value }
+}
+
 /** The token in the file, or none when no file is there; a file that must not be trusted is an error. */
 const readKept = (file: string): Effect.Effect<string | undefined, CliError> => {
-  const read = readOwnPrivateFileSync(file, TOKEN_FILE_MAX_BYTES)
+  const read = readKeptSync(file)
   switch (read._tag) {
     case "missing":
       return Effect.succeed(undefined)
     case "refused":
       return Effect.fail(failure(file, read.problem))
-    case "text": {
-      const value = (read.text.split(/\r?\n/)[0] ?? "").trim()
-      return value === "" ? Effect.fail(failure(file, "is empty")) : Effect.succeed(value)
-    }
+    case "token":
+      return Effect.succeed(read.value)
+  }
+}
+
+/**
+ * The kept token as the file holds it now, for a running server to check each request
+ * against: a `serve --rotate-token` on the same data directory (another process) replaces the
+ * file, and from then on only the new token opens this server too. Asked per request: one
+ * `lstat`, and a read only when the file changed. A file gone, or one that must not be trusted
+ * any more, gives none: every request is refused until the server restarts.
+ */
+export const followKeptToken = (kept: KeptToken): (() => string | undefined) => {
+  const identity = () => {
+    const stat = lstatSync(kept.file, { throwIfNoEntry: false, bigint: true })
+    return stat === undefined ? "" : `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`
+  }
+  // Read again at the first request: the file may have changed since `kept` was read.
+  let seen: string | undefined
+  let current: string | undefined
+  return () => {
+    const now = identity()
+    if (now === seen) return current
+    seen = now
+    const read = readKeptSync(kept.file)
+    current = read._tag === "token" ? read.value : undefined
+    return current
   }
 }
 

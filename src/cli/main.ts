@@ -15,6 +15,7 @@ import { checkArgv } from "./argv-check.js"
 import { commandName, describeCommand } from "./command-tree.js"
 import { acpCommand } from "./commands/acp.js"
 import { agentsCommand } from "./commands/agents.js"
+import { commandsCommand } from "./commands/commands.js"
 import { clusterCommand } from "./commands/cluster.js"
 import { mcpCommand } from "./commands/mcp.js"
 import { memoryCommand } from "./commands/memory.js"
@@ -46,6 +47,7 @@ const commands = [
   mcpCommand,
   skillsCommand,
   agentsCommand,
+  commandsCommand,
   hooksCommand,
   memoryCommand,
   trustCommand,

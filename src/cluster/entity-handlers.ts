@@ -72,10 +72,12 @@ export const sessionEntityLayer = (options: { readonly maxIdleTime: Duration.Dur
         EditQueue: ({ payload }) => host.editQueue(sessionId, payload.messageId, payload.action),
         Compact: () => host.compact(sessionId),
         GetSession: () => host.getSession(sessionId),
+        ListCommands: () => host.listCommands({ sessionId }),
         Cancel: () => host.cancel(sessionId),
         SetMode: ({ payload }) => host.setMode(sessionId, payload.mode, payload.by),
         Rename: ({ payload }) => host.renameSession(sessionId, payload.title, payload.by),
         Archive: ({ payload }) => host.archiveSession(sessionId, payload.archived, payload.by),
+        Delete: ({ payload }) => host.deleteSession(sessionId, payload.by),
         RespondPermission: ({ payload }) => host.respondPermission(sessionId, payload.toolCallId, payload.answer),
         // The payloads are the host's requests as they are.
         Rewind: ({ payload }) => host.rewind(sessionId, payload),

@@ -99,7 +99,10 @@ export const routerHostLayer: Layer.Layer<AgentHost, never, AgentHost | Sharding
       watchSessions: local.watchSessions,
       renameSession: (sessionId, title, by) => delivered(entity(sessionId).Rename({ title, by })),
       archiveSession: (sessionId, archived, by) => delivered(entity(sessionId).Archive({ archived, by })),
+      deleteSession: (sessionId, by) => delivered(entity(sessionId).Delete({ by })),
       getSession: (sessionId) => delivered(entity(sessionId).GetSession()),
+      // A session's commands are read where its workspace is (its owner); a folder's, on this runner.
+      listCommands: (target) => ("cwd" in target ? local.listCommands(target) : delivered(entity(target.sessionId).ListCommands())),
       prompt: (request) =>
         Effect.gen(function* () {
           const payload = new PromptPayload({

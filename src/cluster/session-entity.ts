@@ -8,7 +8,9 @@ import { AgentEvent, MessageMode } from "../domain/events.js"
 import { PermissionAnswer, PermissionNotPending, PromptReceipt, QueueAction, QueuedMessageNotFound, SessionView } from "../domain/host.js"
 import { EngineFailure } from "../rpc/group.js"
 import { McpError } from "../services/McpHub.js"
+import { MemoryStoreFailure } from "../services/MemoryStore.js"
 import { TurnTerms } from "../domain/turn-terms.js"
+import { SlashCommandList } from "../domain/slash-commands.js"
 import { RewindDrift, RewindResult, RewindTarget, RewindUnavailable, RewindWhat } from "../domain/rewind.js"
 
 /**
@@ -79,10 +81,14 @@ export const AgentSession = Entity.make("AgentSession", [
   ),
   Rpc.make("Compact", { payload: CompactPayload, success: Schema.Option(AgentEvent), error: EngineFailure }).annotate(ClusterSchema.Persisted, true),
   Rpc.make("GetSession", { success: SessionView, error: EngineFailure }),
+  /** On the owner: the commands are read from its disk, where the session's workspace is. */
+  Rpc.make("ListCommands", { success: SlashCommandList, error: EngineFailure }),
   Rpc.make("Cancel", { error: EngineFailure }),
   Rpc.make("SetMode", { payload: { mode: PermissionMode, by: Schema.String }, error: EngineFailure }),
   Rpc.make("Rename", { payload: { title: Schema.String, by: Schema.String }, error: EngineFailure }),
   Rpc.make("Archive", { payload: { archived: Schema.Boolean, by: Schema.String }, error: EngineFailure }),
+  // On the owner, which holds the session's actor and its subagents'.
+  Rpc.make("Delete", { payload: { by: Schema.String }, success: Schema.Array(Schema.String), error: Schema.Union(EngineFailure, MemoryStoreFailure) }),
   Rpc.make("RespondPermission", {
     payload: { toolCallId: Schema.String, answer: PermissionAnswer },
     error: Schema.Union(PermissionNotPending, EngineFailure)

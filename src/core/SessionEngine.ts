@@ -19,6 +19,7 @@ import type { PromptReceipt, QueueAction, QueuedMessageNotFound } from "../domai
 import type { PermissionMode } from "../domain/permissions.js"
 import type { RewindResult } from "../domain/rewind.js"
 import { titleOf } from "../domain/session-title.js"
+import { type CommandInvocation, typedLine } from "../domain/slash-commands.js"
 import { Approvals } from "../services/Approvals.js"
 import { Checkpoints } from "../services/Checkpoints.js"
 import { ContextBuilder } from "../services/ContextBuilder.js"
@@ -47,7 +48,7 @@ import { projectRulesDrafts } from "./project-rules-record.js"
 import { type RedoRequest, redo, rewind, type RewindError, type RewindRequest } from "./rewind.js"
 import { addEvent, emptyRewindHistory } from "./rewind-history.js"
 import { changeMode, changeModel, claimTurn, type Draft, loadActor, makeActor, type RunningTurn, type SessionActor } from "./session-actor.js"
-import { type DriveServices, drive, editQueue, queueMessage, startDriving, takeNext, takeSteering } from "./session-inbox.js"
+import { type DriveServices, drive, editQueue, queueMessage, startDriving, takeNext, takeSteering, turnMessage } from "./session-inbox.js"
 import { emptySessionState, type SessionHeader, type SessionState } from "./session-state.js"
 import { sessionModel } from "./session-model.js"
 import { runTurnBody, type TurnOutcome } from "./turn.js"
@@ -101,6 +102,11 @@ export interface RunTurnInput {
    * message it is the message's id.
    */
   readonly requestId?: string
+  /**
+   * The slash command `content` is the expansion of (the host expands `/name args`): recorded
+   * on the `user.message` (and the inbox entry of a queued message) with the content.
+   */
+  readonly command?: CommandInvocation
 }
 
 /** A message for a session's inbox: it starts a turn when the session is idle, else it waits. */
@@ -420,11 +426,13 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
           if (Option.isSome(changed)) yield* sink.offer(changed.value)
         }
         const state = actor.state
+        // What the person typed: a command's line rather than its expansion.
+        const typed = input.command === undefined ? input.content : typedLine(input.command)
         const started = yield* emit({
           type: "turn.started",
           turnId,
           payload: {
-            promptPreview: preview(input.content),
+            promptPreview: preview(typed),
             permissionMode: state.mode,
             ...(options.runner === undefined ? {} : { runner: options.runner }),
             ...(input.terms === undefined ? {} : { terms: input.terms })
@@ -433,7 +441,12 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
         const message = yield* emit({
           type: "user.message",
           turnId,
-          payload: { content: input.content, mode: input.mode ?? "queue", ...(input.requestId === undefined ? {} : { requestId: input.requestId }) }
+          payload: {
+            content: input.content,
+            mode: input.mode ?? "queue",
+            ...(input.requestId === undefined ? {} : { requestId: input.requestId }),
+            ...(input.command === undefined ? {} : { command: input.command })
+          }
         })
         yield* sink.admitted({ _tag: "Started", turnId, sequence: message.sequence })
         const parent = state.header?.parent
@@ -464,7 +477,7 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
           yield* emit({ type: "turn.completed", turnId, payload: { stopReason: "error", errorCode: "model_unavailable", message } })
           return
         }
-        yield* emitAll(autoTitle(state, turnId, input.content))
+        yield* emitAll(autoTitle(state, turnId, typed))
         const workspaceRoot = state.header?.cwd ?? "."
         yield* emitAll(yield* projectRulesDrafts(permissions, state, workspaceRoot, turnId))
         const hookContext: HookContext = {
@@ -681,6 +694,7 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
                 yield* startDriving(driveServices, actor)
                 const message = {
                   content: input.content,
+                  ...(input.command === undefined ? {} : { command: input.command }),
                   ...(input.maxSteps === undefined ? {} : { maxSteps: input.maxSteps }),
                   ...(input.terms === undefined ? {} : { terms: input.terms }),
                   ...(input.requestId === undefined ? {} : { requestId: input.requestId })
@@ -691,7 +705,7 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
               yield* record
               const messageId = input.requestId ?? (yield* ids.make("msg"))
               const mode = input.mode ?? "queue"
-              yield* queueMessage(actor, { id: messageId, content: input.content }, mode)
+              yield* queueMessage(actor, { id: messageId, content: input.content, ...(input.command === undefined ? {} : { command: input.command }) }, mode)
               return Option.some<PromptReceipt>({ _tag: "Queued", messageId, mode })
             })
           )
@@ -763,7 +777,7 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
             if (Option.isNone(next)) return yield* releaseClaim(actor, running)
             yield* startDriving(driveServices, actor)
             const admitted = yield* Deferred.make<PromptReceipt, EngineError>()
-            const first = { message: { content: next.value.content }, running }
+            const first = { message: turnMessage(next.value), running }
             yield* FiberSet.run(drives, withActor(sessionId, (held) => drive(driveServices, held, first, admitted)))
           })
         )

@@ -6,6 +6,7 @@ import type { AgentEvent, MessageMode, QueuedMessage } from "../domain/events.js
 import { type PromptReceipt, type QueueAction, QueuedMessageNotFound } from "../domain/host.js"
 import type { RunningTurn, SessionActor } from "./session-actor.js"
 import type { TurnTerms } from "../domain/turn-terms.js"
+import type { CommandInvocation } from "../domain/slash-commands.js"
 
 type Inbox = SessionActor["state"]["inbox"]
 
@@ -13,19 +14,19 @@ const writeInbox = (actor: SessionActor, inbox: Inbox): Effect.Effect<AgentEvent
   actor.commit({ type: "inbox.updated", payload: { nextTurn: inbox.nextTurn, nextStep: inbox.nextStep } })
 
 /** Steering: what waits in `nextStep`, taken at a step boundary of the running turn. */
-export const takeSteering = (actor: SessionActor): Effect.Effect<ReadonlyArray<string>> =>
+export const takeSteering = (actor: SessionActor): Effect.Effect<ReadonlyArray<QueuedMessage>> =>
   // Read without the lock first: nothing waits at almost every step boundary.
   Effect.suspend(() => (actor.state.inbox.nextStep.length === 0 ? noSteering : takeWaitingSteering(actor)))
 
-const noSteering: Effect.Effect<ReadonlyArray<string>> = Effect.succeed([])
+const noSteering: Effect.Effect<ReadonlyArray<QueuedMessage>> = Effect.succeed([])
 
-const takeWaitingSteering = (actor: SessionActor): Effect.Effect<ReadonlyArray<string>> =>
+const takeWaitingSteering = (actor: SessionActor): Effect.Effect<ReadonlyArray<QueuedMessage>> =>
   actor.inboxLock
     .withPermits(1)(
       Effect.suspend(() => {
         const inbox = actor.state.inbox
         if (inbox.nextStep.length === 0) return Effect.succeed([])
-        return Effect.as(writeInbox(actor, { nextTurn: inbox.nextTurn, nextStep: [] }), inbox.nextStep.map((m) => m.content))
+        return Effect.as(writeInbox(actor, { nextTurn: inbox.nextTurn, nextStep: [] }), inbox.nextStep)
       })
     )
     .pipe(
@@ -70,6 +71,8 @@ export const editQueue = (actor: SessionActor, messageId: string, action: QueueA
 /** What a turn starts from: the message, and for a prompt's own turn maybe a step limit and the client's request id. */
 export interface TurnMessage {
   readonly content: string
+  /** The slash command `content` is the expansion of. */
+  readonly command?: CommandInvocation
   readonly maxSteps?: number
   readonly terms?: TurnTerms
   readonly requestId?: string
@@ -96,6 +99,10 @@ export interface ClaimedMessage {
   readonly message: TurnMessage
   readonly running: RunningTurn
 }
+
+/** The turn a waiting message starts: its content, and the command it came from. */
+export const turnMessage = (queued: QueuedMessage): TurnMessage =>
+  queued.command === undefined ? { content: queued.content } : { content: queued.content, command: queued.command }
 
 /** Marks the actor as working through its prompts, and says so. Callers hold the inbox lock. */
 export const startDriving = (services: DriveServices, actor: SessionActor): Effect.Effect<void> =>
@@ -158,7 +165,7 @@ const nextFromInbox = (services: DriveServices, actor: SessionActor): Effect.Eff
           yield* stopDriving(services, actor)
           return Option.none<ClaimedMessage>()
         }
-        return Option.some<ClaimedMessage>({ message: { content: next.value.content }, running })
+        return Option.some<ClaimedMessage>({ message: turnMessage(next.value), running })
       })
     )
   }).pipe(

@@ -2,7 +2,7 @@ import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type { EventStoreError, ModelError } from "../domain/errors.js"
-import type { AgentEvent, TurnStopReason } from "../domain/events.js"
+import type { AgentEvent, QueuedMessage, TurnStopReason } from "../domain/events.js"
 import type { ModelRequest, ModelStopReason, ModelStreamEvent } from "../domain/model.js"
 import { textTokens } from "../domain/tokens.js"
 import type { ToolCall } from "../domain/tools.js"
@@ -46,7 +46,7 @@ export interface TurnContext {
   readonly output: OutputCheck
   readonly tools: ToolStepContext
   /** Messages sent while the turn runs, read at each step boundary. */
-  readonly takeSteering: Effect.Effect<ReadonlyArray<string>>
+  readonly takeSteering: Effect.Effect<ReadonlyArray<QueuedMessage>>
   readonly emit: (draft: Draft) => Effect.Effect<AgentEvent, EventStoreError>
   /** Commits events that are ready together in one append (see the engine's group commit). */
   readonly emitAll: (drafts: ReadonlyArray<Draft>) => Effect.Effect<ReadonlyArray<AgentEvent>, EventStoreError>
@@ -178,7 +178,7 @@ const readOnce = <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<A, E> => {
  */
 const admitSteering = (ctx: TurnContext) =>
   Effect.flatMap(ctx.takeSteering, (messages) =>
-    ctx.emitAll(messages.map((content) => ({ type: "user.message", turnId: ctx.turnId, payload: { content, mode: "steer" } }))).pipe(
+    ctx.emitAll(messages.map((message) => ({ type: "user.message", turnId: ctx.turnId, payload: steeringPayload(message) }))).pipe(
       Effect.flatMap((admitted) =>
         Effect.forEach(admitted, (event) => (event.type === "user.message" ? userPromptSubmit(ctx, event.payload.content, event.sequence) : Effect.succeedNone), {
           discard: true
@@ -186,6 +186,9 @@ const admitSteering = (ctx: TurnContext) =>
       )
     )
   )
+
+/** A steering message as its `user.message` says it, with the slash command it came from. */
+const steeringPayload = ({ content, command }: QueuedMessage) => ({ content, mode: "steer" as const, ...(command === undefined ? {} : { command }) })
 
 /** What the session's MCP servers went through since the last step: started, failed, slow, died. */
 const recordMcpNotices = (ctx: TurnContext) =>

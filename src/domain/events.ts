@@ -9,6 +9,7 @@ import { RiskClass, ToolResultData } from "./tools.js"
 import { TurnTerms } from "./turn-terms.js"
 import { Spend } from "./spend.js"
 import { PlanDecision, PlanExitMode, PlanNote } from "./plan.js"
+import { CommandInvocation } from "./slash-commands.js"
 
 /**
  * The event log's envelope. Every field is plain JSON (no transformations), so an event's
@@ -132,7 +133,13 @@ export const UserMessageEvent = defineEvent("user.message", {
   content: Schema.String,
   mode: MessageMode,
   /** The client's id for the prompt: one delivered twice (a cluster delivers at least once) starts one turn. */
-  requestId: Schema.optional(Schema.String)
+  requestId: Schema.optional(Schema.String),
+  /**
+   * Set when the person typed a slash command (`/name args`): the command and its arguments as
+   * typed and the file it came from; `content` is then the command's expanded body, what the
+   * model is given. Replay reads `content` only, so the file need not exist any more.
+   */
+  command: Schema.optional(CommandInvocation)
 })
 
 export const ModelDelta = defineEvent("model.delta", { text: Schema.String })
@@ -249,7 +256,9 @@ export const ToolCompleted = defineEvent("tool.completed", {
 /** A message waiting in a session's inbox, with the id clients edit it by. */
 export const QueuedMessage = Schema.Struct({
   id: Schema.String,
-  content: Schema.String
+  content: Schema.String,
+  /** The slash command `content` is the expansion of (see `user.message`); dropped when the message is edited. */
+  command: Schema.optional(CommandInvocation)
 })
 export type QueuedMessage = typeof QueuedMessage.Type
 

@@ -81,13 +81,16 @@ export type SessionListItem = typeof SessionListItem.Type
 
 /**
  * What a session-list watcher receives: the whole list once, then a session's new line
- * whenever it changed (created, renamed, archived, new events, status), at most one per
+ * whenever it changed (created, renamed, archived, new events, status) or that it is gone
+ * (deleted), at most one per
  * session per coalescing interval, and a keep-alive now and then so proxies keep an idle
  * connection open.
  */
 export const SessionListFrame = Schema.Union(
   Schema.TaggedStruct("Snapshot", { sessions: Schema.Array(SessionListItem) }),
   Schema.TaggedStruct("Updated", { session: SessionListItem }),
+  /** The session was deleted (with its subagent sessions, each its own frame). */
+  Schema.TaggedStruct("Removed", { sessionId: Schema.String }),
   Schema.TaggedStruct("KeepAlive", {})
 )
 export type SessionListFrame = typeof SessionListFrame.Type

@@ -8,6 +8,8 @@ export interface ImportTailRequest {
   readonly newId: () => string
   /** ISO-8601 UTC: when the import happened. */
   readonly timestamp: string
+  /** The importing host's own model (its engine's): the session goes on with it, whatever the file chose. */
+  readonly model: string
 }
 
 /**
@@ -17,7 +19,9 @@ export interface ImportTailRequest {
  * recorded (`bypass`, `accept-edits`) ends at a `session.mode_changed` to `default` by
  * `import` (the mode is the last such event, so every projection agrees without a special
  * case), and messages waiting in the file's inbox are dropped (nobody here queued them, so
- * they never start a turn). Remembered answers are not in the log at all: the permission
+ * they never start a turn). The model the file named (its provider, where the user's key goes)
+ * is replaced by the importing host's own, by a `session.model_changed` by `import`, unless it
+ * is that one already (a file naming none goes on with it anyway); a person picks another with `--model` or the page's picker. Remembered answers are not in the log at all: the permission
  * engine keeps them by session id in memory and by workspace in the user's approvals file,
  * so an imported `permission.resolved` "for the session" or "always" grants nothing.
  */
@@ -25,8 +29,11 @@ export const importTail = (events: ReadonlyArray<AgentEvent>, request: ImportTai
   const last = events.at(-1)
   if (last === undefined) return []
   let waiting = false
+  let model: string | undefined
   for (const event of events) {
     if (event.type === "inbox.updated") waiting = event.payload.nextTurn.length + event.payload.nextStep.length > 0
+    if (event.type === "session.created") model = event.payload.model
+    if (event.type === "session.model_changed") model = event.payload.model
   }
   const own = (offset: number) => ({
     id: request.newId(),
@@ -38,5 +45,6 @@ export const importTail = (events: ReadonlyArray<AgentEvent>, request: ImportTai
   const tail: Array<AgentEvent> = []
   if (waiting) tail.push({ ...own(tail.length + 1), type: "inbox.updated", payload: { nextTurn: [], nextStep: [] } })
   tail.push({ ...own(tail.length + 1), type: "session.mode_changed", payload: { mode: "default", by: IMPORT_AUTHOR } })
+  if (model !== undefined && model !== request.model) tail.push({ ...own(tail.length + 1), type: "session.model_changed", payload: { model: request.model, by: IMPORT_AUTHOR } })
   return tail
 }

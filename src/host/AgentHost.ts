@@ -33,15 +33,21 @@ import type { RewindDrift, RewindResult, RewindUnavailable } from "../domain/rew
 import { DirectPull, type DirectlyPullable } from "../services/direct-pull.js"
 import { EventStore } from "../services/EventStore.js"
 import { Ids } from "../services/Ids.js"
-import { MemoryStore } from "../services/MemoryStore.js"
+import { MemoryStore, type MemoryStoreFailure } from "../services/MemoryStore.js"
+import { ModelGateway } from "../services/ModelGateway.js"
+import { PermissionEngine } from "../services/PermissionEngine.js"
 import { type McpError, McpHub } from "../services/McpHub.js"
 import { Fanout } from "./fanout.js"
 import { type ForkInput, forkSession } from "./fork.js"
 import { subscriptionPull } from "./subscription.js"
 import { PendingAsks } from "./pending-asks.js"
 import { listSessionItems } from "./session-list.js"
+import { deleteSessionTree } from "./session-delete.js"
 import { makeSessionWatch, SessionWatchTiming } from "./session-watch.js"
 import type { TurnTerms } from "../domain/turn-terms.js"
+import type { CommandsTarget, SlashCommandList } from "../domain/slash-commands.js"
+import { SlashCommands } from "../services/SlashCommands.js"
+import { expandPrompt, listCommandsIn } from "./slash-commands.js"
 
 export interface PromptRequest {
   readonly sessionId: string
@@ -96,9 +102,25 @@ export interface AgentHostShape {
   readonly renameSession: (sessionId: string, title: string, by: string) => Effect.Effect<void, EngineError>
   /** Records `session.archived`: archived, or brought back. */
   readonly archiveSession: (sessionId: string, archived: boolean, by: string) => Effect.Effect<void, EngineError>
+  /**
+   * Deletes the session and its subagent sessions for good (logs, listing lines, the memory
+   * candidates they proposed that wait for review); refused while a turn runs on any of them,
+   * here or in another process (TurnInProgress). Gives the ids deleted, the session first.
+   */
+  readonly deleteSession: (sessionId: string, by: string) => Effect.Effect<ReadonlyArray<string>, EngineError | MemoryStoreFailure>
   readonly getSession: (sessionId: string) => Effect.Effect<SessionView, EngineError>
-  /** Starts a turn (returning once its user message is durable) or queues the message. */
+  /**
+   * Starts a turn (returning once its user message is durable) or queues the message. Content
+   * that is `/name args` for a command of the session's workspace (`listCommands`) is sent as
+   * the command's body with the arguments put in, and its `user.message` names the command and
+   * its arguments; any other content, a `/` that names no command too, is sent as it is.
+   */
   readonly prompt: (request: PromptRequest) => Effect.Effect<PromptReceipt, EngineError | McpError>
+  /**
+   * The slash commands a prompt can run: those of a session's workspace, or of a folder where
+   * no session is yet (`cwd`), and the user's own; with the command files that cannot be used.
+   */
+  readonly listCommands: (target: CommandsTarget) => Effect.Effect<SlashCommandList, EngineError>
   readonly cancel: (sessionId: string) => Effect.Effect<void, EngineError>
   /** Makes `mode` the session's permission mode, durably; a running turn checks its next tool call under it. */
   readonly setMode: (sessionId: string, mode: PermissionMode, by: string) => Effect.Effect<void, EngineError>
@@ -169,9 +191,15 @@ export const make = Effect.gen(function* () {
   const fanout = yield* Fanout
   const pending = yield* PendingAsks
   const mcp = yield* McpHub
+  // Optional: a host given no commands service runs none, and sends every prompt as it is.
+  const commands = yield* Effect.serviceOption(SlashCommands)
   // Memory review records its decision through the engine, with the store and ids it needs.
   const ids = yield* Ids
-  const review = Effect.provide(Context.make(SessionEngine, engine).pipe(Context.add(MemoryStore, yield* MemoryStore), Context.add(Ids, ids)))
+  const memory = yield* MemoryStore
+  const permissions = yield* PermissionEngine
+  // An imported session goes on with this host's own model, not the one its file named.
+  const gateway = yield* ModelGateway
+  const review = Effect.provide(Context.make(SessionEngine, engine).pipe(Context.add(MemoryStore, memory), Context.add(Ids, ids)))
 
   /**
    * Refused as out of sequence, another process wrote to the session since its actor was
@@ -216,10 +244,12 @@ export const make = Effect.gen(function* () {
   const prompt = (request: PromptRequest): Effect.Effect<PromptReceipt, EngineError | McpError> =>
     Effect.gen(function* () {
       const { header } = yield* engine.recover(request.sessionId)
-      const content = yield* withAttachments(mcp, { sessionId: request.sessionId, cwd: header.cwd }, request.content, request.attachments ?? [])
+      const expanded = yield* expandPrompt(commands, header.cwd, request.content)
+      const content = yield* withAttachments(mcp, { sessionId: request.sessionId, cwd: header.cwd }, expanded.content, request.attachments ?? [])
       return yield* engine.prompt({
         sessionId: request.sessionId,
         content,
+        ...(expanded.command === undefined ? {} : { command: expanded.command }),
         ...(request.mode === undefined ? {} : { mode: request.mode }),
         ...(request.permissionMode === undefined ? {} : { permissionMode: request.permissionMode }),
         ...(request.model === undefined ? {} : { model: request.model }),
@@ -268,11 +298,21 @@ export const make = Effect.gen(function* () {
     watchSessions: sessionWatch.watch,
     renameSession,
     archiveSession: (sessionId, archived, by) => recordChange(sessionId, { type: "session.archived", payload: { archived, by } }),
+    deleteSession: (sessionId, by) =>
+      deleteSessionTree(
+        { store, memory, working: engine.runningSessions, evict: engine.evict, forget: sessionWatch.forget, forgetAnswers: permissions.forgetSession },
+        sessionId,
+        by
+      ),
     getSession: viewOf,
     working: engine.runningSessions,
     resume: engine.resume,
     evict: engine.evict,
     prompt,
+    listCommands: (target) =>
+      "cwd" in target
+        ? listCommandsIn(commands, target.cwd)
+        : Effect.flatMap(engine.recover(target.sessionId), (info) => listCommandsIn(commands, info.header.cwd)),
     cancel: (sessionId) => Effect.zipRight(engine.recover(sessionId), engine.cancelTurn(sessionId)),
     setMode: (sessionId, mode, by) => Effect.zipRight(engine.recover(sessionId), Effect.asVoid(engine.setMode(sessionId, mode, by))),
     respondPermission: (sessionId, toolCallId, answer) =>
@@ -304,13 +344,12 @@ export const make = Effect.gen(function* () {
         if (plan._tag === "Refused") return yield* new InvalidSessionLog({ message: describeProblem(plan.problem) })
         const sessionId = plan.events[0]?.sessionId ?? ""
         if ((yield* store.head(sessionId))._tag === "Some") return yield* new SessionExists({ sessionId })
+        // A log that once had this id (deleted) may have left answers "for the session" in this process: not this one's.
+        yield* permissions.forgetSession(sessionId)
         // History is not authority: the file's events as they are, then the host's reset of what they could grant.
-        const tailIds = yield* Effect.replicateEffect(ids.make("evt"), 2)
-        let next = 0
-        const tail = importTail(plan.events, {
-          newId: () => tailIds[next++] ?? "",
-          timestamp: new Date(yield* Clock.currentTimeMillis).toISOString()
-        })
+        const drafted = importTail(plan.events, { newId: () => "", timestamp: new Date(yield* Clock.currentTimeMillis).toISOString(), model: gateway.info.id })
+        const tailIds = yield* Effect.replicateEffect(ids.make("evt"), drafted.length)
+        const tail = drafted.map((event, i) => ({ ...event, id: tailIds[i] ?? "" }))
         yield* store.appendAll([...plan.events, ...tail])
         const imported: ImportedSession = {
           sessionId,

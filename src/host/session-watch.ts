@@ -46,9 +46,11 @@ interface Watcher {
 }
 
 interface Hub {
-  /** Each session's line as watchers were last told it. */
+  /** Each session's line as watchers were last told it; a session pending for a watcher and not here was deleted. */
   readonly items: ReadonlyMap<string, SessionListItem>
   readonly watchers: Set<Watcher>
+  /** Drops a deleted session and tells every watcher. */
+  readonly remove: (sessionId: string) => void
 }
 
 /** A session's summary after one of its events, as this process heard it; undefined when only the store can tell (not seen from its start). */
@@ -82,6 +84,19 @@ const startHub = (deps: SessionWatchDeps): Effect.Effect<Hub, EngineError, Scope
     const items = new Map<string, SessionListItem>()
     const dirty = new Set<string>()
     const watchers = new Set<Watcher>()
+    /** Sessions a read of the store's listing has shown: one missing from a later read was deleted by another process. */
+    const listed = new Set<string>()
+
+    const remove = (sessionId: string) => {
+      summaries.delete(sessionId)
+      dirty.delete(sessionId)
+      listed.delete(sessionId)
+      if (!items.delete(sessionId)) return
+      for (const watcher of watchers) {
+        watcher.pending.add(sessionId)
+        Queue.unsafeOffer(watcher.wake, undefined)
+      }
+    }
 
     // Heard before the first read, so nothing committed in between is missed.
     yield* fanout.observe((sessionId, frame) => {
@@ -93,11 +108,16 @@ const startHub = (deps: SessionWatchDeps): Effect.Effect<Hub, EngineError, Scope
     })
 
     /** The store's listing, unless this process heard of a later event than the read saw. */
-    const read = Effect.map(store.listSessions, (listed) => {
-      for (const summary of listed) {
+    const read = Effect.map(store.listSessions, (listing) => {
+      const present = new Set<string>()
+      for (const summary of listing) {
+        present.add(summary.sessionId)
+        listed.add(summary.sessionId)
         const known = summaries.get(summary.sessionId)
         if (known === undefined || known.lastSequence <= summary.lastSequence) summaries.set(summary.sessionId, summary)
       }
+      // Only one an earlier read showed: a session created here after this read began is not in it yet.
+      for (const sessionId of [...listed]) if (!present.has(sessionId)) remove(sessionId)
     })
 
     const publish = (sessionIds: Iterable<string>) =>
@@ -130,17 +150,29 @@ const startHub = (deps: SessionWatchDeps): Effect.Effect<Hub, EngineError, Scope
     // Every session may have changed elsewhere (a lease expired, another process appended): all are looked at.
     const poll = Effect.tap(read, () => Effect.sync(() => summaries.forEach((_, sessionId) => dirty.add(sessionId))))
     yield* poll.pipe(warn("reading the store's listing"), Effect.delay(timing.poll), Effect.forever, Effect.interruptible, Effect.forkScoped)
-    return { items, watchers }
+    return { items, watchers, remove }
   })
 
 export interface SessionWatchShape {
-  /** The list now (`Snapshot`), then each session's line when it changed (`Updated`), with `KeepAlive` frames between. */
+  /** The list now (`Snapshot`), then each session's line when it changed (`Updated`) or went (`Removed`), with `KeepAlive` frames between. */
   readonly watch: Stream.Stream<SessionListFrame, EngineError>
+  /** A session this process deleted: watchers hear it now rather than at the next poll. */
+  readonly forget: (sessionId: string) => Effect.Effect<void>
 }
 
 export const makeSessionWatch = (deps: SessionWatchDeps): Effect.Effect<SessionWatchShape, never, Scope.Scope> =>
-  Effect.map(RcRef.make({ acquire: startHub(deps) }), (hubs) => ({
-    watch: Stream.unwrapScoped(
+  Effect.gen(function* () {
+    /** The hub while anyone watches (at most one). */
+    const live = new Set<Hub>()
+    const acquire = Effect.tap(startHub(deps), (hub) =>
+      Effect.acquireRelease(
+        Effect.sync(() => live.add(hub)),
+        () => Effect.sync(() => live.delete(hub))
+      )
+    )
+    const hubs = yield* RcRef.make({ acquire })
+    const forget = (sessionId: string) => Effect.sync(() => live.forEach((hub) => hub.remove(sessionId)))
+    const watch = Stream.unwrapScoped(
       Effect.gen(function* () {
         const hub = yield* RcRef.get(hubs)
         const watcher: Watcher = { pending: new Set(), wake: yield* Queue.sliding<void>(1) }
@@ -158,7 +190,8 @@ export const makeSessionWatch = (deps: SessionWatchDeps): Effect.Effect<SessionW
             return Chunk.fromIterable(
               sessionIds.flatMap((sessionId): ReadonlyArray<SessionListFrame> => {
                 const session = hub.items.get(sessionId)
-                return session === undefined ? [] : [{ _tag: "Updated", session }]
+                // Sessions are pending only when their line changed or went.
+                return [session === undefined ? { _tag: "Removed", sessionId } : { _tag: "Updated", session }]
               })
             )
           })
@@ -168,4 +201,5 @@ export const makeSessionWatch = (deps: SessionWatchDeps): Effect.Effect<SessionW
         return Stream.make(snapshot).pipe(Stream.concat(Stream.merge(Stream.repeatEffectChunk(takeUpdates), keepAlives)))
       })
     )
-  }))
+      return { watch, forget }
+  })

@@ -51,11 +51,20 @@ export const collectDefinitions = <D extends { readonly name: string; readonly p
   pick: (entry: Dirent, folder: string) => string | undefined,
   read: (file: string, at: F) => Effect.Effect<ReadonlyArray<FoundDefinition<D>>>
 ): Effect.Effect<{ readonly definitions: ReadonlyArray<D>; readonly problems: ReadonlyArray<DefinitionProblem> }> =>
+  collectListed(kind, folders, (at) => definitionFiles(at.folder, (entry) => pick(entry, at.folder)), read)
+
+/** `collectDefinitions` with the folders' files found by `list` (a walk into subfolders, say) rather than one folder's entries. */
+export const collectListed = <D extends { readonly name: string; readonly path: string }, F extends { readonly folder: string }>(
+  kind: string,
+  folders: ReadonlyArray<F>,
+  list: (at: F) => Effect.Effect<{ readonly files: ReadonlyArray<string>; readonly problems: ReadonlyArray<DefinitionProblem> }>,
+  read: (file: string, at: F) => Effect.Effect<ReadonlyArray<FoundDefinition<D>>>
+): Effect.Effect<{ readonly definitions: ReadonlyArray<D>; readonly problems: ReadonlyArray<DefinitionProblem> }> =>
   Effect.gen(function* () {
     const problems: Array<DefinitionProblem> = []
     const found: Array<FoundDefinition<D>> = []
     for (const at of folders) {
-      const listed = yield* definitionFiles(at.folder, (entry) => pick(entry, at.folder))
+      const listed = yield* list(at)
       problems.push(...listed.problems)
       found.push(...(yield* Effect.forEach(listed.files, (file) => read(file, at), { concurrency: 8 })).flat())
     }

@@ -6,6 +6,7 @@ import { InvalidSessionId, SessionId } from "../domain/ids.js"
 import { PermissionMode, ProjectTrust, RememberedAnswer } from "../domain/permissions.js"
 import { RewindDrift, RewindResult, RewindTarget, RewindUnavailable, RewindWhat } from "../domain/rewind.js"
 import { SessionTitle } from "../domain/session-title.js"
+import { CommandsTarget, SlashCommandList } from "../domain/slash-commands.js"
 import { McpError } from "../services/McpHub.js"
 import { PermissionStoreError, ProjectTrustError, RememberedAnswerNotFound } from "../services/PermissionEngine.js"
 import { Memory, MemoryCandidate, MemoryNotFound, MemoryStoreFailure } from "../services/MemoryStore.js"
@@ -68,7 +69,23 @@ export class AgentRpcs extends RpcGroup.make(
     payload: { sessionId: SessionId, archived: Schema.Boolean, by: Schema.optional(Schema.String) },
     error: EngineFailure
   }),
+  /**
+   * Deletes the session and its subagent sessions for good (their logs, listing lines and the
+   * memory candidates they proposed that wait for review); refused with TurnInProgress while a
+   * turn runs on any of them. Gives the ids deleted, the session first. Watchers get `Removed`.
+   */
+  Rpc.make("DeleteSession", {
+    payload: { sessionId: SessionId, by: Schema.optional(Schema.String) },
+    success: Schema.Array(Schema.String),
+    error: Schema.Union(EngineFailure, MemoryStoreFailure)
+  }),
   Rpc.make("GetSession", { payload: { sessionId: SessionId }, success: SessionView, error: EngineFailure }),
+  /**
+   * The slash commands a prompt can run (`{ sessionId }`: the session's workspace's; `{ cwd }`: a
+   * folder's, before a session exists there), and the user's own, with the command files that
+   * cannot be used. Run one by sending `/name args` as a `Prompt`.
+   */
+  Rpc.make("ListCommands", { payload: CommandsTarget, success: SlashCommandList, error: EngineFailure }),
   Rpc.make("Prompt", { payload: PromptInput, success: PromptReceipt, error: Schema.Union(EngineFailure, McpError) }),
   Rpc.make("Subscribe", {
     payload: SubscribeInput,

@@ -10,12 +10,20 @@ import { readBody } from "./request-body.js"
 export interface GuardOptions {
   /** Host header values this server answers to, lower-case (`acceptedHosts`: loopback names, the bound address, `--allowed-host`). */
   readonly allowedHosts: ReadonlyArray<string>
-  readonly token: string
+  readonly token: ExpectedToken
   /** Largest RPC request body accepted. */
   readonly maxBodyBytes: number
   /** Where the RPC app is mounted, named in messages only: the guard never decides by path. */
   readonly rpcPath: string
 }
+
+/**
+ * The token a request must carry: fixed, or asked for at each request (a token kept in a file
+ * that `serve --rotate-token` may replace while the server runs); none refuses every request.
+ */
+export type ExpectedToken = string | (() => string | undefined)
+
+const expectedNow = (token: ExpectedToken) => (typeof token === "string" ? token : token())
 
 const refuse = (status: number, tag: string, message: string) =>
   HttpServerResponse.unsafeJson({ _tag: tag, message }, { status })
@@ -68,7 +76,8 @@ export const guard = (options: GuardOptions) => <E, R>(app: HttpApp.Default<E, R
 
     const authorization = Option.getOrElse(Headers.get(request.headers, "authorization"), () => "")
     const token = authorization.startsWith("Bearer ") ? authorization.slice("Bearer ".length).trim() : ""
-    if (token === "" || !sameToken(token, options.token)) {
+    const expected = expectedNow(options.token)
+    if (token === "" || expected === undefined || !sameToken(token, expected)) {
       return refuse(401, "Unauthorized", "a valid bearer token is required (Authorization: Bearer <token>)")
     }
     if (request.method !== "POST") return refuse(405, "MethodNotAllowed", `${options.rpcPath} takes POST`)

@@ -38,7 +38,9 @@ export const handlersLayer = (options: HandlerOptions = {}) => AgentRpcs.toLayer
       WatchSessions: () => host.watchSessions,
       RenameSession: ({ sessionId, title, by }) => host.renameSession(sessionId, title, rpcOrigin(by)),
       ArchiveSession: ({ sessionId, archived, by }) => host.archiveSession(sessionId, archived, rpcOrigin(by)),
+      DeleteSession: ({ sessionId, by }) => host.deleteSession(sessionId, rpcOrigin(by)),
       GetSession: ({ sessionId }) => host.getSession(sessionId),
+      ListCommands: (target) => host.listCommands(target),
       Prompt: ({ sessionId, content, mode, permissionMode, model, client, attachments, maxSteps, terms, requestId }) =>
         host.prompt({
           sessionId,

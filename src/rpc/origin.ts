@@ -6,6 +6,15 @@
  */
 export const RPC_ORIGIN = "rpc"
 
-/** `rpc`, or `rpc:<claimed>` when the request named its client. */
-export const rpcOrigin = (claimed: string | undefined): string =>
-  claimed === undefined || claimed === "" ? RPC_ORIGIN : `${RPC_ORIGIN}:${claimed}`
+/** Longest client name kept. */
+const MAX_CLAIMED = 40
+
+/**
+ * `rpc`, or `rpc:<claimed>` when the request named its client: the name kept to letters,
+ * digits and `._-` (anything else becomes `_`) and 40 characters, so a claimed name cannot
+ * start a new line or pose as another line where a timeline prints who did something.
+ */
+export const rpcOrigin = (claimed: string | undefined): string => {
+  const name = (claimed ?? "").slice(0, MAX_CLAIMED).replace(/[^A-Za-z0-9._-]/g, "_")
+  return name === "" ? RPC_ORIGIN : `${RPC_ORIGIN}:${name}`
+}

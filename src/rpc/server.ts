@@ -5,13 +5,13 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { networkInterfaces } from "node:os"
 import { AgentRpcs } from "./group.js"
-import { guard } from "./guard.js"
+import { type ExpectedToken, guard } from "./guard.js"
 import { handlersLayer } from "./handlers.js"
 import { acceptedHosts } from "./host-names.js"
 import { staticFiles } from "./static-files.js"
 
 export interface ServerOptions {
-  readonly token: string
+  readonly token: ExpectedToken
   /** The built web timeline (`dist/web`). */
   readonly webRoot: string
   /** The address we bind, so requests naming it are accepted besides loopback names. */

@@ -49,6 +49,12 @@ export interface EventStoreShape {
   readonly head: (sessionId: string) => Effect.Effect<Option.Option<number>, EventStoreError>
   /** Newest first. */
   readonly listSessions: Effect.Effect<ReadonlyArray<SessionSummary>, EventStoreError>
+  /**
+   * Removes the session's whole log and its listing line, all or nothing; one with no events
+   * is nothing to do. Its id may be used again, starting at sequence 1. The caller holds the
+   * session's turn lease, so no turn appends meanwhile (see the host's deleteSession).
+   */
+  readonly deleteSession: (sessionId: string) => Effect.Effect<void, EventStoreError>
   readonly leases: TurnLeases
 }
 

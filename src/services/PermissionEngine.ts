@@ -87,6 +87,12 @@ export interface PermissionEngineShape {
    * in the approvals file for an audit. Returns the answer revoked.
    */
   readonly revokeRemembered: (id: string, by: string) => Effect.Effect<RememberedAnswer, PermissionStoreError | RememberedAnswerNotFound>
+  /**
+   * Drops the answers given "for the session" in this session: its log is gone (deleted) or a
+   * new one starts under its id (an import), and neither may inherit what a person allowed in
+   * the old one.
+   */
+  readonly forgetSession: (sessionId: string) => Effect.Effect<void>
   /** Whether the workspace's own rules file is trusted, for the content it holds now. */
   readonly projectTrust: (workspaceRoot: string) => Effect.Effect<ProjectTrust, PermissionStoreError>
   /**

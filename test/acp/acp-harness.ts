@@ -29,6 +29,8 @@ export interface Workspace {
   readonly dataDir: string
   /** An empty user configuration: no rules, skills or MCP servers from the machine running the tests. */
   readonly configDir: string
+  /** An empty Claude Code user folder: no slash commands from the machine running the tests. */
+  readonly claudeDir: string
   readonly script: (name: string, script: Script) => string
 }
 
@@ -37,11 +39,13 @@ export const makeWorkspace = (temp: ReturnType<typeof makeTemp>): Workspace => {
   const cwd = join(root, "work")
   const dataDir = join(root, "data")
   const configDir = join(root, "config")
-  for (const dir of [cwd, dataDir, configDir]) mkdirSync(dir, { recursive: true })
+  const claudeDir = join(root, "claude")
+  for (const dir of [cwd, dataDir, configDir, claudeDir]) mkdirSync(dir, { recursive: true })
   return {
     cwd,
     dataDir,
     configDir,
+    claudeDir,
     script: (name, script) => {
       const file = join(root, `${name}.json`)
       writeFileSync(file, JSON.stringify(script))
@@ -92,7 +96,14 @@ export const startAcp = async (
   const args = [cliPath, "acp", "--data-dir", workspace.dataDir, ...(options.script === undefined ? [] : ["--script", options.script])]
   const child = spawn(process.execPath, args, {
     cwd: repoRoot,
-    env: { PATH: process.env["PATH"], HOME: process.env["HOME"], NO_COLOR: "1", CUSTOM_AGENT_CONFIG_HOME: workspace.configDir },
+    env: {
+      PATH: process.env["PATH"],
+      HOME: process.env["HOME"],
+      NO_COLOR: "1",
+      CUSTOM_AGENT_CONFIG_HOME: workspace.configDir,
+      // Claude Code's user folder (its commands are the user's too): none of the machine's.
+      CLAUDE_CONFIG_DIR: workspace.claudeDir
+    },
     stdio: ["pipe", "pipe", "pipe"]
   })
   const raw: Array<Buffer> = []

@@ -31,7 +31,7 @@ describe("the command line, checked against the command tree before @effect/cli 
   it("a subcommand is looked up among its parent's: sessions lst means sessions list", () => {
     const { command, message } = usage("sessions lst")
     expect(command).toBe("custom-agent sessions")
-    expect(message).toBe("unknown command lst; did you mean list? (custom-agent sessions has: list, show, rename, archive, export, import, rewind, redo, fork)")
+    expect(message).toBe("unknown command lst; did you mean list? (custom-agent sessions has: list, show, rename, archive, delete, export, import, rewind, redo, fork)")
     expect(usage("rn hi").message).toContain("did you mean run?")
   })
 

@@ -163,3 +163,29 @@ describe("sessions list, rename and archive through the built CLI", { timeout: 1
     expect(unknown.stderr).toContain("no session ses_0000000000000000000000")
   })
 })
+
+describe("sessions delete through the built CLI", { timeout: 120_000 }, () => {
+  it("asks for --yes when no one can answer, deletes for good with it, and names a session that is not there", async () => {
+    const env = { CUSTOM_AGENT_HOME: temps.dir("delete-home-"), CUSTOM_AGENT_CONFIG_HOME: temps.dir("delete-config-") }
+    const app = realpathSync(temps.dir("delete-app-"))
+    for (const prompt of ["keep this one", "drop this one"]) expect((await runCli(["run", prompt], { env, cwd: app })).code).toBe(0)
+    const items: ReadonlyArray<SessionListItem> = JSON.parse((await runCli(["sessions", "list", "--json"], { env, cwd: app })).stdout)
+    const drop = items.find((item) => item.title === "drop this one")?.sessionId ?? ""
+
+    // stdin is a pipe here: nobody to ask, so nothing happens without --yes.
+    const unasked = await runCli(["sessions", "delete", drop], { env, cwd: app })
+    expect(unasked.code).toBe(2)
+    expect(unasked.stderr).toContain("cannot be undone: pass --yes")
+    expect((await runCli(["sessions", "show", drop], { env, cwd: app })).code).toBe(0)
+
+    expect(await runCli(["sessions", "delete", "--yes", drop], { env, cwd: app })).toMatchObject({ code: 0, stdout: `deleted ${drop}\n` })
+    const after: ReadonlyArray<SessionListItem> = JSON.parse((await runCli(["sessions", "list", "--json", "--all"], { env, cwd: app })).stdout)
+    expect(after.map((item) => item.title)).toEqual(["keep this one"])
+    const shown = await runCli(["sessions", "show", drop], { env, cwd: app })
+    expect(shown.code).toBe(1)
+    expect(shown.stderr).toContain(`no session ${drop}`)
+    const again = await runCli(["sessions", "delete", "-y", drop], { env, cwd: app })
+    expect(again.code).toBe(1)
+    expect(again.stderr).toContain(`no session ${drop}`)
+  })
+})

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber, Option, Schedule, Stream } from "effect"
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { AgentEvent } from "../../src/domain/events.js"
@@ -195,6 +195,35 @@ describe.skipIf(!postgresAvailable)(postgresSuite("serve --cluster: sessions on 
             expectSound(forked)
             expect(forked.find((event) => event.type === "session.forked")?.payload).toMatchObject({ sourceSessionId: view.sessionId })
             expect(forked.filter((event) => event.type === "turn.completed").map((event) => event.payload.stopReason)).toEqual(["final", "final", "final"])
+          }
+        })
+      ),
+    120_000
+  )
+
+  it.live(
+    "slash commands through either runner are listed and expanded on the session's owner, where its workspace is",
+    () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const { runners } = yield* clusterOf({ migrate: true, firstAnswerMs: 0 })
+          const [a, b] = runners
+          if (a === undefined || b === undefined) return
+          const cwd = mkdtempSync(join(tmpdir(), "cluster-commands-"))
+          yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(cwd, { recursive: true, force: true })))
+          mkdirSync(join(cwd, ".claude", "commands"), { recursive: true })
+          writeFileSync(join(cwd, ".claude", "commands", "greet.md"), "Say hello to $1.\n")
+          for (const [created, through] of [[a, b], [b, a]] as const) {
+            const view = yield* on(created, (client) => client.CreateSession({ cwd, client: "test" }))
+            const listed = yield* on(through, (client) => client.ListCommands({ sessionId: view.sessionId }))
+            expect(listed.commands.find((command) => command.name === "greet")?.source).toBe("project")
+            const receipt = yield* on(through, (client) => client.Prompt({ sessionId: view.sessionId, content: "/greet Ada" }))
+            if (receipt._tag !== "Started") return yield* Effect.dieMessage("a prompt on an idle session was queued")
+            yield* untilCompleted(through, view.sessionId, receipt.turnId)
+            const log = yield* exported(created, view.sessionId)
+            expectSound(log)
+            const message = log.find((event) => event.type === "user.message")
+            expect(message?.type === "user.message" ? [message.payload.content, message.payload.command?.name] : []).toEqual(["Say hello to Ada.", "greet"])
           }
         })
       ),

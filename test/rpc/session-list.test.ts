@@ -125,4 +125,19 @@ layer(E2E, { timeout: 30_000, excludeTestServices: true })("the session list ove
       yield* eventually(Effect.sync(() => frames.filter((frame) => frame._tag === "KeepAlive").length), (n) => n > 0)
       yield* Fiber.interrupt(watching)
     }))
+
+  it.effect("DeleteSession: gives the ids deleted, watchers get Removed, the list and the session are gone", () =>
+    Effect.gen(function* () {
+      const client = yield* AgentClient
+      const { sessionId } = yield* client.CreateSession({ cwd: "/work", title: "Short-lived" })
+      const frames: Array<SessionListFrame> = []
+      const watching = yield* client.WatchSessions().pipe(Stream.runForEach((frame) => Effect.sync(() => frames.push(frame))), Effect.fork)
+      yield* eventually(Effect.sync(() => frames.length), (n) => n > 0)
+      expect(yield* client.DeleteSession({ sessionId, by: "web" })).toEqual([sessionId])
+      yield* eventually(Effect.sync(() => frames.some((frame) => frame._tag === "Removed" && frame.sessionId === sessionId)), (seen) => seen)
+      expect((yield* client.ListSessions()).map((line) => line.sessionId)).not.toContain(sessionId)
+      expect((yield* Effect.flip(client.GetSession({ sessionId })))._tag).toBe("SessionNotFound")
+      expect((yield* Effect.flip(client.DeleteSession({ sessionId })))._tag).toBe("SessionNotFound")
+      yield* Fiber.interrupt(watching)
+    }))
 })

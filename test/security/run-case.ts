@@ -54,7 +54,7 @@ export const agentConfig = (fx: Fixture, c: SecurityCase): AgentConfig => ({
 })
 
 /** `HOME` (so `~` in a command) points into the fixture while the case runs. */
-const withHome = <A, E, R>(home: string, effect: Effect.Effect<A, E, R>) =>
+export const withHome = <A, E, R>(home: string, effect: Effect.Effect<A, E, R>) =>
   Effect.acquireUseRelease(
     Effect.sync(() => {
       const previous = process.env["HOME"]

@@ -1,9 +1,9 @@
 import { NodeHttpServer } from "@effect/platform-node"
 import { afterAll, describe, expect, it, layer } from "@effect/vitest"
 import { Effect, Layer, Stream } from "effect"
-import { readdirSync } from "node:fs"
+import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { dirname } from "node:path"
+import { dirname, join } from "node:path"
 import type { AgentEvent } from "../../src/domain/events.js"
 import { AgentHost } from "../../src/host/AgentHost.js"
 import { serverLayer } from "../../src/rpc/server.js"
@@ -59,6 +59,20 @@ const storeSuite = (subject: StoreSubject) => {
         expect((yield* store.listSessions).map((s) => s.sessionId)).toEqual(["ses_fine"])
       }))
 
+    it.scopedLive("deleteSession refuses every hostile id: a file beside the store's directory, named like a session's, stays", () =>
+      Effect.gen(function* () {
+        const location = yield* subject.location
+        const store = yield* location.open
+        // A JSONL store keeps `<dir>/<id>.jsonl`, its directory under tmpdir(): `../victim-of-delete` would name this file.
+        const victim = join(tmpdir(), "victim-of-delete.jsonl")
+        writeFileSync(victim, "keep me\n")
+        yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(victim, { force: true })))
+        for (const id of [...hostile, "../victim-of-delete", "../../victim-of-delete"]) {
+          expect((yield* Effect.flip(store.deleteSession(id)))._tag, JSON.stringify(id)).toBe("InvalidSessionId")
+        }
+        expect(readFileSync(victim, "utf8")).toBe("keep me\n")
+      }))
+
     it.scopedLive("an import under a hostile id is refused as an invalid log, also unverified; nothing is written", () =>
       Effect.gen(function* () {
         const host = yield* AgentHost
@@ -89,10 +103,12 @@ const storeSuite = (subject: StoreSubject) => {
         for (const id of hostile) {
           const payloads: ReadonlyArray<readonly [string, unknown]> = [
             ["GetSession", { sessionId: id }],
+            ["ListCommands", { sessionId: id }],
             ["ExportSession", { sessionId: id }],
             ["Subscribe", { sessionId: id }],
             ["Prompt", { sessionId: id, content: "hi" }],
             ["Cancel", { sessionId: id }],
+            ["DeleteSession", { sessionId: id }],
             ["SetMode", { sessionId: id, mode: "plan" }],
             ["Compact", { sessionId: id }],
             ["EditQueue", { sessionId: id, messageId: "m", action: { _tag: "Delete" } }],

@@ -21,6 +21,7 @@ import { noMcp } from "../../src/layers/tools/mcp-none.js"
 import type { Tool } from "../../src/services/ToolRouter.js"
 import type { Agents } from "../../src/services/Agents.js"
 import type { ModelResolver } from "../../src/services/ModelResolver.js"
+import type { SlashCommands } from "../../src/services/SlashCommands.js"
 import type { StoreLayer } from "./engine-harness.js"
 import { checkingCanonical } from "./canonical-store.js"
 
@@ -38,6 +39,8 @@ export interface HostHarnessOptions {
   readonly agents?: Layer.Layer<Agents>
   /** Gateways for models other than the engine's (default: none, so every session asks the engine's). */
   readonly resolver?: Layer.Layer<ModelResolver>
+  /** The slash commands prompts may run (default: none, so every prompt is sent as it is). */
+  readonly commands?: Layer.Layer<SlashCommands>
 }
 
 /** A host over the given store with a scripted model; answers come from clients (PendingAsks). */
@@ -59,6 +62,7 @@ export const hostTestLayer = (store: StoreLayer, script?: Scripted.Script, optio
         options.checkpoints ?? Layer.empty,
         options.agents ?? Layer.empty,
         options.resolver ?? Layer.empty,
+        options.commands ?? Layer.empty,
         Fanout.eventBusLayer
       )
     ),

@@ -27,6 +27,9 @@ describe("the session list", () => {
     const created = applyListFrame(running, { _tag: "Updated", session: item("ses_c", "2025-01-01T00:00:04.000Z") })
     expect(ids(created)).toEqual(["ses_c", "ses_a", "ses_b"])
     expect(applyListFrame(created, { _tag: "KeepAlive" })).toBe(created)
+    // A deleted one goes; one not in the list changes nothing.
+    expect(ids(applyListFrame(created, { _tag: "Removed", sessionId: "ses_a" }))).toEqual(["ses_c", "ses_b"])
+    expect(ids(applyListFrame(created, { _tag: "Removed", sessionId: "ses_zzz" }))).toEqual(["ses_c", "ses_a", "ses_b"])
     // A new snapshot (after a reconnect) replaces whatever the list had.
     expect(ids(applyListFrame(created, { _tag: "Snapshot", sessions: [b] }))).toEqual(["ses_b"])
   })

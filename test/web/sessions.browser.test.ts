@@ -53,7 +53,7 @@ const row = (page: Page, title: string) => page.locator(".sessions li.session-ro
 const titles = (page: Page) => page.locator(".sessions li.session-row .title").allTextContents()
 
 describe("the session list in the web page", () => {
-  it("follows the server's pushes, searches, renames, archives and shows each session's status", { timeout: 120_000 }, async () => {
+  it("follows the server's pushes, searches, renames, archives, deletes and shows each session's status", { timeout: 120_000 }, async () => {
     assertWebBuilt()
     const workspace = tempDir("web-sessions-workspace-")
     const dirs = serverDirs()
@@ -105,12 +105,31 @@ describe("the session list in the web page", () => {
     await page.getByRole("menuitem", { name: "Archive Release plan v2" }).click()
     await row(page, "Release plan v2").waitFor({ state: "detached" })
     await page.getByLabel("Show archived (1)").check()
-    await row(page, "Release plan v2").locator("text=archived").waitFor()
+    await row(page, "Release plan v2").locator(".cwd", { hasText: "archived" }).waitFor()
     await page.screenshot({ path: join(artifacts, "web-sessions-archived.png"), fullPage: true })
     await page.locator('summary[aria-label="Actions for Release plan v2"]').click()
     await page.getByRole("menuitem", { name: "Unarchive Release plan v2" }).click()
     await page.getByLabel("Show archived").uncheck()
     await row(page, "Release plan v2").waitFor()
+
+    // Delete asks once more in the row, then the line goes from this page and from the server.
+    await page.locator('summary[aria-label="Actions for Release plan v2"]').click()
+    await page.getByRole("menuitem", { name: "Delete Release plan v2" }).click()
+    const confirm = page.getByRole("alertdialog", { name: "Delete Release plan v2?" })
+    await confirm.getByRole("button", { name: "Cancel" }).click()
+    await confirm.waitFor({ state: "detached" })
+    await page.locator('summary[aria-label="Actions for Release plan v2"]').click()
+    await page.getByRole("menuitem", { name: "Delete Release plan v2" }).click()
+    await confirm.getByRole("button", { name: "Delete" }).click()
+    await row(page, "Release plan v2").waitFor({ state: "detached" })
+    expect((await call(server, (client) => client.ListSessions())).map((line) => line.title)).not.toContain("Release plan v2")
+    // Another client deletes the session open here: the page goes back to its start.
+    await row(page, "Interrupted deploy").locator("a.session").click()
+    await page.locator(".session-header h2", { hasText: "Interrupted deploy" }).waitFor()
+    await call(server, (client) => client.DeleteSession({ sessionId: "ses_interrupted", by: "cli" }))
+    await row(page, "Interrupted deploy").waitFor({ state: "detached" })
+    await page.locator("main.pane.empty").waitFor()
+    expect(new URL(page.url()).searchParams.get("session")).toBeNull()
 
     // One push stream, no polling.
     expect(calls.filter((tag) => tag === "ListSessions")).toEqual([])

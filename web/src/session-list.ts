@@ -5,7 +5,8 @@ const byUpdated = (a: SessionListItem, b: SessionListItem) => b.updatedAt.locale
 
 /**
  * The session list after one frame of the server's WatchSessions stream: a snapshot is the
- * whole list, an update replaces (or adds) one session, a keep-alive changes nothing.
+ * whole list, an update replaces (or adds) one session, a removal drops one, a keep-alive
+ * changes nothing.
  */
 export const applyListFrame = (
   sessions: ReadonlyArray<SessionListItem> | undefined,
@@ -18,6 +19,8 @@ export const applyListFrame = (
       const others = (sessions ?? []).filter((s) => s.sessionId !== frame.session.sessionId)
       return [...others, frame.session].sort(byUpdated)
     }
+    case "Removed":
+      return sessions?.filter((s) => s.sessionId !== frame.sessionId)
     case "KeepAlive":
       return sessions
   }

@@ -13,7 +13,7 @@ import { listenFailure, parseListenHost } from "../listen-host.js"
 import { stdout } from "../io.js"
 import { warnPasswordInUrl } from "../secret-arguments.js"
 import { configuredToken, TOKEN_ENV } from "../token-source.js"
-import { type KeptToken, keptToken } from "../kept-token.js"
+import { followKeptToken, type KeptToken, keptToken } from "../kept-token.js"
 import { resolveDataDir } from "../../app/locations.js"
 
 export interface ServeArgs extends AgentArgs {
@@ -120,7 +120,7 @@ export const serve = (args: ServeArgs) =>
       // The host first, then the port, then the announcement: nothing is accepted before it can be answered.
       const app = announce.pipe(
         Layer.provide(
-          listeningLayer({ token: bearer, webRoot: webRoot(), boundHost: listen.bind, allowedHosts: args.allowedHost, port: args.port, host: listen.bind })
+          listeningLayer({ token: Option.match(kept, { onNone: () => bearer, onSome: followKeptToken }), webRoot: webRoot(), boundHost: listen.bind, allowedHosts: args.allowedHost, port: args.port, host: listen.bind })
         ),
         Layer.provide(host)
       )

@@ -17,7 +17,8 @@ export const remoteSource = Effect.gen(function* () {
     importLog: (events, unverified) => client.ImportSession({ events, unverified }),
     rename: (sessionId, title) => client.RenameSession({ sessionId, title, by: "cli" }).pipe(Effect.catchTag("SessionNotFound", () => Effect.fail(missing(sessionId)))),
     archive: (sessionId, archived) =>
-      client.ArchiveSession({ sessionId, archived, by: "cli" }).pipe(Effect.catchTag("SessionNotFound", () => Effect.fail(missing(sessionId))))
+      client.ArchiveSession({ sessionId, archived, by: "cli" }).pipe(Effect.catchTag("SessionNotFound", () => Effect.fail(missing(sessionId)))),
+    remove: (sessionId) => client.DeleteSession({ sessionId, by: "cli" }).pipe(Effect.catchTag("SessionNotFound", () => Effect.fail(missing(sessionId))))
   }
   return source
 })

@@ -2,6 +2,7 @@ import { Args, Command, HelpDoc, Options } from "@effect/cli"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as Chunk from "effect/Chunk"
+import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
@@ -9,6 +10,7 @@ import { resolveDataDir } from "../../app/locations.js"
 import { packageVersion } from "../../app/package-root.js"
 import { storeLayer } from "../../app/store.js"
 import type { AgentEvent } from "../../domain/events.js"
+import { isStartedChild, type StartedChild } from "../../domain/subagent-link.js"
 import { type Rewind, rewoundSpans } from "../../domain/rewound.js"
 import { addSpend, formatCost, noSpend } from "../../domain/spend.js"
 import { AgentHost, type ImportedSession } from "../../host/AgentHost.js"
@@ -16,7 +18,8 @@ import { EventStore } from "../../services/EventStore.js"
 import { Ids } from "../../services/Ids.js"
 import { IdsLive } from "../../layers/ids.js"
 import { renameSessions } from "../../domain/session-rename.js"
-import { CliError } from "../errors.js"
+import { askLine, isYes } from "../ask-line.js"
+import { CliError, USAGE_EXIT_CODE } from "../errors.js"
 import { DEFAULT_MAX_LINE_MIB, readSessionFile } from "../import-file.js"
 import { stderr, stdout, useColor, writeSegments } from "../io.js"
 import { localHostLayer } from "../local-host.js"
@@ -51,6 +54,8 @@ export interface Source extends Reader {
   readonly rename: (sessionId: string, title: string) => Effect.Effect<void, unknown>
   /** `session.archived`: archived, or brought back. */
   readonly archive: (sessionId: string, archived: boolean) => Effect.Effect<void, unknown>
+  /** Deletes it with its subagent sessions; gives the ids deleted. */
+  readonly remove: (sessionId: string) => Effect.Effect<ReadonlyArray<string>, unknown>
 }
 
 
@@ -76,7 +81,8 @@ const localSource = Effect.gen(function* () {
     importLog: (events, unverified) => host.importSession(events, { unverified }),
     rename: (sessionId, title) => host.renameSession(sessionId, title, "cli").pipe(Effect.catchTag("SessionNotFound", () => Effect.fail(missing(sessionId)))),
     archive: (sessionId, archived) =>
-      host.archiveSession(sessionId, archived, "cli").pipe(Effect.catchTag("SessionNotFound", () => Effect.fail(missing(sessionId))))
+      host.archiveSession(sessionId, archived, "cli").pipe(Effect.catchTag("SessionNotFound", () => Effect.fail(missing(sessionId)))),
+    remove: (sessionId) => host.deleteSession(sessionId, "cli").pipe(Effect.catchTag("SessionNotFound", () => Effect.fail(missing(sessionId))))
   }
   return source
 })
@@ -164,6 +170,31 @@ const archive = Command.make("archive", { sessionId, undo, ...where }, (args) =>
   )
 ).pipe(Command.withDescription("Archive a session: hidden from lists but --all, kept whole (--undo brings it back)"))
 
+const yes = Options.boolean("yes").pipe(Options.withAlias("y"), Options.withDescription("Do not ask first (needed when stdin is not a terminal)"))
+
+/** A person at a terminal says yes; elsewhere only --yes does. */
+const confirmDelete = (sessionId: string) =>
+  Effect.gen(function* () {
+    if (process.stdin.isTTY !== true) {
+      return yield* Effect.fail(new CliError({ message: `deleting ${sessionId} cannot be undone: pass --yes to confirm`, exitCode: USAGE_EXIT_CODE }))
+    }
+    const answer = yield* askLine(process.stdin, process.stderr, `Delete session ${sessionId} and its subagent sessions for good? (archive hides one instead) [y/N] `)
+    return isYes(answer)
+  })
+
+const remove = Command.make("delete", { sessionId, yes, ...where }, (args) =>
+  Effect.gen(function* () {
+    if (!args.yes && !(yield* confirmDelete(args.sessionId))) return yield* stderr("nothing deleted\n")
+    const deleted = yield* withSource(args, (source) => source.remove(args.sessionId))
+    const children = deleted.length - 1
+    yield* stdout(`deleted ${args.sessionId}${children > 0 ? ` and ${children} subagent session${children === 1 ? "" : "s"}` : ""}\n`)
+  })
+).pipe(
+  Command.withDescription(
+    "Delete a session and its subagent sessions for good: their logs, and the memory candidates they proposed that wait for review (approved memories stay). Refused while a turn runs. Asks first unless --yes"
+  )
+)
+
 const contextFlag = Options.boolean("context").pipe(
   Options.withDescription("Show what the model no longer sees: each compaction's range, tokens, summary and the events it replaced, then the task list")
 )
@@ -191,16 +222,25 @@ const show = Command.make("show", { sessionId, context: contextFlag, ...where },
       )
       const mark = markRewound(rewoundSpans(rewinds, last), color)
       // A subagent's tool calls show under its `↳ subagent` line, read from its own session's log.
-      const childSteps = (childSessionId: string) =>
+      const childSteps = (childSessionId: string, started: StartedChild) =>
         source.events(childSessionId).pipe(
+          ownChild(childSessionId, started),
           Stream.runForEach((event) => writeSegments(renderer.renderChild(event))),
-          Effect.catchAll(() => stdout(`  │ (session ${childSessionId} is not in this store: its steps are not shown)\n`))
+          Effect.catchAll((error) =>
+            stdout(
+              error instanceof NotTheChild
+                ? `  │ (session ${childSessionId} does not say this call started it: its steps are not shown)\n`
+                : `  │ (session ${childSessionId} is not in this store: its steps are not shown)\n`
+            )
+          )
         )
       yield* source.events(args.sessionId).pipe(
         Stream.runForEach((event) =>
           Effect.zipRight(
             writeSegments(mark(event, renderer.render(event))),
-            event.type === "subagent.started" ? childSteps(event.payload.childSessionId) : Effect.void
+            event.type === "subagent.started"
+              ? childSteps(event.payload.childSessionId, { parentSessionId: args.sessionId, toolCallId: event.payload.toolCallId })
+              : Effect.void
           )
         )
       )
@@ -222,34 +262,56 @@ const subagentsFlag = Options.boolean("no-subagents").pipe(
   Options.map((only) => !only)
 )
 
+/** A session a parent's log names as its subagent, whose own first event does not say so. */
+class NotTheChild extends Data.TaggedError("NotTheChild")<{ readonly sessionId: string }> {}
+
+/** The child's events, once its first one confirms `started` (`isStartedChild`); else NotTheChild before any is given. */
+const ownChild =
+  (childSessionId: string, started: StartedChild) =>
+  <E>(events: Stream.Stream<AgentEvent, E>): Stream.Stream<AgentEvent, E | NotTheChild> =>
+    events.pipe(
+      Stream.mapAccumEffect(true, (first, event): Effect.Effect<readonly [boolean, AgentEvent], NotTheChild> =>
+        first && !isStartedChild(event, started) ? Effect.fail(new NotTheChild({ sessionId: childSessionId })) : Effect.succeed([false, event] as const)
+      )
+    )
+
 /**
  * A session's log, then the subagent sessions it started, in the order it started them, then
  * theirs: one stream whose sessions each keep their lines together, an export that imports
- * whole. A subagent's session the store no longer has is left out.
+ * whole. A subagent's session the store no longer has is left out, and so is one whose own
+ * first event does not name the call that started it (a log's claim alone carries no other
+ * session's log into its export), with a line on stderr.
  */
 const withSubagents = (source: Source, sessionId: string, subagents: boolean): Stream.Stream<AgentEvent, unknown> => {
   const seen = new Set<string>([sessionId])
-  const waiting: Array<string> = []
-  const follow = (id: string): Stream.Stream<AgentEvent, unknown> =>
-    source.export(id).pipe(
+  const waiting: Array<readonly [string, StartedChild]> = []
+  const follow = (id: string, events: Stream.Stream<AgentEvent, unknown>): Stream.Stream<AgentEvent, unknown> =>
+    events.pipe(
       Stream.tap((event) =>
         Effect.sync(() => {
           if (!subagents || event.type !== "subagent.started" || seen.has(event.payload.childSessionId)) return
           seen.add(event.payload.childSessionId)
-          waiting.push(event.payload.childSessionId)
+          waiting.push([event.payload.childSessionId, { parentSessionId: id, toolCallId: event.payload.toolCallId }])
         })
       )
     )
   const rest = (): Stream.Stream<AgentEvent, unknown> => {
     const next = waiting.shift()
     if (next === undefined) return Stream.empty
-    const missingChild = missing(next).message
-    return follow(next).pipe(
-      Stream.catchAll((error) => (error instanceof CliError && error.message === missingChild ? Stream.empty : Stream.fail(error))),
+    const [childId, started] = next
+    const missingChild = missing(childId).message
+    return follow(childId, source.export(childId).pipe(ownChild(childId, started))).pipe(
+      Stream.catchAll((error) =>
+        error instanceof NotTheChild
+          ? Stream.execute(stderr(`left out session ${childId}: ${started.parentSessionId}'s log names it as a subagent, but its own log does not say so\n`))
+          : error instanceof CliError && error.message === missingChild
+            ? Stream.empty
+            : Stream.fail(error)
+      ),
       Stream.concat(Stream.suspend(rest))
     )
   }
-  return follow(sessionId).pipe(Stream.concat(Stream.suspend(rest)))
+  return follow(sessionId, source.export(sessionId)).pipe(Stream.concat(Stream.suspend(rest)))
 }
 
 const exportCommand = Command.make("export", { sessionId, otlp, subagents: subagentsFlag, ...where }, (args) =>
@@ -323,5 +385,5 @@ const importCommand = Command.make("import", { file: importFile, unverified, max
 
 export const sessionsCommand = Command.make("sessions").pipe(
   Command.withDescription("List, show, export, import, rewind and fork sessions"),
-  Command.withSubcommands([list, show, rename, archive, exportCommand, importCommand, ...rewindCommands])
+  Command.withSubcommands([list, show, rename, archive, remove, exportCommand, importCommand, ...rewindCommands])
 )

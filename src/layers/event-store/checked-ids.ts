@@ -26,5 +26,9 @@ export const checkedIds = (store: EventStoreShape): EventStoreShape => ({
   head: (sessionId) => {
     const invalid = sessionIdProblem(sessionId)
     return invalid === undefined ? store.head(sessionId) : Effect.fail(invalid)
+  },
+  deleteSession: (sessionId) => {
+    const invalid = sessionIdProblem(sessionId)
+    return invalid === undefined ? store.deleteSession(sessionId) : Effect.fail(invalid)
   }
 })

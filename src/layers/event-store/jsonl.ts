@@ -383,6 +383,18 @@ export const make = (options: JsonlStoreOptions): Effect.Effect<EventStoreShape,
           Effect.map(ensureTail(session, "head"), (tail) => (tail.last === 0 ? Option.none() : Option.some(tail.last)))
         ),
       listSessions,
+      deleteSession: (sessionId) =>
+        withSession(sessionId, (session) =>
+          io("deleteSession", session.file, () => fsp.rm(session.file, { force: true })).pipe(
+            // Whatever happened to the file, what is cached of it is no longer known.
+            Effect.ensuring(
+              Effect.sync(() => {
+                session.tail = undefined
+                listings.delete(sessionId)
+              })
+            )
+          )
+        ),
       // The directory has one writer, this process: its leases need not leave it.
       leases: makeLocalLeases()
     }

@@ -71,6 +71,10 @@ export const make = Effect.sync((): EventStoreShape => {
     listSessions: Effect.sync(() =>
       [...sessions].map(([id, s]) => summaryOf(id, s)).sort((a, b) => b.updatedAt.localeCompare(a.updatedAt))
     ),
+    deleteSession: (sessionId) =>
+      Effect.sync(() => {
+        sessions.delete(sessionId)
+      }),
     leases: makeLocalLeases()
   })
 })

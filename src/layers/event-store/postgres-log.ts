@@ -70,6 +70,15 @@ export const makePostgresLog = (sql: SqlClient.SqlClient): SqlLog => {
         : Effect.fail(storeFailure("append")(error))
 
   return {
+    deleteSession: (sessionId) =>
+      sql
+        .withTransaction(
+          Effect.zipRight(
+            sql`DELETE FROM events WHERE session_id = ${sessionId}`,
+            sql`DELETE FROM sessions WHERE session_id = ${sessionId}`
+          )
+        )
+        .pipe(driverDefectsAsFailures, Effect.asVoid, Effect.mapError(storeFailure("deleteSession"))),
     appendAll: (events) => {
       const first = events[0]
       if (first === undefined) return Effect.void

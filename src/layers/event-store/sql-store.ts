@@ -14,6 +14,8 @@ export interface SqlLog {
   readonly appendAll: (events: ReadonlyArray<AgentEvent>) => Effect.Effect<void, SequenceConflict | StoreFailure>
   readonly head: (sessionId: string) => Effect.Effect<Option.Option<number>, StoreFailure>
   readonly replay: (sessionId: string, afterSequence: number) => Stream.Stream<AgentEvent, StoreFailure | EventDecodeError>
+  /** The session's events and listing row in one transaction. */
+  readonly deleteSession: (sessionId: string) => Effect.Effect<void, StoreFailure>
 }
 
 const SummaryRow = Schema.Struct({
@@ -73,6 +75,7 @@ export const sqlStore = (log: SqlLog, sql: SqlClient.SqlClient, tieBreak: string
     appendAll: log.appendAll,
     replay: (sessionId, afterSequence = 0) => log.replay(sessionId, afterSequence),
     head: log.head,
+    deleteSession: log.deleteSession,
     listSessions: listRows(undefined).pipe(
       Effect.map((rows) => rows.map(toSummary)),
       Effect.mapError(storeFailure("listSessions"))

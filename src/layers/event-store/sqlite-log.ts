@@ -124,6 +124,13 @@ export const makeSqliteLog = (db: Database.Database): SqlLog => {
     if (change.lastStopReason !== undefined) setLastStop.run(change.lastStopReason, sessionId)
   }
 
+  const deleteEvents = db.prepare<[string]>("DELETE FROM events WHERE session_id = ?")
+  const deleteListing = db.prepare<[string]>("DELETE FROM sessions WHERE session_id = ?")
+  const deleteBoth = db.transaction((sessionId: string) => {
+    deleteEvents.run(sessionId)
+    deleteListing.run(sessionId)
+  })
+
   const insertBatch = db.transaction((events: ReadonlyArray<AgentEvent>, change: ListingChange | undefined) => {
     for (const event of events) insertOne(event)
     const first = events[0]
@@ -169,6 +176,15 @@ export const makeSqliteLog = (db: Database.Database): SqlLog => {
 
   return {
     appendAll,
+    deleteSession: (sessionId) =>
+      Effect.try({
+        try: () => {
+          deleteBoth.immediate(sessionId)
+          // Its next append starts a new log at 1.
+          tails.delete(sessionId)
+        },
+        catch: storeFailure("deleteSession")
+      }),
     // Always asks the file, so a reader sees appends from other processes too.
     head: (sessionId) =>
       Effect.try({

@@ -315,7 +315,15 @@ export const make = (options: PermissionEngineOptions) =>
         return statusOf(workspaceRoot, loaded, next)
       })
 
-    return PermissionEngine.of({ decide, lasting, remember, listRemembered, revokeRemembered, projectTrust, trustProject })
+    const forgetSession = (sessionId: string) =>
+      Ref.update(session, (map) => {
+        if (!map.has(sessionId)) return map
+        const next = new Map(map)
+        next.delete(sessionId)
+        return next
+      })
+
+    return PermissionEngine.of({ decide, lasting, remember, listRemembered, revokeRemembered, forgetSession, projectTrust, trustProject })
   })
 
 export const layer = (options: PermissionEngineOptions) => Layer.effect(PermissionEngine, make(options))

@@ -161,6 +161,31 @@ export const eventStoreContract = (subject: StoreSubject) =>
         expect(sequences(events)).toEqual(Array.from({ length: events.length }, (_, i) => i + 1))
       }))
 
+    it.scopedLive("deletes a session's log and listing line, leaving the others; its id starts again at 1", () =>
+      Effect.gen(function* () {
+        const location = yield* subject.location
+        const store = yield* location.open
+        yield* store.appendAll([created("ses_gone", { title: "Gone" }), ...range("ses_gone", 2, 6).slice(0), archived("ses_gone", 7, true)])
+        yield* store.appendAll(range("ses_kept", 1, 3))
+        yield* store.deleteSession("ses_gone")
+        expect(yield* replayAll(store, "ses_gone")).toEqual([])
+        expect(yield* store.head("ses_gone")).toEqual(Option.none())
+        expect((yield* store.listSessions).map((s) => s.sessionId)).toEqual(["ses_kept"])
+        expect(sequences(yield* replayAll(store, "ses_kept"))).toEqual([1, 2, 3])
+        // A new instance over the same data (another process) finds it gone too.
+        const reopened = yield* location.open
+        expect(yield* reopened.head("ses_gone")).toEqual(Option.none())
+        expect((yield* reopened.listSessions).map((s) => s.sessionId)).toEqual(["ses_kept"])
+        // Where it left off is not where a new log starts.
+        yield* expectConflict(store.append(delta("ses_gone", 8)), 1, 8)
+        yield* store.append(created("ses_gone", { title: "Again" }))
+        expect(yield* store.listSessions).toContainEqual(expect.objectContaining({ sessionId: "ses_gone", title: "Again", lastSequence: 1 }))
+        expect(yield* replayAll(store, "ses_gone")).toEqual([created("ses_gone", { title: "Again" })])
+        // Nothing there is nothing to do; an id that breaks the rule is refused.
+        yield* store.deleteSession("ses_never")
+        expect((yield* Effect.flip(store.deleteSession("../x")))._tag).toBe("InvalidSessionId")
+      }))
+
     it.scopedLive("lists sessions newest activity first with their headers", () =>
       Effect.gen(function* () {
         const store = yield* fresh

@@ -26,13 +26,14 @@ const statusTitles: Readonly<Record<ShownStatus, string>> = {
   idle: "Nothing runs"
 }
 
-/** Rename and archive, out of the way until asked for: a small menu per row. */
-const RowMenu = ({ name, archived, busy, onRename, onArchive }: {
+/** Rename, archive and delete, out of the way until asked for: a small menu per row. */
+const RowMenu = ({ name, archived, busy, onRename, onArchive, onDelete }: {
   readonly name: string
   readonly archived: boolean
   readonly busy: boolean
   readonly onRename: () => void
   readonly onArchive: () => void
+  readonly onDelete: () => void
 }) => {
   const menu = useRef<HTMLDetailsElement>(null)
   const choose = (action: () => void) => () => {
@@ -41,7 +42,7 @@ const RowMenu = ({ name, archived, busy, onRename, onArchive }: {
   }
   return (
     <details class="row-menu" ref={menu}>
-      <summary aria-label={`Actions for ${name}`} title="Rename or archive">
+      <summary aria-label={`Actions for ${name}`} title="Rename, archive or delete">
         ⋯
       </summary>
       <div class="menu" role="menu" aria-label={`Actions for ${name}`}>
@@ -51,14 +52,19 @@ const RowMenu = ({ name, archived, busy, onRename, onArchive }: {
         <button type="button" role="menuitem" aria-label={`${archived ? "Unarchive" : "Archive"} ${name}`} disabled={busy} onClick={choose(onArchive)}>
           {archived ? "Unarchive" : "Archive"}
         </button>
+        <button type="button" role="menuitem" aria-label={`Delete ${name}`} disabled={busy} onClick={choose(onDelete)}>
+          Delete
+        </button>
       </div>
     </details>
   )
 }
 
-/** One session in the list: a link to it with its status and last activity, and a menu to rename or archive it. */
+/** One session in the list: a link to it with its status and last activity, and a menu to rename, archive or delete it. */
 export const SessionRow = ({ api, session, depth, selected, onNavigate }: Props) => {
   const [draft, setDraft] = useState<string | undefined>(undefined)
+  /** Delete asks once more, in the row: it cannot be undone. */
+  const [confirming, setConfirming] = useState(false)
   const [busy, setBusy] = useState(false)
   const [error, setError] = useState<string | undefined>(undefined)
   const { sessionId, title, archived } = session
@@ -71,15 +77,22 @@ export const SessionRow = ({ api, session, depth, selected, onNavigate }: Props)
   }, [editing])
 
   // The list updates from the server's push once the change is recorded: nothing to patch here.
-  const run = async (action: "rename" | "archive") => {
+  const run = async (action: "rename" | "archive" | "delete") => {
     setBusy(true)
     const result = await api.call((client) =>
-      action === "rename" ? client.RenameSession({ sessionId, title: draft ?? "", by }) : client.ArchiveSession({ sessionId, archived: !archived, by })
+      action === "rename"
+        ? client.RenameSession({ sessionId, title: draft ?? "", by })
+        : action === "archive"
+          ? client.ArchiveSession({ sessionId, archived: !archived, by })
+          : client.DeleteSession({ sessionId, by })
     )
     setBusy(false)
+    setConfirming(false)
     if (result._tag === "Left") return setError(describe(result.left))
     setError(undefined)
     if (action === "rename") setDraft(undefined)
+    // The pane of a session that is gone has nothing to show.
+    if (action === "delete" && selected) onNavigate({ _tag: "home" })
   }
 
   const rename = (event: Event) => {
@@ -113,7 +126,25 @@ export const SessionRow = ({ api, session, depth, selected, onNavigate }: Props)
               </span>
             </span>
           </a>
-          <RowMenu name={name} archived={archived} busy={busy} onRename={() => setDraft(title ?? "")} onArchive={() => void run("archive")} />
+          <RowMenu
+            name={name}
+            archived={archived}
+            busy={busy}
+            onRename={() => setDraft(title ?? "")}
+            onArchive={() => void run("archive")}
+            onDelete={() => setConfirming(true)}
+          />
+          {confirming ? (
+            <div class="confirm-delete" role="alertdialog" aria-label={`Delete ${name}?`}>
+              <span>Delete for good, with its subagent sessions? Archive hides it instead.</span>
+              <button type="button" class="danger" disabled={busy} onClick={() => void run("delete")}>
+                Delete
+              </button>
+              <button type="button" disabled={busy} onClick={() => setConfirming(false)}>
+                Cancel
+              </button>
+            </div>
+          ) : null}
         </>
       ) : (
         <form class="rename-form" onSubmit={rename}>

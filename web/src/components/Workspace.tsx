@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState } from "preact/hooks"
+import { useEffect, useMemo, useRef, useState } from "preact/hooks"
 import type { SessionListItem } from "../../../src/domain/host.js"
 import { type Api, unreachableText } from "../api.js"
 import { useMemoryReview } from "../memory.js"
@@ -58,6 +58,15 @@ export const Workspace = ({ api }: { readonly api: Api }) => {
     setSidebarOpen(false)
   }
   useQuestionNotices(sessions, (sessionId) => navigate({ _tag: "session", sessionId }))
+
+  // A session deleted (by any client) while open here leaves nothing to show: back to the start.
+  const listed = useRef<ReadonlySet<string>>(new Set())
+  useEffect(() => {
+    if (sessions === undefined) return
+    const now = new Set(sessions.map((s) => s.sessionId))
+    if (route._tag === "session" && listed.current.has(route.sessionId) && !now.has(route.sessionId)) navigate({ _tag: "home" })
+    listed.current = now
+  }, [sessions])
 
   const main = () => {
     switch (route._tag) {
