@@ -47,6 +47,7 @@ export const openOnPty = (args: ReadonlyArray<string>, options: PtyOptions) => {
       NO_COLOR: "1",
       CUSTOM_AGENT_HOME: options.home,
       CUSTOM_AGENT_CONFIG_HOME: join(options.home, "config"),
+      CLAUDE_CONFIG_DIR: join(options.home, "claude"),
       ...options.env
     }
   })

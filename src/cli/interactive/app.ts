@@ -11,6 +11,7 @@ import { pulledUntil } from "../../core/for-each-pulled.js"
 import type { AgentEvent, MessageMode } from "../../domain/events.js"
 import type { HostFrame } from "../../domain/host.js"
 import type { PermissionMode } from "../../domain/permissions.js"
+import type { SlashCommandList } from "../../domain/slash-commands.js"
 import { titleOf } from "../../domain/session-title.js"
 import { workspaceMismatch } from "../../host/session-workspace.js"
 import { answerClientLabel } from "../../domain/answer-client.js"
@@ -23,7 +24,7 @@ import { PlanCard } from "./plan-card.js"
 import { safeInline } from "./safe-text.js"
 import { makeScreen } from "./screen.js"
 import type { SessionClient } from "./session-client.js"
-import { builtinCommands, parseTyped, type SlashCommandSpec } from "./slash.js"
+import { builtinCommands, knownCommands, parseTyped, type SlashCommandSpec } from "./slash.js"
 import { runSlashCommand, type SessionActions } from "./slash-actions.js"
 import { hintLine, statusLine } from "./status-line.js"
 import { makeTheme } from "./theme.js"
@@ -77,7 +78,7 @@ export const runApp = (config: AppConfig): Effect.Effect<AppExit, unknown> =>
       const quit = yield* Deferred.make<void>()
       const serial = yield* Effect.makeSemaphore(1)
       const theme = makeTheme(config.color)
-      const commands: Array<SlashCommandSpec> = [...builtinCommands]
+      let commands: ReadonlyArray<SlashCommandSpec> = builtinCommands
 
       let sessionId: string | undefined
       let timeline = new Timeline()
@@ -317,16 +318,46 @@ export const runApp = (config: AppConfig): Effect.Effect<AppExit, unknown> =>
         quit: () => Deferred.unsafeDone(quit, Effect.void)
       }
 
+      /** The workspace's command files, read again (they may have changed): offered after `/`, listed by /help. */
+      const takeCommands = (found: SlashCommandList) => {
+        commands = knownCommands(found.commands)
+        screen.completion.setCommands(commands)
+        for (const problem of found.problems) {
+          if (reportedProblems.has(problem.path)) continue
+          reportedProblems.add(problem.path)
+          timeline.note(`command file ${problem.path}: ${problem.message}`, "warn")
+        }
+      }
+      const refreshCommands = Effect.map(client.listCommands(config.cwd), takeCommands)
+      const reportedProblems = new Set<string>()
+
       const submit = (text: string, mode: MessageMode) => {
         if (text.trim() === "") return
         screen.editor.addToHistory(text)
-        const typed = parseTyped(text, commands.map((command) => command.name))
-        if (typed._tag === "Unknown") {
-          return note(`/${typed.name} is not a command here${typed.suggestion === undefined ? "" : `; did you mean /${typed.suggestion}?`} (/help lists them; nothing was sent)`, "warn")
-        }
-        // Commands run one after another, in the order typed.
-        if (typed._tag === "Command") return act(serial.withPermits(1)(Effect.ensuring(runSlashCommand(actions, typed.name, typed.args), Effect.sync(render))))
-        act(send(text, timeline.state.running ? mode : "queue"))
+        const steering = timeline.state.running ? mode : "queue"
+        // Commands run one after another, in the order typed; a name not known yet is looked
+        // for again among the command files before it is refused.
+        act(
+          serial.withPermits(1)(
+            Effect.gen(function* () {
+              let typed = parseTyped(text, commands.map((command) => command.name))
+              if (typed._tag === "Unknown") {
+                yield* refreshCommands
+                typed = parseTyped(text, commands.map((command) => command.name))
+              }
+              if (typed._tag === "Unknown") {
+                return note(`/${typed.name} is not a command here${typed.suggestion === undefined ? "" : `; did you mean /${typed.suggestion}?`} (/help lists them; nothing was sent)`, "warn")
+              }
+              if (typed._tag === "Prompt") return yield* send(text, steering)
+              const name = typed.name
+              const custom = commands.find((command) => command.name === name && command.source !== undefined)
+              // A command file's command goes to the host as typed: the host expands it and records both.
+              if (custom !== undefined) return yield* send(typed.args === "" ? `/${name}` : `/${name} ${typed.args}`, steering)
+              if (name === "help") yield* Effect.ignore(refreshCommands)
+              yield* runSlashCommand(actions, name, typed.args)
+            }).pipe(Effect.ensuring(Effect.sync(render)))
+          )
+        )
       }
 
       // Keys ----------------------------------------------------------------------------------
@@ -385,10 +416,16 @@ export const runApp = (config: AppConfig): Effect.Effect<AppExit, unknown> =>
         Effect.sync(() => setInterval(() => (timeline.state.running ? screen.render() : undefined), 1000)),
         (ticker) => Effect.sync(() => clearInterval(ticker))
       )
+      // Read before the editor takes keys, so the first `/` offers them.
+      yield* Effect.match(client.listCommands(config.cwd), {
+        onSuccess: takeCommands,
+        onFailure: (error) => timeline.note(`the workspace's command files cannot be listed: ${client.describe(error)}`, "warn")
+      })
       yield* Effect.acquireRelease(Effect.sync(() => screen.start()), () => Effect.sync(() => screen.stop()))
       const opening = config.opening
       if (opening._tag === "Resume") yield* open(opening.sessionId).pipe(Effect.catchAll((error) => Effect.sync(() => note(client.describe(error), "error"))))
       if (opening._tag === "Pick") act(runSlashCommand(actions, "resume", ""))
+
       render()
       yield* Deferred.await(quit)
       const running = sessionId

@@ -59,7 +59,8 @@ export const makeBlockLines = (t: Theme) => {
         const { text, attached } = foldAttachments(block.text)
         const body = hanging(t.bold(safeText(text)), width, t.cyan("› "), "  ", 2)
         const steer = block.steer ? [t.dim("  (steering the running turn)")] : []
-        return [...body, ...attached.map((path) => fit(t.dim(`  + attached ${safeInline(path)}`), width)), ...steer]
+        const command = block.command === undefined ? [] : [fit(t.dim(`  (command file ${safeInline(block.command)})`), width)]
+        return [...body, ...command, ...attached.map((path) => fit(t.dim(`  + attached ${safeInline(path)}`), width)), ...steer]
       }
       case "assistant":
         return markdownLines(block, block.text, width)

@@ -44,10 +44,16 @@ export const atSuggestions = (cwd: string, typed: string): ReadonlyArray<Autocom
  */
 export class SessionCompletion implements AutocompleteProvider {
   readonly #cwd: string
+  readonly #redraw: () => void
   #combined: CombinedAutocompleteProvider
 
-  constructor(cwd: string, commands: ReadonlyArray<SlashCommand>) {
+  /**
+   * `redraw` asks for a frame: pi-tui's editor takes the suggestions after its own frame was
+   * asked for and asks for none itself, so without it the list would show one key late.
+   */
+  constructor(cwd: string, commands: ReadonlyArray<SlashCommand>, redraw: () => void) {
     this.#cwd = cwd
+    this.#redraw = redraw
     this.#combined = new CombinedAutocompleteProvider([...commands], cwd)
   }
 
@@ -62,6 +68,8 @@ export class SessionCompletion implements AutocompleteProvider {
     cursorCol: number,
     options: { signal: AbortSignal; force?: boolean }
   ): Promise<AutocompleteSuggestions | null> {
+    // After the editor has taken what this returns (it does so in the same run of promise callbacks).
+    setTimeout(this.#redraw, 0)
     const typed = atPrefix((lines[cursorLine] ?? "").slice(0, cursorCol))
     if (typed === undefined) return this.#combined.getSuggestions(lines, cursorLine, cursorCol, options)
     const items = atSuggestions(this.#cwd, typed)

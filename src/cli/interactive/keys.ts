@@ -13,7 +13,7 @@ export interface KeyContext {
 
 /**
  * The session's own keys: Ctrl-C (clear, warn, quit), Esc (cancel the running turn), Shift+Tab
- * (the next permission mode), Ctrl+S (send the editor's text to steer the running turn), Ctrl+O
+ * (the next permission mode), Alt+Enter or Ctrl+S (send the editor's text to steer the running turn), Ctrl+O
  * (the last tool call's whole detail). Anything else is the focused part's.
  */
 export const keyAction = (data: string, context: KeyContext): KeyAction => {
@@ -21,6 +21,8 @@ export const keyAction = (data: string, context: KeyContext): KeyAction => {
   if (matchesKey(data, "escape")) return context.running && !context.completing ? "cancelTurn" : "none"
   if (matchesKey(data, "shift+tab")) return "cycleMode"
   if (matchesKey(data, "ctrl+s")) return "steer"
+  // Alt+Enter is the editor's new line while nothing runs.
+  if (matchesKey(data, "alt+enter")) return context.running ? "steer" : "none"
   if (matchesKey(data, "ctrl+o")) return "expandDetail"
   return "none"
 }

@@ -22,6 +22,7 @@ export const localSessionClient = Effect.gen(function* () {
     listSessions: host.listSessions,
     subscribe: host.subscribe,
     prompt: (input) => host.prompt({ ...input, client: BY }),
+    listCommands: (cwd) => host.listCommands({ cwd }),
     respondPermission: (sessionId, toolCallId, answer) =>
       host.respondPermission(sessionId, toolCallId, answer).pipe(
         Effect.as(true),

@@ -16,6 +16,7 @@ export const remoteSessionClient = (url: string) =>
     listSessions: api.ListSessions(),
     subscribe: (sessionId, afterSequence) => api.Subscribe({ sessionId, afterSequence }),
     prompt: (input) => api.Prompt({ ...input, client: BY }),
+    listCommands: (cwd) => api.ListCommands({ cwd }),
     respondPermission: (sessionId, toolCallId, answer) =>
       api.RespondPermission({ sessionId, toolCallId, answer }).pipe(
         Effect.as(true),

@@ -63,11 +63,17 @@ export interface ScreenOptions {
 export const makeScreen = (options: ScreenOptions) => {
   const t = options.theme
   const tui = new TUI(options.terminal ?? new ProcessTerminal())
+  let started = false
+  // Nothing is drawn before the terminal is in raw mode: a frame drawn sooner would invite keys
+  // the terminal still echoes and cooks itself.
+  const redraw = () => {
+    if (started) tui.requestRender()
+  }
   const sections = new Sections()
   const live = new LiveArea(t, options.live)
   const questions = new Container()
   const spinnerSlot = new Container()
-  const completion = new SessionCompletion(options.cwd, options.commands)
+  const completion = new SessionCompletion(options.cwd, options.commands, () => redraw())
   const editor = new Editor(tui, editorTheme(t), { paddingX: 0 })
   editor.setAutocompleteProvider(completion)
   editor.onSubmit = (text) => options.onSubmit(text)
@@ -91,16 +97,17 @@ export const makeScreen = (options: ScreenOptions) => {
     else if (cards[0] !== undefined) questions.addChild(cards[0])
     const focus: Component = choice ?? cards[0] ?? editor
     tui.setFocus(focus)
-    tui.requestRender()
+    redraw()
   }
 
   return {
     tui,
     editor,
     completion,
-    render: () => tui.requestRender(),
+    render: () => redraw(),
     start: () => {
       tui.start()
+      started = true
       layoutQuestions()
     },
     stop: () => {
@@ -110,7 +117,7 @@ export const makeScreen = (options: ScreenOptions) => {
     /** A timeline drawn below the ones before it. */
     addTimeline: (timeline: Timeline) => {
       sections.add(new Transcript(timeline, t))
-      tui.requestRender()
+      redraw()
     },
     /** Whether the editor has the keys (nothing else asks for them). */
     editorHasFocus: () => choice === undefined && cards.length === 0,
@@ -162,13 +169,13 @@ export const makeScreen = (options: ScreenOptions) => {
         spinner?.stop()
         spinner = undefined
         spinnerSlot.clear()
-        return tui.requestRender()
+        return redraw()
       }
       if (spinner === undefined) {
         spinner = new Loader(tui, t.cyan, t.dim, message)
         spinnerSlot.addChild(spinner)
       } else spinner.setMessage(message)
-      tui.requestRender()
+      redraw()
     }
   }
 }

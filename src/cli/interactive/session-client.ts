@@ -4,6 +4,7 @@ import type { RedoRequest, RewindRequest } from "../../core/SessionEngine.js"
 import type { AgentEvent, MessageMode } from "../../domain/events.js"
 import type { HostFrame, PermissionAnswer, PromptReceipt, SessionListItem, SessionView } from "../../domain/host.js"
 import type { PermissionMode, RememberedAnswer } from "../../domain/permissions.js"
+import type { SlashCommandList } from "../../domain/slash-commands.js"
 import type { RewindResult } from "../../domain/rewind.js"
 import type { McpServerStatus } from "../../services/McpHub.js"
 import type { Memory, MemoryCandidate } from "../../services/MemoryStore.js"
@@ -32,7 +33,10 @@ export interface SessionClient {
   /** Newest activity first. */
   readonly listSessions: Effect.Effect<ReadonlyArray<SessionListItem>, unknown>
   readonly subscribe: (sessionId: string, afterSequence: number) => Stream.Stream<HostFrame, unknown>
+  /** `/name args` for one of these is expanded by the host (the content sent is what was typed). */
   readonly prompt: (input: PromptInput) => Effect.Effect<PromptReceipt, unknown>
+  /** The workspace's slash commands (its command files and the user's), as the host finds them. */
+  readonly listCommands: (cwd: string) => Effect.Effect<SlashCommandList, unknown>
   /** False when the question was no longer pending (another client answered first). */
   readonly respondPermission: (sessionId: string, toolCallId: string, answer: PermissionAnswer) => Effect.Effect<boolean, unknown>
   readonly cancel: (sessionId: string) => Effect.Effect<void, unknown>

@@ -45,7 +45,7 @@ const MODES: ReadonlyArray<PermissionMode> = ["default", "plan", "accept-edits",
 
 const KEYS = [
   "enter         send (while a turn runs: queue it for the next turn)",
-  "ctrl+s        send to steer the running turn at its next step",
+  "alt+enter     while a turn runs: send to steer it at its next step (ctrl+s too)",
   "shift+enter   a new line (or \\ then enter); a large paste stays one message",
   "@path         attach a file of the workspace (tab completes)",
   "esc           cancel the running turn",
@@ -95,8 +95,11 @@ const withDriftQuestion = (actions: SessionActions, attempt: (force: boolean) =>
 
 const help = (actions: SessionActions) =>
   Effect.sync(() => {
-    const commands = actions.commands().map((command) => `/${command.name}${command.argumentHint === undefined ? "" : ` ${command.argumentHint}`}  ${command.description}`)
-    actions.timeline().detail("keys and commands", [...KEYS, "", ...commands].join("\n"))
+    const line = (command: SlashCommandSpec) => `/${command.name}${command.argumentHint === undefined ? "" : ` ${command.argumentHint}`}  ${command.description}`
+    const own = actions.commands().filter((command) => command.source === undefined)
+    const files = actions.commands().filter((command) => command.source !== undefined)
+    const fileLines = files.length === 0 ? [] : ["", "the workspace's and your command files (sent as typed, expanded by the agent):", ...files.map((command) => `${line(command)} (${command.source ?? ""})`)]
+    actions.timeline().detail("keys and commands", [...KEYS, "", ...own.map(line), ...fileLines].join("\n"))
   })
 
 const model = (actions: SessionActions, args: string) =>

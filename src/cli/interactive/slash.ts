@@ -1,3 +1,4 @@
+import type { SlashCommandInfo } from "../../domain/slash-commands.js"
 import { closest } from "../suggest.js"
 
 export interface SlashCommandSpec {
@@ -5,6 +6,8 @@ export interface SlashCommandSpec {
   readonly description: string
   /** What it takes after its name, as help shows it (`[id]`). */
   readonly argumentHint?: string
+  /** Set for a command file (Claude Code's format): sent to the host, which expands it. */
+  readonly source?: "project" | "user"
 }
 
 /** The session's own commands: each runs here and is never sent to the model. */
@@ -30,14 +33,28 @@ export const builtinCommands: ReadonlyArray<SlashCommandSpec> = [
   { name: "quit", description: "Leave (the session stays; custom-agent -c resumes it)" }
 ]
 
+/**
+ * The commands the session knows: its own, then the workspace's command files (a file named
+ * like one of the session's own is left out: the session's runs).
+ */
+export const knownCommands = (files: ReadonlyArray<SlashCommandInfo>): ReadonlyArray<SlashCommandSpec> => {
+  const own = new Set(builtinCommands.map((command) => command.name))
+  return [
+    ...builtinCommands,
+    ...files
+      .filter((file) => !own.has(file.name))
+      .map((file) => ({ name: file.name, description: file.description, source: file.source, ...(file.argumentHint === undefined ? {} : { argumentHint: file.argumentHint }) }))
+  ]
+}
+
 /** What a line typed into the editor is. */
 export type Typed =
   | { readonly _tag: "Prompt" }
   | { readonly _tag: "Command"; readonly name: string; readonly args: string }
   | { readonly _tag: "Unknown"; readonly name: string; readonly suggestion: string | undefined }
 
-/** A command's name: as Claude Code's command files are named (no `/` in it, so a path is not a command). */
-const COMMAND = /^\/([A-Za-z0-9][A-Za-z0-9._:-]{0,63})(?:\s+([\s\S]*))?$/
+/** A command's name: as Claude Code's command files are named (no `/` in it, so a path is not a command; see `domain/slash-commands.ts`). */
+const COMMAND = /^\/([A-Za-z0-9][A-Za-z0-9._-]{0,63})(?:\s+([\s\S]*))?$/
 
 /**
  * `/name args` is a command when `name` is one of `known`; a name nobody knows is refused (never
@@ -49,7 +66,7 @@ export const parseTyped = (text: string, known: ReadonlyArray<string>): Typed =>
   if (match === null) return { _tag: "Prompt" }
   const name = match[1] ?? ""
   const args = (match[2] ?? "").trim()
-  const found = known.find((candidate) => candidate.toLowerCase() === name.toLowerCase())
+  const found = known.find((candidate) => candidate === name) ?? known.find((candidate) => candidate.toLowerCase() === name.toLowerCase())
   if (found !== undefined) return { _tag: "Command", name: found, args }
   return { _tag: "Unknown", name, suggestion: closest(name, known) }
 }

@@ -47,6 +47,6 @@ export const statusLine = (t: Theme, state: SessionState, view: StatusView): str
 export const hintLine = (t: Theme, running: boolean): string =>
   t.dim(
     running
-      ? "enter queues · ctrl+s steers · esc cancels · ctrl+o detail"
+      ? "enter queues · alt+enter steers · esc cancels · ctrl+o detail"
       : "/help · @ attach · shift+tab mode · ctrl+o detail · ctrl+c ×2 quit"
   )

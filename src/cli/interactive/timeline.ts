@@ -3,6 +3,7 @@ import { answerClientLabel } from "../../domain/answer-client.js"
 import { hookSummary } from "../../domain/hook-summary.js"
 import type { PermissionMode } from "../../domain/permissions.js"
 import { projectWidening } from "../../domain/project-widening.js"
+import { typedLine } from "../../domain/slash-commands.js"
 import { addSpend, noSpend, type Spend } from "../../domain/spend.js"
 import { taskCounts, type TodoItem } from "../../domain/tasks.js"
 import type { ToolResultData } from "../../domain/tools.js"
@@ -33,7 +34,7 @@ export interface SubagentRun {
 
 /** Every block is content the timeline keeps and the screen draws; `version` changes when it does. */
 export type Block =
-  | { readonly kind: "user"; readonly text: string; readonly steer: boolean; version: number }
+  | { readonly kind: "user"; readonly text: string; readonly steer: boolean; readonly command?: string; version: number }
   | { readonly kind: "assistant"; text: string; version: number }
   | { readonly kind: "thinking"; text: string; readonly redacted: boolean; version: number }
   | ToolBlock
@@ -167,8 +168,14 @@ export class Timeline {
         if (event.payload.permissionMode !== undefined) state.mode = event.payload.permissionMode
         this.#open = undefined
         return
-      case "user.message":
+      case "user.message": {
+        // A command file's message: what was typed is shown, the file it came from named (its body is what the model got).
+        const command = event.payload.command
+        if (command !== undefined) {
+          return this.#push({ kind: "user", text: typedLine(command), steer: event.payload.mode === "steer", command: command.path, version: 0 })
+        }
         return this.#push({ kind: "user", text: event.payload.content, steer: event.payload.mode === "steer", version: 0 })
+      }
       case "model.delta": {
         if (event.payload.text === "") return
         const open = this.#open

@@ -6,7 +6,7 @@ const idle = { running: false, completing: false }
 const running = { running: true, completing: false }
 
 describe("the session's keys", () => {
-  it("Ctrl-C, Esc (only while a turn runs and no completion list is open), Shift+Tab, Ctrl+S, Ctrl+O; anything else is the editor's", () => {
+  it("Ctrl-C, Esc (only while a turn runs and no completion list is open), Shift+Tab, Ctrl+S, Alt+Enter (only while a turn runs), Ctrl+O; anything else is the editor's", () => {
     expect(keyAction("\x03", idle)).toBe("interrupt")
     expect(keyAction("\x1b", running)).toBe("cancelTurn")
     expect(keyAction("\x1b", idle)).toBe("none")
@@ -14,7 +14,9 @@ describe("the session's keys", () => {
     expect(keyAction("\x1b[Z", idle)).toBe("cycleMode")
     expect(keyAction("\x13", running)).toBe("steer")
     expect(keyAction("\x0f", idle)).toBe("expandDetail")
-    for (const data of ["a", "\r", "\x1b[A", "\x1b\r", "/"]) expect(keyAction(data, running), JSON.stringify(data)).toBe("none")
+    expect(keyAction("\x1b\r", running)).toBe("steer")
+    expect(keyAction("\x1b\r", idle)).toBe("none")
+    for (const data of ["a", "\r", "\x1b[A", "/"]) expect(keyAction(data, running), JSON.stringify(data)).toBe("none")
   })
 
   it("Ctrl-C clears the editor; on an empty one it warns, and a second press within the window quits", () => {
