@@ -1,4 +1,4 @@
-import { type Component, Container, Editor, Loader, ProcessTerminal, type Terminal, TUI } from "@mariozechner/pi-tui"
+import { type Component, Container, Editor, Loader, ProcessTerminal, setCapabilities, type Terminal, TUI } from "@mariozechner/pi-tui"
 import { ChoiceList, type Choice } from "./choice-list.js"
 import { SessionCompletion } from "./completion.js"
 import { LiveArea, type LiveState } from "./live-area.js"
@@ -62,6 +62,9 @@ export interface ScreenOptions {
  */
 export const makeScreen = (options: ScreenOptions) => {
   const t = options.theme
+  // Content never writes escapes of its own: a link in the model's Markdown is shown with its
+  // address (an OSC 8 hyperlink would hide where a click goes), and no image protocol is used.
+  setCapabilities({ images: null, trueColor: false, hyperlinks: false })
   const tui = new TUI(options.terminal ?? new ProcessTerminal())
   let started = false
   // Nothing is drawn before the terminal is in raw mode: a frame drawn sooner would invite keys

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { visibleWidth } from "@mariozechner/pi-tui"
+import { setCapabilities, visibleWidth } from "@mariozechner/pi-tui"
 import { makeBlockLines } from "../../../src/cli/interactive/block-lines.js"
 import { foldAttachments } from "../../../src/cli/interactive/safe-text.js"
 import { statusParts } from "../../../src/cli/interactive/status-line.js"
@@ -48,6 +48,14 @@ describe("blocks drawn as lines", () => {
       }
     })
   }
+
+  it("a link shows where it goes, even on a terminal that takes hyperlinks: content writes no escape of its own", () => {
+    setCapabilities({ images: null, trueColor: false, hyperlinks: false })
+    const draw = makeBlockLines(makeTheme(true))
+    const lines = draw.lines({ kind: "assistant", text: "see [the docs](https://evil.example/x)", version: 0 }, 80).join("\n")
+    expect(lines).toContain("(https://evil.example/x)")
+    expect(lines).not.toContain("\x1b]8;")
+  })
 
   it("Markdown is rendered: no heading marks, list bullets kept; a long line wraps at words", () => {
     const draw = makeBlockLines(makeTheme(false))

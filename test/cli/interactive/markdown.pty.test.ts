@@ -10,7 +10,7 @@ afterAll(temps.cleanup)
 const PARAGRAPH =
   "The quick brown fox jumps over the lazy dog while seventeen careful engineers watch the build finish and then write down every single thing that happened."
 
-const answer = `# Findings\n\nThis is **bold** and \`code\`.\n\n- first point\n- second point\n\n${PARAGRAPH}`
+const answer = `# Findings\n\nThis is **bold** and \`code\`. See [the docs](https://docs.example/x).\n\n- first point\n- second point\n\n${PARAGRAPH}`
 
 const workspace = () => {
   const cwd = temps.dir("tui-md-")
@@ -30,7 +30,7 @@ describe("the interactive session shows the answer as rendered Markdown, wrapped
   for (const cols of [80, 120]) {
     it(`at ${cols} columns`, { timeout: 60_000 }, async () => {
       const cwd = workspace()
-      const session = openOnPty(["--script", "script.json"], { cwd, home: temps.dir("tui-home-"), cols })
+      const session = openOnPty(["--script", "script.json"], { cwd, home: temps.dir("tui-home-"), cols, env: { TERM_PROGRAM: "kitty" } })
       try {
         await session.waitFor("custom-agent")
         session.type("what did you find?")
@@ -39,7 +39,9 @@ describe("the interactive session shows the answer as rendered Markdown, wrapped
         expect(screen).toContain("› what did you find?")
         // Rendered, not the source: no `#`, no `**`, no backticks; list items with their bullets.
         expect(screen).toMatch(/^Findings\s*$/m)
-        expect(screen).toMatch(/^This is bold and code\.\s*$/m)
+        // A link shows where it goes, on a terminal that takes hyperlinks too: no hidden target.
+        expect(screen).toContain("This is bold and code. See the docs (https://docs.example/x).")
+        expect(session.raw()).not.toContain("\x1b]8;;https")
         expect(screen).not.toContain("**")
         expect(screen).not.toContain("# Findings")
         expect(screen).toMatch(/^- first point\s*$/m)
