@@ -29,6 +29,8 @@ export const atSuggestions = (cwd: string, typed: string): ReadonlyArray<Autocom
     return []
   }
   return entries
+    // A name with control characters would be written into the editor as it is: not offered.
+    .filter((entry) => !/[\x00-\x1f\x7f-\x9f]/.test(entry.name))
     .filter((entry) => entry.name.toLowerCase().startsWith(start) && !SKIPPED.has(entry.name) && (start.startsWith(".") || !entry.name.startsWith(".")))
     .sort((a, b) => (a.folder === b.folder ? a.name.localeCompare(b.name) : a.folder ? -1 : 1))
     .slice(0, MAX_SUGGESTIONS)

@@ -1,5 +1,6 @@
 import type { SlashCommandInfo } from "../../domain/slash-commands.js"
 import { closest } from "../suggest.js"
+import { safeInline } from "./safe-text.js"
 
 export interface SlashCommandSpec {
   readonly name: string
@@ -43,7 +44,13 @@ export const knownCommands = (files: ReadonlyArray<SlashCommandInfo>): ReadonlyA
     ...builtinCommands,
     ...files
       .filter((file) => !own.has(file.name))
-      .map((file) => ({ name: file.name, description: file.description, source: file.source, ...(file.argumentHint === undefined ? {} : { argumentHint: file.argumentHint }) }))
+      // A file's words are content: the completion list draws them as given, so they are made safe here.
+      .map((file) => ({
+        name: file.name,
+        description: safeInline(file.description),
+        source: file.source,
+        ...(file.argumentHint === undefined ? {} : { argumentHint: safeInline(file.argumentHint) })
+      }))
   ]
 }
 

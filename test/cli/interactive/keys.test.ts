@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { keyAction, nextMode, onInterrupt, QUIT_WINDOW_MS } from "../../../src/cli/interactive/keys.js"
-import { parseTyped } from "../../../src/cli/interactive/slash.js"
+import { knownCommands, parseTyped } from "../../../src/cli/interactive/slash.js"
 
 const idle = { running: false, completing: false }
 const running = { running: true, completing: false }
@@ -43,5 +43,14 @@ describe("what a typed line is", () => {
     expect(parseTyped("/modle x", known)).toEqual({ _tag: "Unknown", name: "modle", suggestion: "model" })
     expect(parseTyped("/zzzzzz", known)).toEqual({ _tag: "Unknown", name: "zzzzzz", suggestion: undefined })
     for (const text of ["hello", "/etc/hosts is odd", "/ alone", "a /help in the middle"]) expect(parseTyped(text, known), text).toEqual({ _tag: "Prompt" })
+  })
+})
+
+describe("the commands the session knows", () => {
+  it("its own first; a command file named like one is left out; a file's words are made safe for the completion list", () => {
+    const file = (name: string, description: string) => ({ name, description, source: "project" as const, path: `/w/${name}.md` })
+    const known = knownCommands([file("help", "mine"), file("review", "Bell\x07 and \x1b[31mred")])
+    expect(known.filter((command) => command.name === "help")).toEqual([expect.objectContaining({ description: "Keys and commands" })])
+    expect(known.find((command) => command.name === "review")?.description).toBe("Bell^G and ^[[31mred")
   })
 })
