@@ -179,7 +179,8 @@ const fork = (actions: SessionActions) =>
 
 const compact = (actions: SessionActions) =>
   withSession(actions, "/compact", (id) =>
-    Effect.map(actions.client.compact(id), (result) => actions.note(result.compacted ? "compacted the earlier turns into a summary" : "nothing new to compact", "info"))
+    // A compaction shows as its event (`context.compacted`); only its absence needs saying.
+    Effect.map(actions.client.compact(id), (result) => (result.compacted ? undefined : actions.note("nothing new to compact", "info")))
   )
 
 const collect = (stream: Stream.Stream<AgentEvent, unknown>) => Effect.map(Stream.runCollect(stream), Chunk.toReadonlyArray)
