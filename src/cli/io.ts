@@ -1,7 +1,7 @@
 import * as Effect from "effect/Effect"
 import type { Writable } from "node:stream"
 import type { Segment } from "./render.js"
-import { type Printable, terminalString } from "./terminal-text.js"
+import { eraseLine, type Printable, type TerminalText, terminalString } from "./terminal-text.js"
 
 const closed = new WeakSet<Writable | NodeJS.WritableStream>()
 
@@ -21,6 +21,22 @@ const drained = (stream: Writable): Effect.Effect<void> =>
     stream.once("drain", () => resume(Effect.void))
   })
 
+/** Whether the last text written to a stream ended its line (true before any). */
+const lineEnded = new WeakMap<Writable | NodeJS.WritableStream, boolean>()
+
+export const atLineStart = (stream: Writable | NodeJS.WritableStream): boolean => lineEnded.get(stream) ?? true
+
+/** The line drawn in place on a terminal (the progress indicator), while it is on the screen. */
+let transient: Writable | NodeJS.WritableStream | undefined
+
+/** Takes the transient line off the screen, if it is on it. */
+export const eraseTransient = (): void => {
+  const stream = transient
+  if (stream === undefined) return
+  transient = undefined
+  if (!closed.has(stream)) stream.write(eraseLine.text)
+}
+
 /**
  * Writes the text now; false when the stream's buffer is full and the writer should wait for its
  * drain. The one place the CLI writes to a stream: a plain string is sanitized here
@@ -28,7 +44,22 @@ const drained = (stream: Writable): Effect.Effect<void> =>
  */
 const writeNow = (stream: Writable | NodeJS.WritableStream, value: Printable): boolean => {
   const text = terminalString(value)
-  return text.length === 0 || closed.has(stream) || stream.write(text)
+  if (text.length === 0 || closed.has(stream)) return true
+  eraseTransient()
+  lineEnded.set(stream, text.endsWith("\n"))
+  return stream.write(text)
+}
+
+/**
+ * Draws a line in place (no newline) that any other write through these writers erases first,
+ * so it never mixes with what they print: the caller draws it only with the cursor at a line's
+ * start (`atLineStart`), and redraws it as it changes.
+ */
+export const drawTransient = (stream: Writable | NodeJS.WritableStream, line: TerminalText): void => {
+  if (closed.has(stream)) return
+  if (transient !== stream) eraseTransient()
+  transient = stream
+  stream.write(eraseLine.text + line.text)
 }
 
 /**

@@ -327,5 +327,14 @@ export const makeRenderer = (options: RenderOptions) => {
     }
   }
 
-  return { render, renderChild }
+  /**
+   * Ends the lines left open (streamed text, thinking) before another writer's whole lines: the
+   * terminal view (`live-view.ts`) prints the answer and the tool calls itself.
+   */
+  const settle = (): ReadonlyArray<Segment> => {
+    inThinking = false
+    return [...(atLineStart.out ? [] : [write("out", "\n")]), ...(atLineStart.err ? [] : [write("err", "\n")])]
+  }
+
+  return { render, renderChild, settle }
 }

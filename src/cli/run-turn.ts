@@ -18,7 +18,7 @@ import { PLAN_TOOL } from "../domain/plan.js"
 import type { TurnClient } from "./turn-client.js"
 import { termsOf } from "./output-schema.js"
 import { type DefaultModel, echoNotice, modelIdOf } from "./model-notice.js"
-import { interactive, makePrinter, type RunArgs, titleOf } from "./turn-output.js"
+import { interactive, makePrinter, onTerminal, type RunArgs, titleOf } from "./turn-output.js"
 
 /** How long Ctrl-C waits for the turn's cancel to be acknowledged before leaving anyway. */
 const cancelBound = Duration.seconds(5)
@@ -57,7 +57,12 @@ export const continueHint = (sessionId: string, args: RunArgs) =>
  */
 export const runTurn = <E>(client: TurnClient<E>, args: RunArgs, defaultModel: DefaultModel) =>
   Effect.scoped(Effect.gen(function* () {
-    const printer = makePrinter(args.json, { requireOutput: Option.isSome(args.outputSchema) })
+    // The terminal view (and pi-tui, highlight.js under it) loads only for a person at a terminal.
+    const liveView = onTerminal(args)
+      ? (yield* Effect.promise(() => import("./live-view.js"))).terminalView({ out: useColor(process.stdout), err: useColor(process.stderr) })
+      : undefined
+    const printer = makePrinter(args.json, { requireOutput: Option.isSome(args.outputSchema), ...(liveView === undefined ? {} : { view: liveView }) })
+    yield* Effect.addFinalizer(() => printer.close)
     const terms = termsOf(args)
     // The host keeps the session's model; --model names another, recorded as the session's from this turn on.
     const model = Option.map(args.model, modelIdOf)

@@ -100,6 +100,31 @@ export const paint = (on: boolean, code: Style) => (text: Printable): TerminalTe
   return new Text(on ? `\x1b[${code}m${safe}\x1b[0m` : safe)
 }
 
+/** An SGR sequence (a colour or a text style): the only escape `fromStyled` keeps. */
+const sgr = /\x1b\[[0-9;]*m/g
+
+/**
+ * The output of a renderer (pi-tui's Markdown, the code highlighter, `view/`) over content that
+ * was sanitized before it was rendered: its SGR sequences kept when colour is on (dropped when
+ * off), and any other control or invisible format character in it shown visibly. Content cannot
+ * bring an SGR of its own (its ESC was shown as `^[` first), so what is kept are the renderer's
+ * styles; and whatever the renderer made of the content (a decoded entity, a hyperlink's
+ * escape), nothing but a style reaches the terminal.
+ */
+export const fromStyled = (rendered: string, color: boolean): TerminalText => {
+  let out = ""
+  let at = 0
+  for (const match of rendered.matchAll(sgr)) {
+    out += rendered.slice(at, match.index).replace(unsafe, visible)
+    if (color) out += match[0]
+    at = match.index + match[0].length
+  }
+  return new Text(out + rendered.slice(at).replace(unsafe, visible))
+}
+
+/** Takes the cursor to the line's start and erases the line: for a line that is redrawn in place (the progress indicator). */
+export const eraseLine: TerminalText = new Text("\r\x1b[2K")
+
 /**
  * Dims a terminal text that may carry colours of its own: dimming starts again after each of its
  * resets (the only escapes it can hold are `paint`'s, so its resets are exactly those).

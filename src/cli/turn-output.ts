@@ -8,6 +8,7 @@ import type { ApprovalPolicy } from "../layers/approvals/policy.js"
 import { CliError } from "./errors.js"
 import { stderr, stdout, useColor, writeSegments } from "./io.js"
 import { OUTPUT_INVALID_EXIT_CODE, type TermsArgs } from "./output-schema.js"
+import type { LiveView } from "./live-view.js"
 import { makeRenderer } from "./render.js"
 import { jsonText, paint, sanitizeInline, term } from "./terminal-text.js"
 
@@ -56,8 +57,8 @@ export const costLine = (turn: Spend, before: Spend): string => {
  * is one line on stderr, and a turn that ends without `output.structured` (its step limit or
  * budget came first) exits as one whose answers never validated.
  */
-export const makePrinter = (json: boolean, options: { readonly requireOutput?: boolean } = {}) => {
-  const renderer = makeRenderer({ color: useColor(process.stdout), live: true })
+export const makePrinter = (json: boolean, options: { readonly requireOutput?: boolean; readonly view?: LiveView } = {}) => {
+  const renderer = options.view ?? makeRenderer({ color: useColor(process.stdout), live: true })
   let exitCode = 0
   let structured = false
   let stoppedBy: string | undefined
@@ -105,6 +106,7 @@ export const makePrinter = (json: boolean, options: { readonly requireOutput?: b
       Effect.zipRight(
         Effect.suspend(() => {
           if (json) return Effect.void
+          if (options.view !== undefined) return stderr(options.view.closing(sessionId, before))
           const text = `${costLine(spent, before)}session ${sessionId}`
           return stderr(term`${paint(useColor(process.stderr), "2")(text)}\n`)
         })
@@ -119,10 +121,20 @@ export const makePrinter = (json: boolean, options: { readonly requireOutput?: b
   const child = (event: AgentEvent): Effect.Effect<void> => (json || structuredOnly ? Effect.void : writeSegments(renderer.renderChild(event)))
   /** Whether this printer shows a subagent's steps (worth following its session). */
   const showsChildren = !json && !structuredOnly
-  return { show, earlier, finish, child, showsChildren }
+  /** Takes the terminal view's spinner off the screen for good (the turn ended, or was interrupted). */
+  const close = Effect.sync(() => options.view?.close())
+  return { show, earlier, finish, child, showsChildren, close }
 }
 
 export const interactive = () => process.stdin.isTTY === true
+
+/**
+ * Whether `run` shows the turn for a person at a terminal (Markdown, fitted tool lines, a
+ * spinner, a summary line): stdout is a terminal that takes cursor movement (not `TERM=dumb`),
+ * and the output is not JSON or a structured answer. Otherwise its output is plain text.
+ */
+export const onTerminal = (args: Pick<RunArgs, "json" | "outputSchema">) =>
+  !args.json && Option.isNone(args.outputSchema) && process.stdout.isTTY === true && process.env["TERM"] !== "dumb"
 
 export const compactRequested = (prompt: string) => prompt.trim() === "/compact"
 

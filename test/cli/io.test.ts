@@ -82,3 +82,26 @@ describe("the CLI's writers", () => {
       expect(out.written).toEqual(["more than eight bytes"])
     }))
 })
+
+describe("the transient line (the progress indicator)", () => {
+  it.effect("any write erases it first; the cursor's place at a line's start is known per stream", () =>
+    Effect.gen(function* () {
+      const { atLineStart, drawTransient, eraseTransient } = yield* Effect.promise(() => import("../../src/cli/io.js"))
+      const { term } = yield* Effect.promise(() => import("../../src/cli/terminal-text.js"))
+      const out = sink()
+      const err = sink()
+      const writers = makeWriters({ out: out.stream, err: err.stream })
+      drawTransient(err.stream, term`⠋ thinking 1s`)
+      yield* writers.stdout("answer\n")
+      expect(err.written).toEqual(["\r\x1b[2K⠋ thinking 1s", "\r\x1b[2K"])
+      expect(out.written).toEqual(["answer\n"])
+      // Erased once: a second write has nothing to erase.
+      yield* writers.stderr("partial")
+      expect(err.written.slice(2)).toEqual(["partial"])
+      expect(atLineStart(err.stream)).toBe(false)
+      expect(atLineStart(out.stream)).toBe(true)
+      eraseTransient()
+      expect(err.written).toHaveLength(3)
+    })
+  )
+})

@@ -5,7 +5,7 @@ import { join, relative, resolve } from "node:path"
 import { Writable } from "node:stream"
 import { Effect } from "effect"
 import { makeWriters, writeSync } from "../../src/cli/io.js"
-import { dimAll, indentLines, joinText, jsonText, paint, sanitize, sanitizeInline, term, terminalString } from "../../src/cli/terminal-text.js"
+import { dimAll, fromStyled, indentLines, joinText, jsonText, paint, sanitize, sanitizeInline, term, terminalString } from "../../src/cli/terminal-text.js"
 
 /** What a terminal would obey or hide: C0 but newline and tab, DEL, C1, bidi and other format characters, separators, fillers. */
 const forbidden = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\u115f\u1160\u3164\uffa0]|\u{e0001}|[\u{e0020}-\u{e007f}]/u
@@ -162,5 +162,18 @@ describe("one way to the terminal", () => {
       .filter((file) => /\.write\(|\bconsole\.|Console\.(log|error|info|warn)\(/.test(readFileSync(file, "utf8")))
       .map((file) => relative(cli, file))
     expect(writers).toEqual([])
+  })
+})
+
+describe("fromStyled: a renderer's output over sanitized content", () => {
+  it("keeps its SGR styles with colour on, drops them with colour off, and shows every other control visibly", () => {
+    const rendered = "\x1b[1;36mTitle\x1b[0m \x1b]8;;https://x\x1b\\link\x1b]8;;\x1b\\ \r\x9b2J\u202e"
+    expect(fromStyled(rendered, true).text).toBe("\x1b[1;36mTitle\x1b[0m ^[]8;;https://x^[\\link^[]8;;^[\\ ^M<U+009B>2J<U+202E>")
+    expect(fromStyled(rendered, false).text).toBe("Title ^[]8;;https://x^[\\link^[]8;;^[\\ ^M<U+009B>2J<U+202E>")
+    fc.assert(
+      fc.property(nasty, (text) => {
+        expect(fromStyled(text, false).text).not.toMatch(forbidden)
+      })
+    )
   })
 })
