@@ -18,7 +18,8 @@ import { jsonText } from "../terminal-text.js"
 import type { Choice } from "./choice-list.js"
 import type { SessionClient } from "./session-client.js"
 import type { SlashCommandSpec } from "./slash.js"
-import { formatTokens, type Timeline, type Tone } from "./timeline.js"
+import { formatTokens } from "../view/units.js"
+import type { Timeline, Tone } from "./timeline.js"
 
 /** What a slash command may do in the session: the only way the commands reach the screen and the host. */
 export interface SessionActions {

@@ -1,10 +1,10 @@
-import type { EditorTheme, MarkdownTheme, SelectListTheme } from "@mariozechner/pi-tui"
+import type { EditorTheme, SelectListTheme } from "@mariozechner/pi-tui"
 
 /** One style: text in, the text with its SGR codes around it (or as it is, without colour). */
 export type Paint = (text: string) => string
 
 /**
- * The session's styles. Each closes only what it opened (bold with 22, a colour with 39, ...),
+ * The session's own styles (the answer's Markdown is `view/markdown-theme.ts`'s, shared with `run`). Each closes only what it opened (bold with 22, a colour with 39, ...),
  * so styles nest inside Markdown's and inside each other. Only ever applied to text that was
  * made safe first (`safe-text.ts`): these codes are the only escapes on the screen.
  */
@@ -43,23 +43,6 @@ export const makeTheme = (color: boolean): Theme => ({
   gray: sgr(color, 90, 39),
   // Without colour the selection still shows: a marker the list draws itself.
   inverse: sgr(color, 7, 27)
-})
-
-export const markdownTheme = (t: Theme): MarkdownTheme => ({
-  heading: (text) => t.bold(t.cyan(text)),
-  link: t.underline,
-  linkUrl: t.dim,
-  code: t.yellow,
-  codeBlock: (text) => text,
-  codeBlockBorder: t.dim,
-  quote: t.italic,
-  quoteBorder: t.dim,
-  hr: t.dim,
-  listBullet: t.cyan,
-  bold: t.bold,
-  italic: t.italic,
-  strikethrough: t.strike,
-  underline: t.underline
 })
 
 export const selectListTheme = (t: Theme): SelectListTheme => ({

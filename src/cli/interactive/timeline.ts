@@ -7,6 +7,8 @@ import { typedLine } from "../../domain/slash-commands.js"
 import { addSpend, noSpend, type Spend } from "../../domain/spend.js"
 import { taskCounts, type TodoItem } from "../../domain/tasks.js"
 import type { ToolResultData } from "../../domain/tools.js"
+import { formatTokens } from "../view/units.js"
+import { emptyTally, tallyEvent, type TurnTally } from "../view/turn-summary.js"
 
 /** How a note is coloured: quiet news, news, something to look at, a failure, a success. */
 export type Tone = "dim" | "info" | "warn" | "error" | "ok"
@@ -41,6 +43,8 @@ export type Block =
   | { readonly kind: "plan"; readonly plan: string; version: number }
   | { readonly kind: "note"; readonly text: string; readonly tone: Tone; version: number }
   | { readonly kind: "detail"; readonly title: string; readonly body: string; readonly diff: boolean; version: number }
+  /** A turn's last line (`view/turn-summary.ts`, as `run` prints it). */
+  | { readonly kind: "summary"; readonly tally: TurnTally; version: number }
 
 export interface ToolBlock {
   readonly kind: "tool"
@@ -76,8 +80,6 @@ export interface SessionState {
 
 const time = (timestamp: string): number => Date.parse(timestamp)
 
-const seconds = (ms: number) => (ms < 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms / 1000)} s`)
-
 /**
  * The conversation as blocks, folded from the session's events in log order (its history, then
  * live), and the session's state beside it. Pure: no terminal, no clock but the events'; the
@@ -104,6 +106,8 @@ export class Timeline {
     turns: []
   }
   readonly #tools = new Map<string, ToolBlock>()
+  /** The current turn's tally, for its summary line. */
+  #tally: TurnTally = emptyTally
   /** Child session → the `task` call it runs under, with each child call by id. */
   readonly #children = new Map<string, { readonly parent: ToolBlock; readonly calls: Map<string, ChildCall> }>()
   /** The block streamed text and thinking go on, until anything else is shown. */
@@ -146,6 +150,7 @@ export class Timeline {
   /** One event of the session, in log order. */
   apply(event: AgentEvent): void {
     const state = this.state
+    this.#tally = tallyEvent(this.#tally, event)
     state.turnSpend = addSpend(state.turnSpend, event)
     state.sessionSpend = addSpend(state.sessionSpend, event)
     switch (event.type) {
@@ -321,7 +326,6 @@ export class Timeline {
         return this.note(`model error (${event.payload.code}): ${event.payload.reason}`, "error")
       case "turn.completed": {
         const { stopReason, errorCode, message } = event.payload
-        const took = state.turnStartedAt === undefined ? undefined : time(event.timestamp) - state.turnStartedAt
         state.running = false
         state.turnStartedAt = undefined
         for (const tool of this.#tools.values()) {
@@ -330,13 +334,12 @@ export class Timeline {
             this.#touch(tool)
           }
         }
-        const parts = [took === undefined ? undefined : seconds(took), spendText(state.turnSpend)].filter((part) => part !== undefined)
-        if (stopReason === "final") return this.note(`── ${parts.join(" · ")}`.trimEnd())
-        const why =
-          stopReason === "error"
-            ? `error${errorCode === undefined ? "" : ` (${errorCode})`}${message === undefined ? "" : `: ${message}`}`
-            : `${stopReason.replace("_", " ")}${message === undefined ? "" : `: ${message}`}`
-        return this.note(`── ${[why, ...parts].join(" · ")}`, stopReason === "error" ? "error" : "warn")
+        this.#push({ kind: "summary", tally: this.#tally, version: 0 })
+        // Why a turn stopped short, when the log says: the summary line names only how.
+        if (stopReason !== "final" && (message !== undefined || errorCode !== undefined)) {
+          this.note(`${errorCode === undefined ? "" : `(${errorCode}) `}${message ?? ""}`.trim(), stopReason === "error" ? "error" : "warn")
+        }
+        return
       }
       case "session.renamed":
       case "session.archived":
@@ -394,10 +397,3 @@ export const spendText = (spend: Spend): string | undefined => {
   return `${formatTokens(spend.tokens)} tokens${cost}`
 }
 
-/** 950, 1.2k, 34k, 1.2M. */
-export const formatTokens = (tokens: number): string => {
-  if (tokens < 1000) return String(Math.round(tokens))
-  if (tokens < 10_000) return `${(tokens / 1000).toFixed(1)}k`
-  if (tokens < 1_000_000) return `${Math.round(tokens / 1000)}k`
-  return `${(tokens / 1_000_000).toFixed(1)}M`
-}

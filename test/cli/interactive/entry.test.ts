@@ -1,16 +1,11 @@
-import { afterAll, describe, expect, it } from "@effect/vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { checkArgv } from "../../../src/cli/argv-check.js"
 import { resumeIdAsSession } from "../../../src/cli/interactive/entry-argv.js"
 import { program } from "../../../src/cli/main.js"
-import { runCli } from "../../support/cli.js"
-import { makeTemp } from "../../support/temp-dirs.js"
 
 const tree = program()
 const names = tree.subcommands().map((command) => command.path.at(-1) ?? "")
 const check = (line: string) => checkArgv(tree, resumeIdAsSession(line.split(" ").filter((w) => w !== ""), names))
-
-const temps = makeTemp()
-afterAll(temps.cleanup)
 
 describe("custom-agent with no command: the interactive session", () => {
   it("runs the program itself; --help still shows help, and a bare group its own", () => {
@@ -38,15 +33,5 @@ describe("custom-agent with no command: the interactive session", () => {
     if (checked._tag === "Usage") expect(checked.message).toBe("--model is an option of custom-agent itself (the interactive session): give custom-agent run's options after it")
     expect(check("run --model scripted hi")._tag).toBe("Run")
     expect(check("--mode plna")).toMatchObject({ _tag: "Usage", message: "--mode must be one of default, plan, accept-edits, bypass, got plna; did you mean plan?" })
-  })
-
-  it("without a terminal it says so in one line, points to run, and exits 2", { timeout: 60_000 }, async () => {
-    const home = temps.dir("entry-home-")
-    for (const args of [[], ["-c"], ["--resume"]]) {
-      const result = await runCli(args, { env: { CUSTOM_AGENT_HOME: home } })
-      expect(result.code, args.join(" ")).toBe(2)
-      expect(result.stdout).toBe("")
-      expect(result.stderr).toBe('custom-agent: the interactive session needs a terminal (stdin and stdout); for one turn without one: custom-agent run "<prompt>"\n')
-    }
   })
 })

@@ -5,7 +5,7 @@ import { foldAttachments } from "../../../src/cli/interactive/safe-text.js"
 import { statusParts } from "../../../src/cli/interactive/status-line.js"
 import { makeTheme } from "../../../src/cli/interactive/theme.js"
 import { type Block, Timeline } from "../../../src/cli/interactive/timeline.js"
-import { outputSummary, toolSubject } from "../../../src/cli/interactive/tool-line.js"
+import { toolSubject } from "../../../src/cli/interactive/tool-line.js"
 
 const hostile = "fine\x1b]52;c;cGF3bmVk\x07 \x1b[2J\rover\u202Eevil\tend"
 
@@ -70,22 +70,24 @@ describe("blocks drawn as lines", () => {
     const draw = makeBlockLines(makeTheme(false))
     const line = (block: Block) => draw.lines(block, 80).join("\n")
     const base = () => ({ kind: "tool" as const, toolCallId: "c", children: [], version: 0 })
-    expect(line({ ...base(), name: "read_file", input: { path: "src/a.ts" }, state: "done", output: "1 a\n2 b\n3 c", durationMs: 4 })).toBe("✓ read_file src/a.ts  3 lines 4 ms")
+    // Finished: as `run` draws it, then who allowed it when that is news.
+    expect(line({ ...base(), name: "read_file", input: { path: "src/a.ts" }, state: "done", output: "1 a\n2 b", durationMs: 4 })).toBe("✓ read_file src/a.ts · 4 ms")
     expect(
       line({ ...base(), name: "shell", input: { command: "npm test" }, state: "failed", output: "boom", durationMs: 2300, data: { _tag: "shell", command: "npm test", exitCode: 1, timedOut: false, truncated: false } })
-    ).toBe("✗ shell $ npm test  exit 1 2.3 s")
+    ).toBe("✗ shell npm test · exit 1 · 2.3 s")
+    expect(line({ ...base(), name: "write_file", input: { path: "a.txt" }, state: "done", verdict: "allowed, on the web", output: "", durationMs: 5 })).toBe("✓ write_file a.txt · 5 ms · allowed, on the web")
+    // Not finished: what it waits for.
     expect(line({ ...base(), name: "write_file", input: { path: "a.txt" }, state: "asking" })).toBe("? write_file a.txt  waiting for an answer")
+    expect(line({ ...base(), name: "shell", input: { command: "make" }, state: "running" })).toBe("⋯ shell make  running")
   })
 })
 
 describe("small pieces of the screen", () => {
-  it("names what a call acts on", () => {
-    expect(toolSubject("grep", { pattern: "foo", path: "src" }, undefined)).toBe("foo in src")
-    expect(toolSubject("task", { agent: "reviewer", prompt: "look" }, undefined)).toBe("reviewer: look")
-    expect(toolSubject("mcp__x__y", { a: 1 }, undefined)).toBe('{"a":1}')
-    expect(toolSubject("todo_write", { todos: [] }, undefined)).toBe("")
-    expect(outputSummary("only line\n", false)).toBe("only line")
-    expect(outputSummary("why it failed\nmore", true)).toBe("why it failed")
+  it("names what a call acts on, as run does", () => {
+    expect(toolSubject({ pattern: "foo", path: "src" })).toBe("foo in src")
+    expect(toolSubject({ agent: "reviewer", prompt: "look" })).toBe("reviewer")
+    expect(toolSubject({ command: "npm test" })).toBe("npm test")
+    expect(toolSubject({ todos: [] })).toBe("")
   })
 
   it("a prompt's attached files are named, not shown", () => {
@@ -95,7 +97,7 @@ describe("small pieces of the screen", () => {
   it("the status line: model, mode, the running turn's time and spend, the session's", () => {
     const timeline = new Timeline()
     const state = { ...timeline.state, running: true, turnStartedAt: 0, turnSpend: { requests: 1, tokens: 1500, costUsd: 0, unpriced: 1 }, sessionSpend: { requests: 3, tokens: 4000, costUsd: 0, unpriced: 3 } }
-    expect(statusParts(state, { model: "scripted", nextModel: undefined, mode: "plan", now: 65_000 })).toEqual(["scripted", "mode plan", "turn 1m 05s 1.5k tokens", "session 4.0k tokens"])
+    expect(statusParts(state, { model: "scripted", nextModel: undefined, mode: "plan", now: 65_000 })).toEqual(["scripted", "mode plan", "turn 1m 05s 1.5k tokens", "session 4k tokens"])
     expect(statusParts(timeline.state, { model: "scripted", nextModel: "openai/gpt-4o", mode: "default", now: 0 })).toEqual(["openai/gpt-4o (from your next message)", "mode default"])
   })
 })

@@ -37,10 +37,10 @@ describe("the interactive session shows the answer as rendered Markdown, wrapped
         session.type(keys.enter)
         const screen = await session.waitFor("happened.")
         expect(screen).toContain("› what did you find?")
-        // Rendered, not the source: no `#`, no `**`, no backticks; list items with their bullets.
+        // Rendered, not the source: no `#`, no `**` (without colour a code span keeps its backticks); list items with their bullets.
         expect(screen).toMatch(/^Findings\s*$/m)
         // A link shows where it goes, on a terminal that takes hyperlinks too: no hidden target.
-        expect(screen).toContain("This is bold and code. See the docs (https://docs.example/x).")
+        expect(screen).toContain("This is bold and `code`. See the docs (https://docs.example/x).")
         expect(session.raw()).not.toContain("\x1b]8;;https")
         expect(screen).not.toContain("**")
         expect(screen).not.toContain("# Findings")

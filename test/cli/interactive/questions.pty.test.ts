@@ -34,7 +34,7 @@ describe("a permission question in the interactive session", () => {
         expect(existsSync(join(cwd, "a.txt"))).toBe(false)
         session.type("y")
         const done = await session.waitFor("wrote it")
-        expect(done).toMatch(/✓ write_file a\.txt +\+1 -0/)
+        expect(done).toMatch(/✓ write_file a\.txt · \d+ ms/)
         expect(done).not.toContain("[n] deny")
         expect(readFileSync(join(cwd, "a.txt"), "utf8")).toBe("hello\n")
       } finally {
@@ -70,7 +70,7 @@ describe("a permission question in the interactive session", () => {
       )
       const after = await session.waitFor("wrote it")
       expect(after).toContain("question withdrawn: allowed by user, on the web")
-      expect(after).toMatch(/✓ write_file a\.txt +allowed, on the web · \+1 -0/)
+      expect(after).toMatch(/✓ write_file a\.txt · \d+ ms · allowed, on the web/)
       expect(after).not.toContain("[n] deny")
       expect(readFileSync(join(cwd, "a.txt"), "utf8")).toBe("hello\n")
     } finally {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Schema from "effect/Schema"
 import { AgentEvent } from "../../../src/domain/events.js"
-import { Timeline, formatTokens, spendText } from "../../../src/cli/interactive/timeline.js"
+import { Timeline, spendText } from "../../../src/cli/interactive/timeline.js"
 
 /** Events as the log holds them, numbered in order (decoded: a payload the schema refuses fails the test). */
 const log = () => {
@@ -38,11 +38,11 @@ describe("the timeline: the session's events as the blocks the screen draws", ()
     timeline.apply(event("tool.completed", { toolCallId: "c1", output: "wrote", isError: false, durationMs: 5, data: { _tag: "edit", path: "a.txt", before: null, after: "x", diff: "+x" } }))
     timeline.apply(event("model.completed", { stopReason: "final", usage, costUsd: 0.01 }))
     timeline.apply(event("turn.completed", { stopReason: "final" }))
-    expect(timeline.blocks.map((block) => block.kind)).toEqual(["user", "assistant", "tool", "note"])
+    expect(timeline.blocks.map((block) => block.kind)).toEqual(["user", "assistant", "tool", "summary"])
     const [, answer, tool, closing] = timeline.blocks
     expect(answer).toMatchObject({ kind: "assistant", text: "Hello there" })
     expect(tool).toMatchObject({ kind: "tool", state: "done", verdict: "allowed, on the web", durationMs: 5 })
-    expect(closing).toMatchObject({ kind: "note", text: "── 10 s · 120 tokens · $0.0100" })
+    expect(closing).toMatchObject({ kind: "summary", tally: { steps: 1, stopReason: "final", spend: { requests: 1, costUsd: 0.01 } } })
     expect(timeline.state).toMatchObject({ model: "scripted", running: false, turns: [{ number: 1, preview: "hi", sequence: 2 }] })
     expect(timeline.state.sessionSpend).toMatchObject({ requests: 1, tokens: 120 })
   })
@@ -63,7 +63,7 @@ describe("the timeline: the session's events as the blocks the screen draws", ()
       ["denied", "denied by rule: no rm"],
       ["cancelled", undefined]
     ])
-    expect(timeline.blocks.at(-1)).toMatchObject({ kind: "note", text: "── cancelled · 6.0 s", tone: "warn" })
+    expect(timeline.blocks.at(-1)).toMatchObject({ kind: "summary", tally: { stopReason: "cancelled" } })
   })
 
   it("keeps the task list, the inbox and the mode; a subagent's calls go under its task call", () => {
@@ -101,7 +101,6 @@ describe("the timeline: the session's events as the blocks the screen draws", ()
   })
 
   it("formats what was spent in a few characters", () => {
-    expect([950, 1234, 34_000, 1_250_000].map(formatTokens)).toEqual(["950", "1.2k", "34k", "1.3M"])
     expect(spendText({ requests: 0, tokens: 0, costUsd: 0, unpriced: 0 })).toBeUndefined()
     expect(spendText({ requests: 2, tokens: 1500, costUsd: 0, unpriced: 2 })).toBe("1.5k tokens")
     expect(spendText({ requests: 2, tokens: 1500, costUsd: 0.5, unpriced: 1 })).toBe("1.5k tokens · ≥ $0.5000")
