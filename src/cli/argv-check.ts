@@ -128,6 +128,8 @@ export const checkArgv = (root: CommandSpec, argv: ReadonlyArray<string>): Check
   /** Everything but the positional words: subcommands, options and their values. */
   const rest: Array<string> = []
   const seen = new Set<OptionSpec>()
+  /** The program's own options given before a command: they belong to the interactive session, not to the command. */
+  let programOption: string | undefined
 
   for (let i = 0; i < argv.length; ) {
     const token = argv[i] ?? ""
@@ -137,6 +139,7 @@ export const checkArgv = (root: CommandSpec, argv: ReadonlyArray<string>): Check
     else if (!forced && isOptionLike(token)) {
       const read = readOption(command, argv, i)
       if (read.option !== undefined) seen.add(read.option)
+      if (command === root) programOption ??= token.split("=")[0]
       problem ??= read.problem
       rest.push(...argv.slice(i, read.next))
       i = read.next
@@ -148,14 +151,18 @@ export const checkArgv = (root: CommandSpec, argv: ReadonlyArray<string>): Check
         problem ??= `unknown command ${token}${didYouMean(token, names)} (${commandName(command)} has: ${names.join(", ")})`
         break
       }
+      if (command === root && programOption !== undefined) {
+        problem ??= `${programOption} is an option of ${commandName(root)} itself (the interactive session): give ${commandName(child)}'s options after it`
+      }
       command = child
       rest.push(token)
     } else words.push(token)
     i++
   }
 
-  // Help wins over any mistake on the same line; a bare group (`custom-agent mcp`) shows what it has.
-  if (help || (problem === undefined && command.subcommands().length > 0)) return { _tag: "Help", command }
+  // Help wins over any mistake on the same line; a bare group (`custom-agent mcp`) shows what it
+  // has. The program itself runs with no command: the interactive session.
+  if (help || (problem === undefined && command !== root && command.subcommands().length > 0)) return { _tag: "Help", command }
   const usage = (message: string): Checked => ({ _tag: "Usage", command, message })
   if (problem !== undefined) return usage(problem)
   const missing = command.options.find((o) => o.required && !seen.has(o))

@@ -32,7 +32,11 @@ export const usageLine = (command: CommandSpec): string => {
 export const renderHelp = (command: CommandSpec, style: HelpStyle): TerminalText => {
   const bold = paint(style.color, "1")
   const isProgram = command.path.length === 1
-  const sections: Array<Printable> = [term`${bold("Usage:")} ${usageLine(command)}\n`]
+  // The program runs with no command too (the interactive session), with the options listed below.
+  const usage = isProgram
+    ? term`${bold("Usage:")} ${commandName(command)} [options]\n       ${commandName(command)} <command> [options]\n`
+    : term`${bold("Usage:")} ${usageLine(command)}\n`
+  const sections: Array<Printable> = [usage]
   const about = isProgram ? `${commandName(command)} ${style.version}: ${command.description}` : command.description
   if (about !== "") sections.push(`${wrap(about, style.width).join("\n")}\n`)
   const columns = (rows: ReadonlyArray<readonly [string, string]>, termStyle?: (text: string) => Printable) =>
@@ -45,7 +49,8 @@ export const renderHelp = (command: CommandSpec, style: HelpStyle): TerminalText
     sections.push(term`${bold("Commands:")}\n${columns(subcommands.map((c) => [c.path.at(-1) ?? "", c.description]), bold)}`)
   }
   const options: Array<readonly [string, string]> = command.options.map((o) => [
-    optionLabel(o),
+    // A short alias first, as `-h, --help` is.
+    [...o.names.filter((name) => /^-[^-]/.test(name)), optionLabel(o)].join(", "),
     o.repeatable ? `${o.description} (repeatable)` : o.description
   ])
   options.push(["-h, --help", "Show this help"])

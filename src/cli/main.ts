@@ -32,6 +32,9 @@ import { CliError, USAGE_EXIT_CODE, usageMessage } from "./errors.js"
 import { renderHelp } from "./help.js"
 import { stderr, stdout, useColor, whenFlushed, writeSync } from "./io.js"
 import { cliLoggerLayer } from "./logger.js"
+import { resumeIdAsSession } from "./interactive/entry-argv.js"
+import { interactiveSession } from "./interactive/entry.js"
+import { interactiveOptions } from "./interactive/options.js"
 
 export const version = packageVersion()
 
@@ -53,8 +56,8 @@ const commands = [
   clusterCommand
 ] as const
 
-const root = Command.make("custom-agent").pipe(
-  Command.withDescription("A local-first, event-sourced coding agent"),
+const root = Command.make("custom-agent", interactiveOptions, interactiveSession).pipe(
+  Command.withDescription("A local-first, event-sourced coding agent. With no command: an interactive session in the current directory, with the options below"),
   Command.withSubcommands(commands)
 )
 
@@ -125,7 +128,12 @@ const helpWidth = () => (process.stdout.isTTY === true ? Math.min(Math.max(proce
 /** `argv` as Node gives it (runtime, script, then the arguments). */
 export const main = (argv: ReadonlyArray<string>) =>
   Effect.suspend(() => {
-    const checked = checkArgv(program(), argv.slice(2))
+    const tree = program()
+    const given = resumeIdAsSession(
+      argv.slice(2),
+      tree.subcommands().map((command) => command.path.at(-1) ?? "")
+    )
+    const checked = checkArgv(tree, given)
     switch (checked._tag) {
       case "Help":
         return stdout(renderHelp(checked.command, { color: useColor(process.stdout), width: helpWidth(), version }))

@@ -40,7 +40,9 @@ describe("help, rendered from the command tree", () => {
     const env = { CUSTOM_AGENT_HOME: temps.dir("help-home-"), NO_COLOR: undefined }
     const top = await runCli(["--help"], { env })
     expect(top.code).toBe(0)
-    expect(top.stdout).toMatch(/^Usage: custom-agent <command>\n/)
+    expect(top.stdout).toMatch(/^Usage: custom-agent \[options\]\n {7}custom-agent <command> \[options\]\n/)
+    // With no command the program opens the interactive session: its options are the program's.
+    expect(top.stdout).toMatch(/\n {2}-c, --continue +Resume this workspace's last session\n/)
     expect(top.stdout).toMatch(/\n {2}run +Run one turn/)
     const list = await runCli(["mcp", "list", "--help"], { env: { ...env, NO_COLOR: "1" } })
     expect(list.stdout).toMatch(/^Usage: custom-agent mcp list \[options\]\n/)

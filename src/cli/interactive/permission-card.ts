@@ -1,0 +1,73 @@
+import type { Component, Focusable } from "@mariozechner/pi-tui"
+import type { EventOf } from "../../domain/events.js"
+import type { PermissionAnswer } from "../../domain/host.js"
+import type { ApprovalRequest } from "../../services/Approvals.js"
+import { describeQuestion } from "../permission-question.js"
+import type { Theme } from "./theme.js"
+import { wrapLines } from "./wrap-lines.js"
+
+export type CardAnswer = Omit<PermissionAnswer, "client">
+
+/** One key per answer, as `run` asks them (permission-question.ts). */
+export const permissionKeys: Readonly<Record<string, CardAnswer>> = {
+  y: { decision: "allow", scope: "once", by: "user" },
+  s: { decision: "allow", scope: "session", by: "user" },
+  a: { decision: "allow", scope: "always", by: "user" },
+  n: { decision: "deny", scope: "once", by: "user" },
+  d: { decision: "deny", scope: "always", by: "user" }
+}
+
+const CHOICES = "[y] allow once  [s] allow for this session  [a] always  [n] deny  [d] deny always"
+
+/** The question an event asks, as `run` builds it (the card shows it in the same words). */
+export const requestOf = (event: EventOf<"permission.requested">): ApprovalRequest => ({
+  sessionId: event.sessionId,
+  turnId: event.turnId ?? "",
+  toolCallId: event.payload.toolCallId,
+  tool: event.payload.tool,
+  risk: event.payload.risk,
+  summary: event.payload.summary,
+  input: undefined,
+  firm: event.payload.firm === true,
+  outsideWorkspace: event.payload.outsideWorkspace === true,
+  ...(event.payload.detail === undefined ? {} : { detail: event.payload.detail }),
+  ...(event.payload.lasting === undefined ? {} : { lasting: event.payload.lasting })
+})
+
+/**
+ * A permission question in the session: the whole command or diff, what a lasting answer would
+ * store (the path globs or command prefixes, shown before anything is stored), and one key per
+ * answer. The words are `run`'s (`describeQuestion`, which shows every character of the
+ * question visibly); `onAnswer` sends the answer.
+ */
+export class PermissionCard implements Component, Focusable {
+  focused = false
+  readonly toolCallId: string
+  readonly #request: ApprovalRequest
+  readonly #theme: Theme
+  readonly #onAnswer: (answer: CardAnswer) => void
+
+  constructor(request: ApprovalRequest, theme: Theme, onAnswer: (answer: CardAnswer) => void) {
+    this.#request = request
+    this.toolCallId = request.toolCallId
+    this.#theme = theme
+    this.#onAnswer = onAnswer
+  }
+
+  handleInput(data: string): void {
+    const chosen = data.length === 1 ? permissionKeys[data.toLowerCase()] : undefined
+    if (chosen !== undefined) this.#onAnswer(chosen)
+  }
+
+  render(width: number): Array<string> {
+    const t = this.#theme
+    const question = describeQuestion(this.#request, t.color).text.replace(/^\n/, "").replace(/\n$/, "")
+    const bar = t.yellow("│ ")
+    const body = wrapLines(question.split("\n"), Math.max(1, width - 2)).map((line) => `${bar}${line}`)
+    return [...body, ...wrapLines([t.bold(CHOICES)], Math.max(1, width - 2)).map((line) => `${bar}${line}`)]
+  }
+
+  invalidate(): void {
+    // Drawn from the question each time: nothing cached.
+  }
+}

@@ -1,0 +1,96 @@
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { resolve } from "node:path"
+import { hostLayer } from "../../app/host.js"
+import { resolveConfigDir, resolveDataDir } from "../../app/locations.js"
+import { packageVersion } from "../../app/package-root.js"
+import { PermissionEngine } from "../../services/PermissionEngine.js"
+import { agentSetup } from "../agent-setup.js"
+import { stderr, useColor } from "../io.js"
+import { reportUntrustedMcpServers } from "../mcp-config-check.js"
+import { type DefaultModel, echoNotice, modelIdOf } from "../model-notice.js"
+import { describeTransport, remoteLayer } from "../remote.js"
+import { promptForTrust } from "../trust-prompt.js"
+import { type Opening, runApp } from "./app.js"
+import { agentsText, hooksText } from "./listings.js"
+import { localSessionClient } from "./local-client.js"
+import type { InteractiveArgs } from "./options.js"
+import type { SessionClient } from "./session-client.js"
+import { latestHere, resolveSession } from "./session-choice.js"
+
+interface Setting {
+  readonly defaultModel: DefaultModel
+  /** A new session's model when nothing names one: known for the host in this process. */
+  readonly newSessionModel: string | undefined
+}
+
+/** Which session to open: `--session` (id or its start), `--continue` (this workspace's last), `--resume` (the picker), else a new one. */
+const openingOf = (client: SessionClient, args: InteractiveArgs, cwd: string) =>
+  Effect.gen(function* () {
+    if (Option.isSome(args.session)) return { opening: { _tag: "Resume", sessionId: yield* resolveSession(client, args.session.value) } satisfies Opening, note: undefined }
+    if (args.continueLast) {
+      const last = latestHere(yield* client.listSessions, cwd)
+      if (last !== undefined) return { opening: { _tag: "Resume", sessionId: last } satisfies Opening, note: undefined }
+      return { opening: { _tag: "New" } satisfies Opening, note: "no session in this workspace yet: this is a new one" }
+    }
+    return { opening: (args.resume ? { _tag: "Pick" } : { _tag: "New" }) satisfies Opening, note: undefined }
+  })
+
+const session = (client: SessionClient, args: InteractiveArgs, setting: Setting) =>
+  Effect.gen(function* () {
+    const cwd = resolve(process.cwd())
+    const configDir = resolveConfigDir()
+    const dataDir = resolveDataDir(Option.getOrUndefined(args.dataDir))
+    const { opening, note } = yield* openingOf(client, args, cwd)
+    const model = Option.map(args.model, modelIdOf)
+    const notice = echoNotice({
+      model: Option.getOrElse(model, () => setting.newSessionModel),
+      explicit: Option.isSome(args.model) || Option.isSome(args.script),
+      continued: opening._tag === "Resume" ? Option.some(opening.sessionId) : Option.none(),
+      defaultModel: setting.defaultModel
+    })
+    const exit = yield* runApp({
+      client,
+      cwd,
+      color: useColor(process.stdout),
+      opening,
+      model: Option.getOrUndefined(model),
+      defaultModel: setting.newSessionModel,
+      mode: Option.getOrUndefined(args.mode),
+      notices: [...(notice === undefined ? [] : [{ text: notice.trimEnd(), tone: "warn" as const }]), ...(note === undefined ? [] : [{ text: note, tone: "dim" as const }])],
+      attach: { home: process.env["HOME"], configDir, dataDir },
+      listings: { agents: agentsText(cwd, configDir), hooks: hooksText(cwd, configDir, dataDir) },
+      version: packageVersion()
+    })
+    if (exit.sessionId !== undefined) {
+      const server = client.server === undefined ? "" : ` --server ${client.server}`
+      yield* stderr(`session ${exit.sessionId} · resume it with: custom-agent --resume ${exit.sessionId}${server}\n`)
+    }
+  })
+
+/**
+ * The interactive session, with its host: in this process on the local store (the project's
+ * trust asked first, as `run` asks it), or a running server's (`--server`), through its API.
+ */
+export const startInteractive = (args: InteractiveArgs): Effect.Effect<void, unknown> => {
+  if (Option.isSome(args.server)) {
+    const url = args.server.value
+    return Effect.flatMap(Effect.promise(() => import("./remote-client.js")), (remote) => remote.remoteSessionClient(url)).pipe(
+      Effect.flatMap((client) =>
+        session(client, args, { defaultModel: { chosen: true, reason: "it is the server's default model" }, newSessionModel: undefined })
+      ),
+      describeTransport(url),
+      Effect.provide(remoteLayer(url, args.tokenFile))
+    )
+  }
+  return Effect.flatMap(agentSetup(args), ({ config, choice }) =>
+    Effect.gen(function* () {
+      const permissions = yield* PermissionEngine
+      // A person decides on a project's untrusted allow rules before they could matter, as `run` asks.
+      yield* promptForTrust(permissions, process.cwd(), { input: process.stdin, output: process.stderr })
+      yield* reportUntrustedMcpServers(permissions, process.cwd())
+      const client = yield* localSessionClient
+      yield* session(client, args, { defaultModel: choice, newSessionModel: modelIdOf(choice.spec) })
+    }).pipe(Effect.provide(hostLayer({ ...config, workspaceRoots: [process.cwd()] })))
+  )
+}

@@ -1,0 +1,81 @@
+import { afterAll, describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { existsSync, readFileSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { AgentClient, clientLayer } from "../../../src/rpc/client.js"
+import { startServer, stop } from "../../support/cli.js"
+import { keys, openOnPty } from "../../support/pty-screen.js"
+import { makeTemp } from "../../support/temp-dirs.js"
+
+const temps = makeTemp()
+afterAll(temps.cleanup)
+
+const writeScript = (cwd: string) =>
+  writeFileSync(
+    join(cwd, "script.json"),
+    JSON.stringify({ responses: [{ chunks: [{ toolCall: { name: "write_file", input: { path: "a.txt", content: "hello\n" } } }] }, "wrote it"] })
+  )
+
+describe("a permission question in the interactive session", () => {
+  for (const cols of [80, 120]) {
+    it(`shows the whole diff and what a lasting answer would store, and takes one key (${cols} columns)`, { timeout: 60_000 }, async () => {
+      const cwd = temps.dir("tui-ask-")
+      writeScript(cwd)
+      const session = openOnPty(["--script", "script.json"], { cwd, home: temps.dir("tui-home-"), cols })
+      try {
+        await session.waitFor("custom-agent")
+        session.type("write a.txt")
+        session.type(keys.enter)
+        const asked = await session.waitFor("[n] deny")
+        expect(asked).toContain("? create a.txt (write_file, write)")
+        expect(asked).toContain("+hello")
+        // What s, a and d would store, before anything is stored.
+        expect(asked).toMatch(/s and a cover changes to a\.txt/)
+        expect(existsSync(join(cwd, "a.txt"))).toBe(false)
+        session.type("y")
+        const done = await session.waitFor("wrote it")
+        expect(done).toMatch(/✓ write_file a\.txt · \d+ ms/)
+        expect(done).not.toContain("[n] deny")
+        expect(readFileSync(join(cwd, "a.txt"), "utf8")).toBe("hello\n")
+      } finally {
+        session.kill()
+      }
+    })
+  }
+
+  it("answered by another client of the server (the web page), is withdrawn, saying who answered and where", { timeout: 90_000 }, async () => {
+    const cwd = temps.dir("tui-withdrawn-")
+    writeScript(cwd)
+    const server = await startServer(["--data-dir", join(cwd, "data"), "--script", "script.json"], { cwd })
+    writeFileSync(join(cwd, "token"), server.token, { mode: 0o600 })
+    const session = openOnPty(["--server", server.url, "--token-file", join(cwd, "token")], { cwd, home: temps.dir("tui-home-"), cols: 100 })
+    try {
+      await session.waitFor("custom-agent")
+      session.type("write a.txt")
+      session.type(keys.enter)
+      await session.waitFor("[n] deny")
+      await Effect.runPromise(
+        Effect.gen(function* () {
+          const client = yield* AgentClient
+          const [listed] = yield* client.ListSessions()
+          const view = yield* client.GetSession({ sessionId: listed?.sessionId ?? "" })
+          const question = view.pendingPermissions[0]
+          expect(question?.tool).toBe("write_file")
+          yield* client.RespondPermission({
+            sessionId: view.sessionId,
+            toolCallId: question?.toolCallId ?? "",
+            answer: { decision: "allow", scope: "once", by: "user", client: "web" }
+          })
+        }).pipe(Effect.provide(clientLayer({ url: server.url, token: server.token })))
+      )
+      const after = await session.waitFor("wrote it")
+      expect(after).toContain("question withdrawn: allowed by user, on the web")
+      expect(after).toMatch(/✓ write_file a\.txt · \d+ ms · allowed, on the web/)
+      expect(after).not.toContain("[n] deny")
+      expect(readFileSync(join(cwd, "a.txt"), "utf8")).toBe("hello\n")
+    } finally {
+      session.kill()
+      await stop(server.child)
+    }
+  })
+})

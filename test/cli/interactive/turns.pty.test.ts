@@ -1,0 +1,126 @@
+import { afterAll, describe, expect, it } from "@effect/vitest"
+import { readFileSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { runCli } from "../../support/cli.js"
+import { parseEventLines } from "../../support/events.js"
+import { keys, openOnPty } from "../../support/pty-screen.js"
+import { makeTemp } from "../../support/temp-dirs.js"
+
+const temps = makeTemp()
+afterAll(temps.cleanup)
+
+const workspace = (responses: ReadonlyArray<unknown>) => {
+  const cwd = temps.dir("tui-turns-")
+  writeFileSync(join(cwd, "script.json"), JSON.stringify({ responses }))
+  return cwd
+}
+
+/** The session's events, as `sessions export` writes them. */
+const exported = async (home: string, sessionId: string) => {
+  const result = await runCli(["sessions", "export", sessionId], { env: { CUSTOM_AGENT_HOME: home } })
+  expect(result.code, result.stderr).toBe(0)
+  return parseEventLines(result.stdout)
+}
+
+const sessionIdOn = (screen: string) => /── session (ses_\S+)/.exec(screen)?.[1] ?? ""
+
+describe("turns in the interactive session", () => {
+  it("Esc cancels the running turn; the editor takes the next message", { timeout: 60_000 }, async () => {
+    const slow = { chunks: Array.from({ length: 40 }, (_, i) => ({ text: `word${i} ` })), delayMs: 500 }
+    const cwd = workspace([slow, "second answer"])
+    const home = temps.dir("tui-home-")
+    const session = openOnPty(["--script", "script.json"], { cwd, home, cols: 80 })
+    try {
+      await session.waitFor("custom-agent")
+      session.type("talk slowly")
+      session.type(keys.enter)
+      await session.waitFor("word1")
+      expect(session.screen()).toContain("esc to cancel")
+      session.type(keys.escape)
+      const cancelled = await session.waitFor(/── cancelled/)
+      expect(cancelled).not.toContain("word39")
+      session.type("again")
+      session.type(keys.enter)
+      await session.waitFor("second answer")
+      const events = await exported(home, sessionIdOn(session.all()))
+      expect(events.filter((event) => event.type === "turn.completed").map((event) => event.type === "turn.completed" && event.payload.stopReason)).toEqual(["cancelled", "final"])
+    } finally {
+      session.kill()
+    }
+  })
+
+  it("/model chooses the model of the next messages, recorded in the session's log when the next one is sent", { timeout: 60_000 }, async () => {
+    const cwd = workspace(["first", "second"])
+    const home = temps.dir("tui-home-")
+    const session = openOnPty(["--script", "script.json"], { cwd, home, cols: 120 })
+    try {
+      await session.waitFor("custom-agent")
+      session.type("one")
+      session.type(keys.enter)
+      await session.waitFor(/^first/m)
+      session.type("/model openai/gpt-4o-mini")
+      session.type(keys.enter)
+      const chosen = await session.waitFor("recorded with your next message")
+      expect(chosen).toContain("openai/gpt-4o-mini (from your next message)")
+      session.type("two")
+      session.type(keys.enter)
+      const after = await session.waitFor(/^second/m)
+      expect(after).toContain("model: openai/gpt-4o-mini (set by cli)")
+      const events = await exported(home, sessionIdOn(after))
+      expect(events.filter((event) => event.type === "session.model_changed").map((event) => event.payload)).toEqual([{ model: "openai/gpt-4o-mini", by: "cli" }])
+      // A name that is no model is refused here, and nothing is sent.
+      session.type("/model gpt-5")
+      session.type(keys.enter)
+      await session.waitFor("/model:")
+    } finally {
+      session.kill()
+    }
+  })
+
+  it("a command nobody knows is not sent to the model; the nearest known one is named", { timeout: 60_000 }, async () => {
+    const cwd = workspace(["never played"])
+    const home = temps.dir("tui-home-")
+    const session = openOnPty(["--script", "script.json"], { cwd, home, cols: 120 })
+    try {
+      await session.waitFor("custom-agent")
+      session.type("/modle x")
+      session.type(keys.enter)
+      const refused = await session.waitFor("is not a command here")
+      expect(refused).toContain("/modle is not a command here; did you mean /model? (/help lists them; nothing was sent)")
+      expect(refused).not.toContain("never played")
+      expect(refused).not.toContain("── session")
+    } finally {
+      session.kill()
+    }
+  })
+
+  it("/rewind puts a file back as it was before the turn picked", { timeout: 90_000 }, async () => {
+    const write = (content: string) => ({ chunks: [{ toolCall: { name: "write_file", input: { path: "notes.md", content } } }] })
+    const cwd = workspace([write("first draft\n"), "done one", write("rewritten\n"), "done two"])
+    const home = temps.dir("tui-home-")
+    const session = openOnPty(["--script", "script.json", "--mode", "accept-edits", "--sandbox", "off"], { cwd, home, cols: 100 })
+    try {
+      await session.waitFor("custom-agent")
+      session.type("draft it")
+      session.type(keys.enter)
+      await session.waitFor("done one")
+      session.type("rewrite it")
+      session.type(keys.enter)
+      await session.waitFor("done two")
+      expect(readFileSync(join(cwd, "notes.md"), "utf8")).toBe("rewritten\n")
+      session.type("/rewind")
+      session.type(keys.enter)
+      const turns = await session.waitFor("Rewind to before which turn?")
+      // The latest turn first.
+      expect(turns).toMatch(/› turn 2: rewrite it[\s\S]*turn 1: draft it/)
+      session.type(keys.enter)
+      await session.waitFor("Restore what, to before turn 2?")
+      session.type(keys.down)
+      session.type(keys.enter)
+      await session.waitFor("restored 1 file(s) from checkpoint")
+      expect(readFileSync(join(cwd, "notes.md"), "utf8")).toBe("first draft\n")
+    } finally {
+      session.kill()
+    }
+  })
+})
