@@ -285,7 +285,8 @@ const modelStep = (ctx: TurnContext, sources: Effect.Effect<ReadonlyArray<Contex
             payload: {
               text: event.text,
               ...(event.signature === undefined ? {} : { signature: event.signature }),
-              ...(event.redacted === undefined ? {} : { redacted: event.redacted })
+              ...(event.redacted === undefined ? {} : { redacted: event.redacted }),
+              ...(event.encryptedReasoning === undefined ? {} : { encryptedReasoning: event.encryptedReasoning })
             }
           }
         case "ToolCall":
