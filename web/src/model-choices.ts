@@ -3,7 +3,7 @@ import { packagedPrices } from "../../src/domain/prices.js"
 /**
  * Models to offer in the picker: the session's own, those other sessions use, then the
  * provider defaults and the models this package knows prices for. Only suggestions: any model
- * the server can build may be typed (`anthropic/<id>`, `openai/<id>`, `scripted`).
+ * the server can build may be typed (`anthropic/<id>`, `openai/<id>`, `openai-compatible/<id>`, `scripted`).
  */
 export const modelChoices = (current: string | undefined, others: ReadonlyArray<string | undefined>): ReadonlyArray<string> => {
   const all = [current, ...others, "anthropic", ...Object.keys(packagedPrices), "scripted"]
