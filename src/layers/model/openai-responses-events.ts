@@ -230,5 +230,5 @@ export const makeResponsesAssembler = () => {
     done ? Effect.succeed([]) : Effect.fail(truncatedStream(responsesLabel))
   )
 
-  return { onEvent, end, finished: (_event: SseEvent) => done }
+  return { onEvent, end, finished: () => done }
 }

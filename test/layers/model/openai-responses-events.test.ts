@@ -10,11 +10,11 @@ const feed = (events: ReadonlyArray<Record<string, unknown>>) =>
     const out: Array<ModelStreamEvent> = []
     for (const event of events) {
       const result = yield* Effect.either(assembler.onEvent({ event: String(event.type), data: JSON.stringify(event) }))
-      if (Either.isLeft(result)) return { out, failure: result.left, finished: assembler.finished({ event: undefined, data: "" }) }
+      if (Either.isLeft(result)) return { out, failure: result.left, finished: assembler.finished() }
       out.push(...result.right)
     }
     const end = yield* Effect.either(assembler.end)
-    return { out, failure: Either.isLeft(end) ? end.left : undefined, finished: assembler.finished({ event: undefined, data: "" }) }
+    return { out, failure: Either.isLeft(end) ? end.left : undefined, finished: assembler.finished() }
   })
 
 const completed = { type: "response.completed", response: { status: "completed", usage: { input_tokens: 10, output_tokens: 2 } } }
