@@ -25,7 +25,7 @@ describe("the app's models: the engine's own and those agent definitions name", 
     }).pipe(Effect.provide(modelsLayer({ spec: "openai/gpt-4.1" }, noSettings())))
   )
 
-  it.scoped("openai/<id> speaks Responses on OpenAI's own endpoint and Chat Completions on another server; openai-compatible/<id> always Chat Completions", () =>
+  it.scoped("openai/<id> speaks Responses on OpenAI's own endpoint and Chat Completions on another server; OPENAI_API overrides; openai-compatible/<id> always Chat Completions", () =>
     Effect.gen(function* () {
       const resolver = yield* ModelResolver
       const byDefault = yield* resolver.resolve("openai/gpt-5.4").pipe(withEnv([]))
@@ -34,7 +34,13 @@ describe("the app's models: the engine's own and those agent definitions name", 
       expect(named.info.api).toBe("responses")
       const elsewhere = yield* resolver.resolve("openai/gpt-5.4").pipe(withEnv([["OPENAI_BASE_URL", "https://openrouter.ai/api/v1"]]))
       expect(elsewhere.info).toMatchObject({ id: "openai/gpt-5.4", api: "chat-completions" })
-      const compatible = yield* resolver.resolve("openai-compatible/gpt-5.4").pipe(withEnv([]))
+      const forced = yield* resolver.resolve("openai/gpt-5.4").pipe(withEnv([["OPENAI_BASE_URL", "http://127.0.0.1:4000/v1"], ["OPENAI_API", "responses"]]))
+      expect(forced.info.api).toBe("responses")
+      const asked = yield* resolver.resolve("openai/gpt-5.4").pipe(withEnv([["OPENAI_API", "chat-completions"]]))
+      expect(asked.info.api).toBe("chat-completions")
+      const wrong = yield* Effect.either(resolver.resolve("openai/gpt-5.4").pipe(withEnv([["OPENAI_API", "completions"]])))
+      expect(Either.isLeft(wrong) && wrong.left.message).toContain("OPENAI_API must be responses or chat-completions")
+      const compatible = yield* resolver.resolve("openai-compatible/gpt-5.4").pipe(withEnv([["OPENAI_API", "responses"]]))
       expect(compatible.info).toMatchObject({ id: "openai-compatible/gpt-5.4", provider: "openai", api: "chat-completions" })
     }).pipe(Effect.provide(modelsLayer({ spec: "scripted" }, noSettings())))
   )
