@@ -4,14 +4,14 @@ import * as Layer from "effect/Layer"
 import { readFile } from "node:fs/promises"
 import { messageOf } from "../domain/cause-message.js"
 import type { ModelConfigError } from "../layers/model/model-config.js"
-import { type ModelSpecError, parseModelSpec } from "../layers/model/model-spec.js"
+import { type ModelSpecError, parseModelSpec, selectionId } from "../layers/model/model-spec.js"
 import * as Scripted from "../layers/model/scripted.js"
 import { loadPrices, priced, type PriceSettingsError } from "../layers/model/priced.js"
 import { ModelGateway } from "../services/ModelGateway.js"
 import { ModelResolver, ModelUnavailable } from "../services/ModelResolver.js"
 
 export interface ModelSelection {
-  /** `scripted` (default), `anthropic[/<id>]` or `openai/<id>`. */
+  /** `scripted` (default), `anthropic[/<id>]`, `openai/<id>` or `openai-compatible/<id>`. */
   readonly spec: string
   /** A script for the scripted model. */
   readonly scriptPath?: string
@@ -56,8 +56,12 @@ export const modelLayer = (selection: ModelSelection): Layer.Layer<ModelGateway,
           })
         }
         case "OpenAI": {
-          const openai = yield* Effect.promise(() => import("../layers/model/openai-compatible.js"))
+          const openai = yield* Effect.promise(() => import("../layers/model/openai-select.js"))
           return openai.layerFromEnv({ model: parsed.model, ...limits })
+        }
+        case "OpenAICompatible": {
+          const compatible = yield* Effect.promise(() => import("../layers/model/openai-compatible.js"))
+          return compatible.layerFromEnv({ model: parsed.model, id: selectionId(parsed), ...limits })
         }
       }
     })

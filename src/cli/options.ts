@@ -83,7 +83,7 @@ const checkModel = (spec: string) =>
 export const model = Options.text("model").pipe(
   Options.withPseudoName("MODEL"),
   Options.withDescription(
-    'scripted, anthropic, anthropic/<model-id> or openai/<model-id>; kept by the session for later turns (default: the session\'s; a new session\'s is "model" in settings.json, else anthropic when ANTHROPIC_API_KEY is set, else scripted)'
+    'scripted, anthropic, anthropic/<model-id>, openai/<model-id> (the Responses API on OpenAI, else Chat Completions) or openai-compatible/<model-id> (Chat Completions); kept by the session for later turns (default: the session\'s; a new session\'s is "model" in settings.json, else anthropic when ANTHROPIC_API_KEY is set, else scripted)'
   ),
   Options.mapEffect(checkModel),
   Options.optional

@@ -367,13 +367,17 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
       Effect.gen(function* () {
         const sessionId = input.sessionId ?? (yield* ids.make("ses"))
         const fresh = yield* makeActor(services, emptySessionState(sessionId, conversationOptions))
+        const model = input.model ?? gateway.info.id
+        // The API is known here only for the engine's own model; another is resolved at its first turn.
+        const api = model === gateway.info.id ? gateway.info.api : undefined
         yield* fresh.commit({
           type: "session.created",
           payload: {
             cwd: input.cwd,
             client: input.client,
             ...(input.title === undefined ? {} : { title: input.title }),
-            model: input.model ?? gateway.info.id
+            model,
+            ...(api === undefined ? {} : { api })
           }
         })
         // Taken by the map's lookup within this call, so nothing stays behind here.
@@ -595,6 +599,7 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
               client: "subagent",
               title: `${agent.name}: ${preview(request.prompt)}`,
               model: model.info.id,
+              ...(model.info.api === undefined ? {} : { api: model.info.api }),
               parent: { sessionId: parent.sessionId, turnId: parent.turnId, toolCallId: parent.toolCallId, agent: agent.name, depth: delegation.depth }
             }
           })

@@ -50,7 +50,7 @@ export const defaultConversationOptions: ConversationOptions = { toolResultChars
 
 type OpenPart =
   | { readonly _tag: "text"; readonly chunks: Array<string> }
-  | { readonly _tag: "thinking"; readonly chunks: Array<string>; signature?: string; redacted?: string }
+  | { readonly _tag: "thinking"; readonly chunks: Array<string>; signature?: string; redacted?: string; encryptedReasoning?: string }
   | { readonly _tag: "sealed"; readonly part: AssistantPart | UserPart }
 
 interface OpenSegment {
@@ -78,7 +78,8 @@ const sealPart = (part: OpenPart): AssistantPart | UserPart => {
         _tag: "thinking",
         text: part.chunks.join(""),
         ...(part.signature === undefined ? {} : { signature: part.signature }),
-        ...(part.redacted === undefined ? {} : { redacted: part.redacted })
+        ...(part.redacted === undefined ? {} : { redacted: part.redacted }),
+        ...(part.encryptedReasoning === undefined ? {} : { encryptedReasoning: part.encryptedReasoning })
       }
     case "sealed":
       return part.part
@@ -182,8 +183,9 @@ export const makeConversation = (options: ConversationOptions = defaultConversat
   const appendChunk = (tag: "text" | "thinking", text: string, sequence: number): OpenPart => {
     const current = segment("assistant", sequence)
     const last = current.parts[current.parts.length - 1]
-    // A signed or redacted thinking block is complete: what follows starts a new block.
-    const closed = last?._tag === "thinking" && (last.signature !== undefined || last.redacted !== undefined)
+    // A signed, redacted or encrypted thinking block is complete: what follows starts a new block.
+    const closed = last?._tag === "thinking" &&
+      (last.signature !== undefined || last.redacted !== undefined || last.encryptedReasoning !== undefined)
     if (last !== undefined && last._tag === tag && !closed) {
       last.chunks.push(text)
       return last
@@ -230,6 +232,7 @@ export const makeConversation = (options: ConversationOptions = defaultConversat
         }
         const part = appendChunk("thinking", event.payload.text, sequence)
         if (part._tag === "thinking" && event.payload.signature !== undefined) part.signature = event.payload.signature
+        if (part._tag === "thinking" && event.payload.encryptedReasoning !== undefined) part.encryptedReasoning = event.payload.encryptedReasoning
         return
       }
       case "model.tool_call_requested":

@@ -286,7 +286,8 @@ const modelStep = (ctx: Turn, sources: Effect.Effect<ReadonlyArray<ContextSource
             payload: {
               text: event.text,
               ...(event.signature === undefined ? {} : { signature: event.signature }),
-              ...(event.redacted === undefined ? {} : { redacted: event.redacted })
+              ...(event.redacted === undefined ? {} : { redacted: event.redacted }),
+              ...(event.encryptedReasoning === undefined ? {} : { encryptedReasoning: event.encryptedReasoning })
             }
           }
         case "ToolCall":

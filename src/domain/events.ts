@@ -53,6 +53,12 @@ export const SessionCreated = defineEvent("session.created", {
   /** The model the session's turns ask (`anthropic/<id>`, `openai/<id>`, `scripted`) until a `session.model_changed`. */
   model: Schema.optional(Schema.String),
   /**
+   * The wire API that model's adapter speaks, where its provider has several: `responses` or
+   * `chat-completions` for `openai/<id>` (which one depends on the base URL). Informational:
+   * replay reads the conversation, not this.
+   */
+  api: Schema.optional(Schema.String),
+  /**
    * Set only by an import with `--unverified` (`ImportSession` with `unverified`) of a log that
    * breaks the engine's invariants: the first violation, so an audit can tell the log is not
    * one this engine wrote. Absent on every session the engine created or imported verified.
@@ -147,7 +153,13 @@ export const ModelDelta = defineEvent("model.delta", { text: Schema.String })
 export const ModelThinkingDeltaEvent = defineEvent("model.thinking_delta", {
   text: Schema.String,
   signature: Schema.optional(Schema.String),
-  redacted: Schema.optional(Schema.String)
+  redacted: Schema.optional(Schema.String),
+  /**
+   * Ends an OpenAI Responses reasoning item (text empty): its `encrypted_content`, which the
+   * Responses adapter sends back with the conversation (requests are sent with `store: false`,
+   * so OpenAI keeps nothing between steps). Other adapters ignore it.
+   */
+  encryptedReasoning: Schema.optional(Schema.String)
 })
 
 export const ModelToolCallRequested = defineEvent("model.tool_call_requested", {

@@ -15,7 +15,9 @@ export const Usage = Schema.Struct({
   inputTokens: Schema.Finite,
   outputTokens: Schema.Finite,
   cacheReadTokens: Schema.optional(Schema.Finite),
-  cacheWriteTokens: Schema.optional(Schema.Finite)
+  cacheWriteTokens: Schema.optional(Schema.Finite),
+  /** Of `outputTokens`, those the model spent reasoning (already counted there; OpenAI reports them). */
+  reasoningTokens: Schema.optional(Schema.Finite)
 })
 export type Usage = typeof Usage.Type
 
@@ -50,7 +52,9 @@ export const ModelInfo = Schema.Struct({
   provider: Schema.String,
   contextWindow: Schema.Finite,
   maxOutputTokens: Schema.Finite,
-  capabilities: ModelCapabilities
+  capabilities: ModelCapabilities,
+  /** The wire API the adapter speaks, where a provider has several (`responses`, `chat-completions`). */
+  api: Schema.optional(Schema.String)
 })
 export type ModelInfo = typeof ModelInfo.Type
 
@@ -70,7 +74,9 @@ export const ThinkingPart = Schema.TaggedStruct("thinking", {
   /** Provider signature that lets the block be sent back verbatim on the next request. */
   signature: Schema.optional(Schema.String),
   /** Opaque payload of a redacted thinking block. */
-  redacted: Schema.optional(Schema.String)
+  redacted: Schema.optional(Schema.String),
+  /** An OpenAI Responses reasoning item's `encrypted_content`: only the Responses adapter sends it back. */
+  encryptedReasoning: Schema.optional(Schema.String)
 })
 export const ToolCallPart = Schema.TaggedStruct("tool_call", {
   toolCallId: Schema.String,
@@ -117,7 +123,9 @@ export const ModelTextDelta = Schema.TaggedStruct("TextDelta", { text: Schema.St
 export const ModelThinkingDelta = Schema.TaggedStruct("ThinkingDelta", {
   text: Schema.String,
   signature: Schema.optional(Schema.String),
-  redacted: Schema.optional(Schema.String)
+  redacted: Schema.optional(Schema.String),
+  /** Ends an OpenAI Responses reasoning item: its encrypted content, to be sent back on the next request. */
+  encryptedReasoning: Schema.optional(Schema.String)
 })
 export const ModelToolCall = Schema.TaggedStruct("ToolCall", {
   toolCallId: Schema.String,

@@ -28,6 +28,8 @@ describe("the model a new session gets", () => {
       })
       const fromSettings = yield* chooseModel({ flag: none, script: false, settingsFile: settings({ model: "anthropic/claude-opus-5-5", prices: {} }) }).pipe(withEnv(key))
       expect(fromSettings).toMatchObject({ spec: "anthropic/claude-opus-5-5", chosen: true })
+      const compatible = yield* chooseModel({ flag: none, script: false, settingsFile: settings({ model: "openai-compatible/qwen3:8b" }) }).pipe(withEnv(key))
+      expect(compatible).toMatchObject({ spec: "openai-compatible/qwen3:8b", chosen: true })
       expect(yield* chooseModel({ flag: none, script: false, settingsFile: settings({}) }).pipe(withEnv(key))).toMatchObject({ spec: "anthropic", chosen: false })
       const fallback = yield* chooseModel({ flag: none, script: false, settingsFile: settings() }).pipe(withEnv([]))
       expect(fallback).toMatchObject({ spec: "scripted", chosen: false })

@@ -25,6 +25,26 @@ describe("the app's models: the engine's own and those agent definitions name", 
     }).pipe(Effect.provide(modelsLayer({ spec: "openai/gpt-4.1" }, noSettings())))
   )
 
+  it.scoped("openai/<id> speaks Responses on OpenAI's own endpoint and Chat Completions on another server; OPENAI_API overrides; openai-compatible/<id> always Chat Completions", () =>
+    Effect.gen(function* () {
+      const resolver = yield* ModelResolver
+      const byDefault = yield* resolver.resolve("openai/gpt-5.4").pipe(withEnv([]))
+      expect(byDefault.info).toMatchObject({ id: "openai/gpt-5.4", provider: "openai", api: "responses" })
+      const named = yield* resolver.resolve("openai/gpt-5.4").pipe(withEnv([["OPENAI_BASE_URL", "https://API.openai.com/v1/"]]))
+      expect(named.info.api).toBe("responses")
+      const elsewhere = yield* resolver.resolve("openai/gpt-5.4").pipe(withEnv([["OPENAI_BASE_URL", "https://openrouter.ai/api/v1"]]))
+      expect(elsewhere.info).toMatchObject({ id: "openai/gpt-5.4", api: "chat-completions" })
+      const forced = yield* resolver.resolve("openai/gpt-5.4").pipe(withEnv([["OPENAI_BASE_URL", "http://127.0.0.1:4000/v1"], ["OPENAI_API", "responses"]]))
+      expect(forced.info.api).toBe("responses")
+      const asked = yield* resolver.resolve("openai/gpt-5.4").pipe(withEnv([["OPENAI_API", "chat-completions"]]))
+      expect(asked.info.api).toBe("chat-completions")
+      const wrong = yield* Effect.either(resolver.resolve("openai/gpt-5.4").pipe(withEnv([["OPENAI_API", "completions"]])))
+      expect(Either.isLeft(wrong) && wrong.left.message).toContain("OPENAI_API must be responses or chat-completions")
+      const compatible = yield* resolver.resolve("openai-compatible/gpt-5.4").pipe(withEnv([["OPENAI_API", "responses"]]))
+      expect(compatible.info).toMatchObject({ id: "openai-compatible/gpt-5.4", provider: "openai", api: "chat-completions" })
+    }).pipe(Effect.provide(modelsLayer({ spec: "scripted" }, noSettings())))
+  )
+
   it.scoped("a model that cannot be built is ModelUnavailable, keeping why and its cause", () =>
     Effect.gen(function* () {
       const resolver = yield* ModelResolver

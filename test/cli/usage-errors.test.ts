@@ -18,7 +18,7 @@ const usageError = async (args: ReadonlyArray<string>) => {
 describe("usage errors: exit 2, naming the option and what it accepts, with the near miss", { timeout: 120_000 }, () => {
   it("an unknown model, and a script that is not there, are usage errors", async () => {
     expect(await usageError(["run", "hi", "--model", "gpt4"])).toBe(
-      'custom-agent run: --model: unknown model "gpt4": use scripted, anthropic, anthropic/<model-id> or openai/<model-id>\n(see custom-agent run --help)\n'
+      'custom-agent run: --model: unknown model "gpt4": use scripted, anthropic, anthropic/<model-id>, openai/<model-id> or openai-compatible/<model-id>\n(see custom-agent run --help)\n'
     )
     expect(await usageError(["run", "hi", "--model", "antropic/claude-x"])).toContain("did you mean anthropic/claude-x?")
     const missing = temps.dir("usage-files-") + "/none.json"

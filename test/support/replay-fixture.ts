@@ -16,7 +16,8 @@ import { readFile } from "node:fs/promises"
  * A `chain` appends generated responses: `steps` tool calls of `tool` in a row (each one
  * served only once the previous call's result came back), then `finalText`.
  */
-export const WireFormat = Schema.Literal("anthropic", "openai")
+/** `openai` is Chat Completions; `openai-responses` the Responses API (`POST /v1/responses`). */
+export const WireFormat = Schema.Literal("anthropic", "openai", "openai-responses")
 export type WireFormat = typeof WireFormat.Type
 
 export const SseEvent = Schema.Struct({
@@ -167,6 +168,36 @@ const openaiText = (text: string, step: number): ReadonlyArray<SseEvent> => [
   { data: "[DONE]" }
 ]
 
+// The Responses API's streaming events (OpenAI API reference, Responses "Streaming events"), the fields the adapter reads.
+const responsesUsage = (step: number) => ({
+  input_tokens: 100 + step, input_tokens_details: { cached_tokens: 0 },
+  output_tokens: 20, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 120 + step
+})
+
+const responsesToolCall = (id: string, tool: string, input: unknown, step: number): ReadonlyArray<SseEvent> => {
+  const args = JSON.stringify(input)
+  const item = { type: "function_call", id: `fc_chain_${step}`, call_id: id, name: tool, status: "in_progress" }
+  return [
+    { event: "response.output_item.added", data: { type: "response.output_item.added", output_index: 0, item: { ...item, arguments: "" } } },
+    ...fragments(args, 3).map((delta) => ({
+      event: "response.function_call_arguments.delta",
+      data: { type: "response.function_call_arguments.delta", item_id: item.id, output_index: 0, delta }
+    })),
+    { event: "response.output_item.done", data: { type: "response.output_item.done", output_index: 0, item: { ...item, arguments: args, status: "completed" } } },
+    { event: "response.completed", data: { type: "response.completed", response: { id: `resp_chain_${step}`, status: "completed", usage: responsesUsage(step) } } }
+  ]
+}
+
+const responsesText = (text: string, step: number): ReadonlyArray<SseEvent> => [
+  { event: "response.output_text.delta", data: { type: "response.output_text.delta", item_id: `msg_chain_${step}`, output_index: 0, content_index: 0, delta: text } },
+  { event: "response.completed", data: { type: "response.completed", response: { id: `resp_chain_${step}`, status: "completed", usage: responsesUsage(step) } } }
+]
+
+const toolCallEvents = (format: WireFormat) =>
+  format === "anthropic" ? anthropicToolCall : format === "openai" ? openaiToolCall : responsesToolCall
+
+const textEvents = (format: WireFormat) => format === "anthropic" ? anthropicText : format === "openai" ? openaiText : responsesText
+
 /** The responses a chain stands for; tool call ids are `call_chain_<step>`. */
 export const expandChain = (format: WireFormat, chain: Chain): Array<ReplayResponse> => {
   const responses: Array<ReplayResponse> = []
@@ -175,7 +206,7 @@ export const expandChain = (format: WireFormat, chain: Chain): Array<ReplayRespo
     const id = `call_chain_${step}`
     responses.push({
       kind: "stream",
-      events: format === "anthropic" ? anthropicToolCall(id, chain.tool, input, step) : openaiToolCall(id, chain.tool, input, step),
+      events: toolCallEvents(format)(id, chain.tool, input, step),
       then: "end",
       delayMs: chain.delayMs,
       requireToolResult: step > 1
@@ -184,7 +215,7 @@ export const expandChain = (format: WireFormat, chain: Chain): Array<ReplayRespo
   const last = chain.steps + 1
   responses.push({
     kind: "stream",
-    events: format === "anthropic" ? anthropicText(chain.finalText, last) : openaiText(chain.finalText, last),
+    events: textEvents(format)(chain.finalText, last),
     then: "end",
     delayMs: chain.delayMs,
     requireToolResult: chain.steps > 0

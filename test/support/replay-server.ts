@@ -15,8 +15,8 @@ import {
 import { toolCallIdsOf, toolResultIdsOf } from "./replay-wire.js"
 
 /**
- * A real HTTP server that speaks the Anthropic Messages and Chat Completions streaming
- * formats, serving a fixture's responses in order (one per request) and recording every
+ * A real HTTP server that speaks the Anthropic Messages, Chat Completions and Responses
+ * streaming formats, serving a fixture's responses in order (one per request) and recording every
  * request it receives. Tests point the real SDK / HTTP client at `url`.
  */
 export interface RecordedRequest {
@@ -27,7 +27,7 @@ export interface RecordedRequest {
   readonly headers: Readonly<Record<string, string>>
   /** The parsed JSON body (the raw text if it was not JSON). */
   readonly body: unknown
-  /** Ids of the tool results the request carries (Anthropic `tool_result`, OpenAI `tool` messages). */
+  /** Ids of the tool results the request carries (Anthropic `tool_result`, OpenAI `tool` messages or `function_call_output` items). */
   readonly toolResultIds: ReadonlyArray<string>
   /** Index of the fixture response that answered it; undefined when the server refused it. */
   readonly response: number | undefined
@@ -74,7 +74,8 @@ interface MutableRecord {
 
 const paths: Readonly<Record<WireFormat, ReadonlyArray<string>>> = {
   anthropic: ["/v1/messages"],
-  openai: ["/v1/chat/completions", "/chat/completions"]
+  openai: ["/v1/chat/completions", "/chat/completions"],
+  "openai-responses": ["/v1/responses", "/responses"]
 }
 
 const errorBody = (format: WireFormat, message: string) =>

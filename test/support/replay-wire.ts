@@ -11,6 +11,13 @@ const stringOf = (value: unknown): string | undefined => (typeof value === "stri
 export const toolResultIdsOf = (format: WireFormat, body: unknown): ReadonlyArray<string> => {
   if (!isRecord(body)) return []
   const ids: Array<string> = []
+  if (format === "openai-responses") {
+    for (const item of arrayOf(body.input)) {
+      const id = isRecord(item) && item.type === "function_call_output" ? stringOf(item.call_id) : undefined
+      if (id !== undefined) ids.push(id)
+    }
+    return ids
+  }
   for (const message of arrayOf(body.messages)) {
     if (!isRecord(message)) continue
     if (format === "openai") {
@@ -32,6 +39,12 @@ export const toolCallIdsOf = (format: WireFormat, events: ReadonlyArray<SseEvent
   for (const event of events) {
     const data = event.data
     if (!isRecord(data)) continue
+    if (format === "openai-responses") {
+      const item = data.type === "response.output_item.added" ? data.item : undefined
+      const id = isRecord(item) && item.type === "function_call" ? stringOf(item.call_id) : undefined
+      if (id !== undefined) ids.push(id)
+      continue
+    }
     if (format === "anthropic") {
       const block = data.type === "content_block_start" ? data.content_block : undefined
       const id = isRecord(block) && block.type === "tool_use" ? stringOf(block.id) : undefined

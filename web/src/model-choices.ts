@@ -1,6 +1,6 @@
 /**
  * Models to offer in the picker (shared with the ACP agent's model option). Only suggestions:
- * any model the server can build may be typed (`anthropic/<id>`, `openai/<id>`, `scripted`).
+ * any model the server can build may be typed (`anthropic/<id>`, `openai/<id>`, `openai-compatible/<id>`, `scripted`).
  */
 export { modelChoices } from "../../src/domain/model-choices.js"
 

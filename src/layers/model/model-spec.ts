@@ -10,6 +10,8 @@ export type ModelSelection =
   | { readonly _tag: "Scripted" }
   | { readonly _tag: "Anthropic"; readonly model: string }
   | { readonly _tag: "OpenAI"; readonly model: string }
+  /** Chat Completions whatever the base URL: a compatible server, or OpenAI asked that way. */
+  | { readonly _tag: "OpenAICompatible"; readonly model: string }
 
 /**
  * The default Claude model for `--model anthropic`: Sonnet 5.5, the current Sonnet (fast,
@@ -22,11 +24,12 @@ export class ModelSpecError extends Schema.TaggedError<ModelSpecError>()("ModelS
   message: Schema.String
 }) {}
 
-const usage = "use scripted, anthropic, anthropic/<model-id> or openai/<model-id>"
+const usage = "use scripted, anthropic, anthropic/<model-id>, openai/<model-id> or openai-compatible/<model-id>"
 
 /**
- * `scripted`, `anthropic` (the default Claude model), `anthropic/<id>`, `openai/<id>`. The id
- * is everything after the first slash, so `openai/meta-llama/Llama-3.1-8B` keeps its own.
+ * `scripted`, `anthropic` (the default Claude model), `anthropic/<id>`, `openai/<id>`,
+ * `openai-compatible/<id>`. The id is everything after the first slash, so
+ * `openai/meta-llama/Llama-3.1-8B` keeps its own.
  */
 export const parseModelSpec = (spec: string): Either.Either<ModelSelection, ModelSpecError> => {
   const trimmed = spec.trim()
@@ -39,12 +42,19 @@ export const parseModelSpec = (spec: string): Either.Either<ModelSelection, Mode
   const slash = trimmed.indexOf("/")
   const provider = slash === -1 ? trimmed : trimmed.slice(0, slash)
   const model = slash === -1 ? "" : trimmed.slice(slash + 1).trim()
-  if (provider !== "anthropic" && provider !== "openai") {
+  if (provider !== "anthropic" && provider !== "openai" && provider !== "openai-compatible") {
     return fail(`unknown model "${spec}": ${usage}`)
   }
   if (model === "") return fail(`--model ${provider}/ needs a model id after the slash: ${usage}`)
   if (/\s/.test(model)) return fail(`model id "${model}" has whitespace in it`)
-  return Either.right(provider === "anthropic" ? { _tag: "Anthropic", model } : { _tag: "OpenAI", model })
+  switch (provider) {
+    case "anthropic":
+      return Either.right({ _tag: "Anthropic", model })
+    case "openai":
+      return Either.right({ _tag: "OpenAI", model })
+    case "openai-compatible":
+      return Either.right({ _tag: "OpenAICompatible", model })
+  }
 }
 
 /** The id a selection is shown and recorded under (`ModelInfo.id`). */
@@ -56,6 +66,8 @@ export const selectionId = (selection: ModelSelection): string => {
       return `anthropic/${selection.model}`
     case "OpenAI":
       return `openai/${selection.model}`
+    case "OpenAICompatible":
+      return `openai-compatible/${selection.model}`
   }
 }
 
@@ -80,7 +92,7 @@ export const definitionModel = (name: string): Either.Either<Option.Option<strin
   return Either.match(parseModelSpec(trimmed), {
     onLeft: () =>
       Either.left(
-        `"model" must be inherit, sonnet, opus, haiku, a Claude model id (claude-…) or a --model spec (anthropic/<id>, openai/<id>, scripted), not "${trimmed}"`
+        `"model" must be inherit, sonnet, opus, haiku, a Claude model id (claude-…) or a --model spec (anthropic/<id>, openai/<id>, openai-compatible/<id>, scripted), not "${trimmed}"`
       ),
     onRight: (selection) => Either.right(Option.some(selectionId(selection)))
   })

@@ -13,6 +13,8 @@ export interface OpenAIConfig {
   /** Optional: local servers need none. */
   readonly apiKey?: Redacted.Redacted<string>
   readonly model: string
+  /** The id the gateway reports and is recorded under; default `openai/<model>`. */
+  readonly id?: string
   /** Sent as `max_tokens` when set; otherwise the server's default applies. */
   readonly maxOutputTokens?: number
   /** Overrides the catalogue's context window (local servers run with their own). */
@@ -23,7 +25,13 @@ export interface OpenAIConfig {
 export interface OpenAIOptions {
   readonly model: string
   readonly maxOutputTokens?: number
+  /** The id the gateway reports (see `OpenAIConfig.id`). */
+  readonly id?: string
 }
+
+/** OpenAI's own endpoint (which serves the Responses API), rather than another compatible server. */
+export const isOpenAIEndpoint = (baseUrl: string): boolean =>
+  URL.canParse(baseUrl) && new URL(baseUrl).hostname.toLowerCase() === "api.openai.com"
 
 /**
  * Reads `OPENAI_BASE_URL` (default https://api.openai.com/v1), `OPENAI_API_KEY` (optional)
@@ -40,6 +48,7 @@ export const configFromEnv = (options: OpenAIOptions): Effect.Effect<OpenAIConfi
     Effect.map(({ apiKey, baseUrl, contextWindow }): OpenAIConfig => ({
       baseUrl: Option.getOrElse(baseUrl, () => DEFAULT_OPENAI_BASE_URL),
       model: options.model,
+      ...(options.id === undefined ? {} : { id: options.id }),
       ...Option.match(apiKey, { onNone: () => ({}), onSome: (key) => ({ apiKey: Redacted.make(key) }) }),
       ...Option.match(contextWindow, { onNone: () => ({}), onSome: (window) => ({ contextWindow: window }) }),
       ...(options.maxOutputTokens === undefined ? {} : { maxOutputTokens: options.maxOutputTokens })

@@ -1,13 +1,13 @@
 import type { Headers } from "@effect/platform"
 import type { HttpClientError } from "@effect/platform/HttpClientError"
 import { openaiLabel } from "./openai-events.js"
-import { classifyProblem, networkFailure, parseRetryAfter, readErrorBody } from "./provider-errors.js"
+import { classifyProblem, networkFailure, parseRetryAfter, type ProviderLabel, readErrorBody } from "./provider-errors.js"
 import type { AttemptFailure } from "./retry.js"
 
 /** An HTTP error answer (status >= 400) with its body text. */
-export const fromHttpError = (status: number, body: string, headers: Headers.Headers): AttemptFailure => {
+export const fromHttpError = (status: number, body: string, headers: Headers.Headers, label: ProviderLabel = openaiLabel): AttemptFailure => {
   const retryAfter = parseRetryAfter(headers["retry-after"], Date.now())
-  return classifyProblem(openaiLabel, {
+  return classifyProblem(label, {
     status,
     ...readErrorBody(body),
     ...(retryAfter === undefined ? {} : { retryAfter })
@@ -15,5 +15,5 @@ export const fromHttpError = (status: number, body: string, headers: Headers.Hea
 }
 
 /** The request could not be sent (RequestError), or the body broke while streaming (ResponseError). */
-export const fromTransportError = (error: HttpClientError): AttemptFailure =>
-  networkFailure(openaiLabel, error.cause ?? error, error._tag === "RequestError" ? "connecting" : "streaming")
+export const fromTransportError = (error: HttpClientError, label: ProviderLabel = openaiLabel): AttemptFailure =>
+  networkFailure(label, error.cause ?? error, error._tag === "RequestError" ? "connecting" : "streaming")

@@ -135,7 +135,7 @@ describe("agent definitions from folders", () => {
     for (const value of ["gpt-4.1", "gemini/pro", "openai"]) {
       const parsed = parseAgentFile(agentMd(`name: a\ndescription: b\nmodel: ${value}`))
       expect(Either.isLeft(parsed) && parsed.left).toBe(
-        `"model" must be inherit, sonnet, opus, haiku, a Claude model id (claude-…) or a --model spec (anthropic/<id>, openai/<id>, scripted), not "${value}"`
+        `"model" must be inherit, sonnet, opus, haiku, a Claude model id (claude-…) or a --model spec (anthropic/<id>, openai/<id>, openai-compatible/<id>, scripted), not "${value}"`
       )
     }
   })

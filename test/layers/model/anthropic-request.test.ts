@@ -148,4 +148,18 @@ describe("Anthropic request mapping", () => {
       { role: "assistant", content: [{ type: "redacted_thinking", data: "opaque" }, { type: "text", text: "ok" }] }
     ])
   })
+
+  it("drops OpenAI's encrypted reasoning (a session that changed provider): Anthropic could not verify it", () => {
+    const messages = toAnthropicMessages({
+      ...ask("hi"),
+      messages: [
+        { role: "user", content: [{ _tag: "text", text: "hi" }] },
+        { role: "assistant", content: [{ _tag: "thinking", text: "Summary.", encryptedReasoning: "gAAAAB-enc" }, { _tag: "text", text: "ok" }] }
+      ]
+    })
+    expect(messages).toEqual([
+      { role: "user", content: [{ type: "text", text: "hi" }] },
+      { role: "assistant", content: [{ type: "text", text: "ok" }] }
+    ])
+  })
 })

@@ -29,7 +29,8 @@ export const makeEventLog = (sessionId = "session-test") => {
           payload: {
             text: event.text,
             ...(event.signature === undefined ? {} : { signature: event.signature }),
-            ...(event.redacted === undefined ? {} : { redacted: event.redacted })
+            ...(event.redacted === undefined ? {} : { redacted: event.redacted }),
+            ...(event.encryptedReasoning === undefined ? {} : { encryptedReasoning: event.encryptedReasoning })
           }
         })
       case "ToolCall":

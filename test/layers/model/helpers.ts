@@ -5,7 +5,7 @@ import type { ModelError } from "../../../src/domain/errors.js"
 import type { ModelRequest, ModelStreamEvent } from "../../../src/domain/model.js"
 import type { RetryPolicy } from "../../../src/layers/model/retry.js"
 
-export const fixture = (provider: "anthropic" | "openai", name: string): string =>
+export const fixture = (provider: "anthropic" | "openai" | "openai-responses", name: string): string =>
   fileURLToPath(new URL(`../../fixtures/${provider}/${name}.json`, import.meta.url))
 
 /** Retries fast enough for tests on the real clock. */

@@ -11,6 +11,7 @@ describe("--model spec", () => {
     expect(parsed("anthropic")).toEqual({ _tag: "Anthropic", model: DEFAULT_ANTHROPIC_MODEL })
     expect(parsed("anthropic/claude-opus-5-5")).toEqual({ _tag: "Anthropic", model: "claude-opus-5-5" })
     expect(parsed("openai/gpt-4.1")).toEqual({ _tag: "OpenAI", model: "gpt-4.1" })
+    expect(parsed("openai-compatible/llama3.1")).toEqual({ _tag: "OpenAICompatible", model: "llama3.1" })
   })
 
   it("keeps slashes and colons of the model id", () => {
@@ -21,6 +22,7 @@ describe("--model spec", () => {
   it("rejects unknown providers, missing ids and bare openai with a message that says what to write", () => {
     expect(failure("gemini/pro").message).toContain("anthropic/<model-id>")
     expect(failure("anthropic/").message).toContain("needs a model id")
+    expect(failure("openai-compatible").message).toContain("needs a model id")
     expect(failure("openai").message).toContain("openai/")
     expect(failure("openai/a b").message).toContain("whitespace")
     expect(failure("").message).toContain("unknown model")
@@ -29,6 +31,7 @@ describe("--model spec", () => {
   it("names a selection the way ModelInfo.id does", () => {
     expect(selectionId(parsed("anthropic"))).toBe(`anthropic/${DEFAULT_ANTHROPIC_MODEL}`)
     expect(selectionId(parsed("openai/qwen3:8b"))).toBe("openai/qwen3:8b")
+    expect(selectionId(parsed("openai-compatible/qwen3:8b"))).toBe("openai-compatible/qwen3:8b")
     expect(selectionId(parsed("scripted"))).toBe("scripted")
   })
 })

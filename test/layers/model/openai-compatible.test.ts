@@ -20,6 +20,7 @@ describe("OpenAI-compatible adapter against the replay server", () => {
     Effect.gen(function* () {
       const server = yield* serve("plain-text")
       const model = yield* gateway(server.url)
+      expect(model.info).toMatchObject({ id: "openai/gpt-4.1", provider: "openai", api: "chat-completions" })
       const { events, error } = yield* run(model.stream(ask("Say hello")))
       expect(error).toBeUndefined()
       expect(events).toEqual([
