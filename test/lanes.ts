@@ -39,6 +39,7 @@ export const slowLane: ReadonlyArray<string> = [
   "test/cli/mcp-run.test.ts",
   "test/cli/memory-review.test.ts",
   "test/cli/mode.test.ts",
+  "test/cli/openai-responses.test.ts",
   "test/cli/no-terminal.test.ts",
   "test/cli/permissions.test.ts",
   "test/cli/plan-mode.test.ts",
