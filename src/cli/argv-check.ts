@@ -116,7 +116,7 @@ const withProblem = (problem: string | undefined) => (problem === undefined ? {}
 /**
  * Walks the command line through the command tree: subcommands first, then each option with
  * its value, then the positional arguments. Anything @effect/cli would refuse is refused here
- * with a message that names the option and what it accepts (and a near miss, if any); help
+ * with a message that names the option and what it accepts (and a near miss, when there is one); help
  * and the version are answered here too, so the library never prints.
  */
 export const checkArgv = (root: CommandSpec, argv: ReadonlyArray<string>): Checked => {

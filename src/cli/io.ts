@@ -21,7 +21,7 @@ const drained = (stream: Writable): Effect.Effect<void> =>
     stream.once("drain", () => resume(Effect.void))
   })
 
-/** Whether the last text written to a stream ended its line (true before any). */
+/** Whether the last text written to a stream ended its line (true before the first write). */
 const lineEnded = new WeakMap<Writable | NodeJS.WritableStream, boolean>()
 
 export const atLineStart = (stream: Writable | NodeJS.WritableStream): boolean => lineEnded.get(stream) ?? true

@@ -15,7 +15,7 @@ export interface RunNote {
   readonly promptSequence?: number
 }
 
-/** A run's `hook.ran`, in the running turn if there is one (SessionEnd and `/compact` run outside any). */
+/** A run's `hook.ran`, in the running turn if there is one (SessionEnd and `/compact` run outside a turn). */
 export const hookRanDraft = (turnId: string | undefined, run: HookRun, note: RunNote & { readonly toolCallId?: string }): Draft => ({
   type: "hook.ran",
   ...(turnId === undefined ? {} : { turnId }),

@@ -75,7 +75,7 @@ export const SessionCreated = defineEvent("session.created", {
 
 /**
  * The session's permission mode changed; turns from here on run under it. The current mode
- * is the last of these in the log (`default` before any).
+ * is the last of these in the log (`default` before the first).
  */
 export const SessionModeChanged = defineEvent("session.mode_changed", {
   mode: PermissionMode,

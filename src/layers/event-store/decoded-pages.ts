@@ -5,7 +5,7 @@ import * as Stream from "effect/Stream"
 import { EventDecodeError } from "../../domain/errors.js"
 import type { AgentEvent } from "../../domain/events.js"
 
-/** One page read from storage: the events that decoded, then the first that did not (if any). */
+/** One page read from storage: the events that decoded, then the first that did not, when one did not. */
 export interface DecodedPage<S> {
   readonly events: ReadonlyArray<AgentEvent>
   readonly error: EventDecodeError | undefined

@@ -1,4 +1,4 @@
-/** One server-sent event: its `event:` name (if any) and its `data:` lines joined by newlines. */
+/** One server-sent event: its `event:` name (when it has one) and its `data:` lines joined by newlines. */
 export interface SseEvent {
   readonly event: string | undefined
   readonly data: string

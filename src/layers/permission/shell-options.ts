@@ -12,7 +12,7 @@ export interface OptionSpec {
   readonly withValue: ReadonlySet<string>
   /** Options that stand alone. */
   readonly flags: ReadonlySet<string>
-  /** Options whose value, if any, is attached (`-n1024`, `--nofile=1024`); `-n 1024` leaves `1024` an operand. */
+  /** Options whose value, when given, is attached (`-n1024`, `--nofile=1024`); `-n 1024` leaves `1024` an operand. */
   readonly optionalValue: ReadonlySet<string>
   /** How many words follow options that take more than one (`bwrap --bind SRC DEST`). */
   readonly arity: ReadonlyMap<string, number>

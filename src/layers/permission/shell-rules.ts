@@ -64,7 +64,7 @@ const restrictionMatches = (rule: IndexedRule["rule"], pattern: CommandPattern, 
   return best
 }
 
-/** A redirection an allow rule (with this `path`, if any) covers. */
+/** A redirection an allow rule (with this `path`, when it has one) covers. */
 const redirectCovered = (redirect: ShellRedirect, path: string | undefined, root: string): boolean => {
   if (redirect.kind === "dup" || redirect.kind === "input") return true
   if (redirect.target === undefined) return false

@@ -22,7 +22,7 @@ export const START_DELAY_MS = 100
 /**
  * The MCP hub as the app runs it, loaded (with the MCP SDK) only once a session has servers
  * to run: a configuration file for its workspace or the user, or servers a client gave it.
- * Sessions without any, which is most runs, never pay for it: `awaitServers`, which the
+ * Sessions without a server, which is most runs, never pay for it: `awaitServers`, which the
  * engine calls before each model step, returns at once for them.
  *
  * For a session with servers, `awaitServers` loads the hub and waits for the servers up to

@@ -37,7 +37,7 @@ const blockText = (block: ContentBlock): string => {
 
 /**
  * A tools/call answer as a ToolResult: text blocks joined, other content summarized, the
- * structured content (if any) kept as JSON data beside the text.
+ * structured content (when there is some) kept as JSON data beside the text.
  */
 export const toToolResult = (answer: CallToolAnswer): ToolResult => {
   if (!hasContent(answer)) {
