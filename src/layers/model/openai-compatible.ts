@@ -4,15 +4,15 @@ import * as Layer from "effect/Layer"
 import * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
 import type { ModelError } from "../../domain/errors.js"
-import type { ModelInfo, ModelRequest, ModelStreamEvent } from "../../domain/model.js"
+import type { ModelRequest, ModelStreamEvent } from "../../domain/model.js"
 import { ModelGateway, type ModelGatewayShape } from "../../services/ModelGateway.js"
-import { openaiProfile } from "./model-catalog.js"
 import type { ModelConfigError } from "./model-config.js"
 import { configFromEnv, type OpenAIConfig, type OpenAIOptions } from "./openai-config.js"
 import { makeOpenAIAssembler, openaiLabel } from "./openai-events.js"
 import { makeChatBodyEncoder } from "./openai-request.js"
 import { checkContextWindow } from "./preflight.js"
-import { type AttemptFailure, type AttemptPull, modelAnswer, resolveRetryPolicy } from "./retry.js"
+import { openaiSetup } from "./openai-setup.js"
+import { type AttemptFailure, type AttemptPull, modelAnswer } from "./retry.js"
 import { openSseAttempt } from "./sse-attempt.js"
 
 export { configFromEnv, DEFAULT_OPENAI_BASE_URL, type OpenAIConfig, type OpenAIOptions } from "./openai-config.js"
@@ -26,18 +26,7 @@ export { configFromEnv, DEFAULT_OPENAI_BASE_URL, type OpenAIConfig, type OpenAIO
 export const make = (config: OpenAIConfig): Effect.Effect<ModelGatewayShape, never, HttpClient.HttpClient> =>
   Effect.gen(function* () {
     const http = (yield* HttpClient.HttpClient).pipe(HttpClient.withScope)
-    const profile = openaiProfile(config.model)
-    const reserved = config.maxOutputTokens ?? profile.maxOutputTokens
-    const policy = resolveRetryPolicy(config.retry)
-    const info: ModelInfo = {
-      id: config.id ?? `openai/${config.model}`,
-      provider: "openai",
-      api: "chat-completions",
-      contextWindow: config.contextWindow ?? profile.contextWindow,
-      maxOutputTokens: reserved,
-      capabilities: profile.capabilities
-    }
-    const endpoint = `${config.baseUrl.replace(/\/+$/, "")}/chat/completions`
+    const { profile, reserved, policy, info, endpoint } = openaiSetup(config, "chat-completions", "chat/completions")
     const newId = () => `call_${crypto.randomUUID().replaceAll("-", "")}`
     const encodeBody = makeChatBodyEncoder()
 

@@ -4,15 +4,15 @@ import * as Layer from "effect/Layer"
 import * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
 import type { ModelError } from "../../domain/errors.js"
-import type { ModelInfo, ModelRequest, ModelStreamEvent } from "../../domain/model.js"
+import type { ModelRequest, ModelStreamEvent } from "../../domain/model.js"
 import { ModelGateway, type ModelGatewayShape } from "../../services/ModelGateway.js"
-import { openaiProfile } from "./model-catalog.js"
 import type { ModelConfigError } from "./model-config.js"
 import { configFromEnv, type OpenAIConfig, type OpenAIOptions } from "./openai-config.js"
 import { makeResponsesAssembler, responsesLabel } from "./openai-responses-events.js"
 import { makeResponsesBodyEncoder } from "./openai-responses-request.js"
 import { checkContextWindow } from "./preflight.js"
-import { type AttemptFailure, type AttemptPull, modelAnswer, resolveRetryPolicy } from "./retry.js"
+import { openaiSetup } from "./openai-setup.js"
+import { type AttemptFailure, type AttemptPull, modelAnswer } from "./retry.js"
 import { openSseAttempt } from "./sse-attempt.js"
 
 /**
@@ -25,18 +25,7 @@ import { openSseAttempt } from "./sse-attempt.js"
 export const make = (config: OpenAIConfig): Effect.Effect<ModelGatewayShape, never, HttpClient.HttpClient> =>
   Effect.gen(function* () {
     const http = (yield* HttpClient.HttpClient).pipe(HttpClient.withScope)
-    const profile = openaiProfile(config.model)
-    const reserved = config.maxOutputTokens ?? profile.maxOutputTokens
-    const policy = resolveRetryPolicy(config.retry)
-    const info: ModelInfo = {
-      id: config.id ?? `openai/${config.model}`,
-      provider: "openai",
-      api: "responses",
-      contextWindow: config.contextWindow ?? profile.contextWindow,
-      maxOutputTokens: reserved,
-      capabilities: profile.capabilities
-    }
-    const endpoint = `${config.baseUrl.replace(/\/+$/, "")}/responses`
+    const { profile, reserved, policy, info, endpoint } = openaiSetup(config, "responses", "responses")
     const encodeBody = makeResponsesBodyEncoder()
     const options = {
       model: config.model,
