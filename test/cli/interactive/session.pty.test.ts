@@ -1,27 +1,15 @@
 import { afterAll, describe, expect, it } from "@effect/vitest"
-import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { runCli } from "../../support/cli.js"
-import { eventsOf, parseEventLines } from "../../support/events.js"
+import { eventsOf } from "../../support/events.js"
 import { keys, openOnPty } from "../../support/pty-screen.js"
 import { makeTemp } from "../../support/temp-dirs.js"
+import { exportedEvents, scriptedWorkspace, sessionIdOn } from "../../support/tui-session.js"
 
 const temps = makeTemp()
 afterAll(temps.cleanup)
 
-const workspace = (responses: ReadonlyArray<unknown>) => {
-  const cwd = temps.dir("tui-session-")
-  writeFileSync(join(cwd, "script.json"), JSON.stringify({ responses }))
-  return cwd
-}
-
-const exported = async (home: string, sessionId: string) => {
-  const result = await runCli(["sessions", "export", sessionId], { env: { CUSTOM_AGENT_HOME: home } })
-  expect(result.code, result.stderr).toBe(0)
-  return parseEventLines(result.stdout)
-}
-
-const sessionIdOn = (screen: string) => /── session (ses_\S+)/.exec(screen)?.[1] ?? ""
+const workspace = (responses: ReadonlyArray<unknown>) => scriptedWorkspace(temps.dir("tui-session-"), responses)
 
 describe("writing in the interactive session", () => {
   it("while a turn runs, Enter queues the message for the next turn and Ctrl+S sends one to steer it", { timeout: 60_000 }, async () => {
@@ -42,7 +30,7 @@ describe("writing in the interactive session", () => {
       session.type(keys.ctrlS)
       await session.waitFor("↪ steering: change course")
       await session.waitFor("answer three")
-      const users = eventsOf(await exported(home, sessionIdOn(session.all())), "user.message").map((event) => [event.payload.content, event.payload.mode])
+      const users = eventsOf(await exportedEvents(home, sessionIdOn(session.all())), "user.message").map((event) => [event.payload.content, event.payload.mode])
       expect(users).toEqual([
         ["first", "queue"],
         ["change course", "steer"],
@@ -70,7 +58,7 @@ describe("writing in the interactive session", () => {
       await session.waitFor(/^top\s*\n\s*bottom/m)
       session.type(keys.enter)
       await session.waitFor("got both")
-      const users = eventsOf(await exported(home, sessionIdOn(session.all())), "user.message").map((event) => event.payload.content)
+      const users = eventsOf(await exportedEvents(home, sessionIdOn(session.all())), "user.message").map((event) => event.payload.content)
       expect(users).toEqual([pasted, "top\nbottom"])
     } finally {
       session.kill()

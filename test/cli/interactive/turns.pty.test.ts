@@ -1,28 +1,14 @@
 import { afterAll, describe, expect, it } from "@effect/vitest"
-import { readFileSync, writeFileSync } from "node:fs"
+import { readFileSync } from "node:fs"
 import { join } from "node:path"
-import { runCli } from "../../support/cli.js"
-import { parseEventLines } from "../../support/events.js"
 import { keys, openOnPty } from "../../support/pty-screen.js"
 import { makeTemp } from "../../support/temp-dirs.js"
+import { exportedEvents, scriptedWorkspace, sessionIdOn } from "../../support/tui-session.js"
 
 const temps = makeTemp()
 afterAll(temps.cleanup)
 
-const workspace = (responses: ReadonlyArray<unknown>) => {
-  const cwd = temps.dir("tui-turns-")
-  writeFileSync(join(cwd, "script.json"), JSON.stringify({ responses }))
-  return cwd
-}
-
-/** The session's events, as `sessions export` writes them. */
-const exported = async (home: string, sessionId: string) => {
-  const result = await runCli(["sessions", "export", sessionId], { env: { CUSTOM_AGENT_HOME: home } })
-  expect(result.code, result.stderr).toBe(0)
-  return parseEventLines(result.stdout)
-}
-
-const sessionIdOn = (screen: string) => /── session (ses_\S+)/.exec(screen)?.[1] ?? ""
+const workspace = (responses: ReadonlyArray<unknown>) => scriptedWorkspace(temps.dir("tui-turns-"), responses)
 
 describe("turns in the interactive session", () => {
   it("Esc cancels the running turn; the editor takes the next message", { timeout: 60_000 }, async () => {
@@ -42,7 +28,7 @@ describe("turns in the interactive session", () => {
       session.type("again")
       session.type(keys.enter)
       await session.waitFor("second answer")
-      const events = await exported(home, sessionIdOn(session.all()))
+      const events = await exportedEvents(home, sessionIdOn(session.all()))
       expect(events.filter((event) => event.type === "turn.completed").map((event) => event.type === "turn.completed" && event.payload.stopReason)).toEqual(["cancelled", "final"])
     } finally {
       session.kill()
@@ -66,7 +52,7 @@ describe("turns in the interactive session", () => {
       session.type(keys.enter)
       const after = await session.waitFor(/^second/m)
       expect(after).toContain("model: openai/gpt-4o-mini (set by cli)")
-      const events = await exported(home, sessionIdOn(after))
+      const events = await exportedEvents(home, sessionIdOn(after))
       expect(events.filter((event) => event.type === "session.model_changed").map((event) => event.payload)).toEqual([{ model: "openai/gpt-4o-mini", by: "cli" }])
       // A name that is no model is refused here, and nothing is sent.
       session.type("/model gpt-5")
