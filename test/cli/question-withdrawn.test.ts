@@ -1,9 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect } from "effect"
 import { existsSync, mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { AgentClient, clientLayer } from "../../src/rpc/client.js"
+import { allowOnTheWeb } from "../support/answer-elsewhere.js"
 import { startServer, stop } from "../support/cli.js"
 import { runOnTerminal } from "../support/terminal.js"
 
@@ -21,21 +20,7 @@ describe("a question answered by another client", () => {
     )
     const server = await startServer(["--data-dir", join(cwd, "data"), "--script", "script.json"], { cwd })
     writeFileSync(join(cwd, "token"), server.token, { mode: 0o600 })
-    const answerOnTheWeb = () =>
-      Effect.runPromise(
-        Effect.gen(function* () {
-          const client = yield* AgentClient
-          const [session] = yield* client.ListSessions()
-          const view = yield* client.GetSession({ sessionId: session?.sessionId ?? "" })
-          const question = view.pendingPermissions[0]
-          expect(question?.tool).toBe("write_file")
-          yield* client.RespondPermission({
-            sessionId: view.sessionId,
-            toolCallId: question?.toolCallId ?? "",
-            answer: { decision: "allow", scope: "once", by: "user", client: "web" }
-          })
-        }).pipe(Effect.provide(clientLayer({ url: server.url, token: server.token })))
-      )
+    const answerOnTheWeb = () => allowOnTheWeb(server, "write_file")
     try {
       const { code, output } = await runOnTerminal(
         cwd,

@@ -1,8 +1,7 @@
 import { afterAll, describe, expect, it } from "@effect/vitest"
-import { Effect } from "effect"
 import { existsSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { AgentClient, clientLayer } from "../../../src/rpc/client.js"
+import { allowOnTheWeb } from "../../support/answer-elsewhere.js"
 import { startServer, stop } from "../../support/cli.js"
 import { keys, openOnPty } from "../../support/pty-screen.js"
 import { makeTemp } from "../../support/temp-dirs.js"
@@ -54,20 +53,7 @@ describe("a permission question in the interactive session", () => {
       session.type("write a.txt")
       session.type(keys.enter)
       await session.waitFor("[n] deny")
-      await Effect.runPromise(
-        Effect.gen(function* () {
-          const client = yield* AgentClient
-          const [listed] = yield* client.ListSessions()
-          const view = yield* client.GetSession({ sessionId: listed?.sessionId ?? "" })
-          const question = view.pendingPermissions[0]
-          expect(question?.tool).toBe("write_file")
-          yield* client.RespondPermission({
-            sessionId: view.sessionId,
-            toolCallId: question?.toolCallId ?? "",
-            answer: { decision: "allow", scope: "once", by: "user", client: "web" }
-          })
-        }).pipe(Effect.provide(clientLayer({ url: server.url, token: server.token })))
-      )
+      await allowOnTheWeb(server, "write_file")
       const after = await session.waitFor("wrote it")
       expect(after).toContain("question withdrawn: allowed by user, on the web")
       expect(after).toMatch(/✓ write_file a\.txt · \d+ ms · allowed, on the web/)
