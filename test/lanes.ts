@@ -45,6 +45,7 @@ export const slowLane: ReadonlyArray<string> = [
   "test/cli/plan-mode.test.ts",
   "test/cli/prompt-and-show.test.ts",
   "test/cli/prompt-attachments.test.ts",
+  "test/cli/question-withdrawn.test.ts",
   "test/cli/reconnect.test.ts",
   "test/cli/rewind.test.ts",
   "test/cli/serve-listen.test.ts",

@@ -17,6 +17,8 @@ const testFiles = (dir: string): Array<string> =>
 const slowMarkers: ReadonlyArray<readonly [string, RegExp]> = [
   ["the built CLI (runCli)", /\brunCli\(/],
   ["the ACP agent (startAcp)", /\bstartAcp\(/],
+  ["a server (startServer)", /\bstartServer\(/],
+  ["a terminal (runOnTerminal)", /\brunOnTerminal\(/],
   ["a browser (browserTestKit)", /\bbrowserTestKit\(/],
   ["a pseudo-terminal (node-pty)", /@lydell\/node-pty/]
 ]
