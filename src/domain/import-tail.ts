@@ -4,8 +4,6 @@ import type { AgentEvent } from "./events.js"
 export const IMPORT_AUTHOR = "import"
 
 export interface ImportTailRequest {
-  /** A fresh event id for each event the tail adds. */
-  readonly newId: () => string
   /** ISO-8601 UTC: when the import happened. */
   readonly timestamp: string
   /** The importing host's own model (its engine's): the session goes on with it, whatever the file chose. */
@@ -36,7 +34,8 @@ export const importTail = (events: ReadonlyArray<AgentEvent>, request: ImportTai
     if (event.type === "session.model_changed") model = event.payload.model
   }
   const own = (offset: number) => ({
-    id: request.newId(),
+    // The caller gives each its own id, making only as many as the tail needs.
+    id: "",
     schemaVersion: last.schemaVersion,
     sessionId: last.sessionId,
     sequence: last.sequence + offset,

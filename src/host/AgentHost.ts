@@ -347,7 +347,7 @@ export const make = Effect.gen(function* () {
         // A log that once had this id (deleted) may have left answers "for the session" in this process: not this one's.
         yield* permissions.forgetSession(sessionId)
         // History is not authority: the file's events as they are, then the host's reset of what they could grant.
-        const drafted = importTail(plan.events, { newId: () => "", timestamp: new Date(yield* Clock.currentTimeMillis).toISOString(), model: gateway.info.id })
+        const drafted = importTail(plan.events, { timestamp: new Date(yield* Clock.currentTimeMillis).toISOString(), model: gateway.info.id })
         const tailIds = yield* Effect.replicateEffect(ids.make("evt"), drafted.length)
         const tail = drafted.map((event, i) => ({ ...event, id: tailIds[i] ?? "" }))
         yield* store.appendAll([...plan.events, ...tail])
