@@ -5,8 +5,12 @@ import { join } from "node:path"
 import { LAUNCHER_SHELL } from "../../../src/layers/sandbox/launcher.js"
 import { bwrapInstalled, makeDirs, openForAppend, realSandbox, runHolding, sandboxSuite, shellInAgentHolding } from "../../support/sandbox.js"
 
-/** The descriptors of the shell that runs the line, one line (not those of `ls`, which opens one to list them). */
-const LIST_OWN = `ls /proc/$$/fd | sort -n | tr '\\n' ' '; echo`
+/**
+ * The descriptors of the shell that runs the line, on one line. A simple command, not a
+ * pipeline: while the shell builds a pipeline it holds the pipe's ends itself, and `ls` would
+ * list them.
+ */
+const LIST_OWN = "ls -m /proc/$$/fd"
 
 /** A test that starts an agent process of its own (tsx compiling the tool and the sandbox) gets longer on a loaded machine. */
 const AGENT_START = 120_000
@@ -21,7 +25,7 @@ describe.skipIf(!bwrapInstalled)(sandboxSuite("descriptors the agent inherited, 
       // High numbers: Node marks only the low, contiguous ones it inherited close-on-exec.
       const result = yield* shellInAgentHolding(dirs, `${LIST_OWN}; echo harm >&50; echo harm >&200`, { 50: fd, 200: fd })
       expect(readFileSync(victim, "utf8"), "the host file is unchanged").toBe("original\n")
-      expect(result.output.split("\n")[0]).toBe("0 1 2 ")
+      expect(result.output.split("\n")[0]).toBe("0, 1, 2")
       expect(result.output).toContain("50: Bad file descriptor")
       expect(result.output).toContain("200: Bad file descriptor")
     }).pipe(Effect.scoped), AGENT_START)
@@ -53,7 +57,7 @@ describe.skipIf(!bwrapInstalled)(sandboxSuite("descriptors the agent inherited, 
           expect(argv[0]).toBe(LAUNCHER_SHELL)
           const what = `allowUnixSockets ${allowUnixSockets}, detached ${detached}`
           expect(readFileSync(victim, "utf8"), what).toBe("original\n")
-          expect(result.stdout, `${what}: ${result.stderr}`).toBe("0 1 2 \n")
+          expect(result.stdout, `${what}: ${result.stderr}`).toBe("0, 1, 2\n")
         }
       }
     }).pipe(Effect.scoped))

@@ -6,8 +6,12 @@ import { launch, SECCOMP_FD } from "../../../src/layers/sandbox/launcher.js"
 import { tempDir } from "../../support/mcp-fixtures.js"
 import { bwrapInstalled, openForAppend, runHolding, sandboxSuite } from "../../support/sandbox.js"
 
-/** Lists the descriptors of the shell that runs it (not those of `ls`, which opens one to read the list). */
-const LIST_OWN = `ls /proc/$$/fd | sort -n | tr '\\n' ' '`
+/**
+ * Lists the descriptors of the shell that runs it, on one line. A simple command, not a
+ * pipeline: while the shell builds a pipeline it holds the pipe's ends itself, and `ls` would
+ * list them.
+ */
+const LIST_OWN = "ls -m /proc/$$/fd"
 
 describe("the launcher that starts bubblewrap", () => {
   it.scopedLive("closes every inherited descriptor but 0, 1 and 2, low or high, before the command runs; a command cannot write through one", () =>
@@ -20,12 +24,12 @@ describe("the launcher that starts bubblewrap", () => {
       // The control: the same command, not launched, holds them all (and whatever this process
       // inherited itself) and writes through one.
       const bare = yield* runHolding(["/bin/sh", "-c", `${LIST_OWN}; echo harm >&5`], held)
-      expect(bare.stdout.split(" "), "control").toEqual(expect.arrayContaining(["0", "1", "2", "3", "5", "9", "10", "50", "200"]))
+      expect(bare.stdout.trim().split(", "), "control").toEqual(expect.arrayContaining(["0", "1", "2", "3", "5", "9", "10", "50", "200"]))
       expect(readFileSync(victim, "utf8"), "control").toBe("original\nharm\n")
       writeFileSync(victim, "original\n")
 
       const launched = yield* runHolding(launch(undefined, ["/bin/sh", "-c", `${LIST_OWN}; echo harm >&3; echo harm >&50; echo harm >&200`]), held)
-      expect(launched.stdout).toBe("0 1 2 ")
+      expect(launched.stdout).toBe("0, 1, 2\n")
       expect(launched.stderr).toContain("Bad file descriptor")
       expect(readFileSync(victim, "utf8")).toBe("original\n")
     }))
@@ -39,7 +43,7 @@ describe("the launcher that starts bubblewrap", () => {
       writeFileSync(victim, "original\n")
       const fd = yield* openForAppend(victim)
       const result = yield* runHolding(launch(filter, ["/bin/sh", "-c", `${LIST_OWN}; readlink /proc/$$/fd/${SECCOMP_FD}`]), { 4: fd, [SECCOMP_FD]: fd, 77: fd })
-      expect(result.stdout).toBe(`0 1 2 ${SECCOMP_FD} ${filter}\n`)
+      expect(result.stdout).toBe(`0, 1, 2, ${SECCOMP_FD}\n${filter}\n`)
       expect(readFileSync(victim, "utf8")).toBe("original\n")
     }))
 
