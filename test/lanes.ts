@@ -8,6 +8,7 @@
 export const slowLane: ReadonlyArray<string> = [
   "test/**/*.browser.test.ts",
   "test/**/*.pty.test.ts",
+  "test/acp/acpx.test.ts",
   "test/acp/cancel.test.ts",
   "test/acp/commands.test.ts",
   "test/acp/config-options.test.ts",
