@@ -21,6 +21,8 @@ import { mcpCommand } from "./commands/mcp.js"
 import { memoryCommand } from "./commands/memory.js"
 import { runCommand } from "./commands/run.js"
 import { schemaCommand } from "./commands/schema.js"
+import { attachCommand } from "./commands/attach.js"
+import { hostCommand } from "./commands/host.js"
 import { serveCommand } from "./commands/serve.js"
 import { sessionsCommand } from "./commands/sessions.js"
 import { hooksCommand } from "./commands/hooks.js"
@@ -42,6 +44,8 @@ const commands = [
   runCommand,
   sessionsCommand,
   serveCommand,
+  hostCommand,
+  attachCommand,
   acpCommand,
   toolsCommand,
   mcpCommand,

@@ -31,7 +31,7 @@ const reasonOf = (body: string): string => {
  * The server answers refusals (401, 403, 413, 400) with a JSON body, not an RPC stream:
  * turn them into a failed request that says why, instead of a stream that never ends.
  */
-const refusalsFail = (client: HttpClient.HttpClient): HttpClient.HttpClient =>
+export const refusalsFail = (client: HttpClient.HttpClient): HttpClient.HttpClient =>
   HttpClient.transformResponse(client, (response) =>
     Effect.flatMap(response, (res) =>
       res.status < 300

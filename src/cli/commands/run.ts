@@ -1,6 +1,7 @@
 import { Args, Command, Options } from "@effect/cli"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import { existsSync } from "node:fs"
 import { hostLayer } from "../../app/host.js"
 import { resolveConfigDir, resolveDataDir } from "../../app/locations.js"
 import type { EngineError } from "../../domain/errors.js"
@@ -9,6 +10,7 @@ import { AgentHost } from "../../host/AgentHost.js"
 import type { McpError } from "../../services/McpHub.js"
 import { PermissionEngine } from "../../services/PermissionEngine.js"
 import { agentSetup } from "../agent-setup.js"
+import { hostSocketPath } from "../host/host-files.js"
 import { stderr } from "../io.js"
 import { attachFiles } from "../prompt-attachments.js"
 import type { DefaultModel } from "../model-notice.js"
@@ -49,6 +51,16 @@ const attach = Options.text("attach").pipe(
   Options.withPseudoName("URI"),
   Options.withDescription("Attach an MCP resource by URI: its text goes with the prompt"),
   Options.repeated
+)
+
+const background = Options.boolean("bg").pipe(
+  Options.withDescription(
+    "Start the turn in the data directory's local host (started when none runs) and return at once, printing the session id; the turn goes on after this terminal closes: follow it with `custom-agent attach ID`"
+  )
+)
+
+const noHost = Options.boolean("no-host").pipe(
+  Options.withDescription("Run the turn in this process even when the data directory's local host runs (see `custom-agent host`)")
 )
 
 const maxSteps = shared.positiveWhole("max-steps").pipe(
@@ -116,7 +128,9 @@ export const runCommand = Command.make(
     sandbox: shared.sandbox,
     sandboxNetwork: shared.sandboxNetwork,
     server,
-    tokenFile
+    tokenFile,
+    background,
+    noHost
   },
   // Two paths that fail differently; the CLI reports either one the same way (main.ts).
   (given): Effect.Effect<void, unknown> =>
@@ -136,8 +150,28 @@ export const runCommand = Command.make(
           Effect.provide(remoteLayer(url, args.tokenFile))
         )
       }
-      return Effect.flatMap(Effect.zipRight(notes, agentSetup(args)), ({ config, choice }) =>
+      const dataDir = resolveDataDir(Option.getOrUndefined(args.dataDir))
+      const inProcess = Effect.flatMap(Effect.zipRight(notes, agentSetup(args)), ({ config, choice }) =>
         runEmbedded(args, choice).pipe(Effect.provide(hostLayer({ ...config, workspaceRoots: [process.cwd()] })))
       )
+      if (args.background) {
+        return Effect.gen(function* () {
+          const local = yield* Effect.promise(() => import("../host/use-host.js"))
+          const host = yield* local.hostForBackground(dataDir, args)
+          yield* notes
+          const { runBackground } = yield* Effect.promise(() => import("./run-background.js"))
+          yield* runBackground(args).pipe(local.describeLocalHost(dataDir), Effect.provide(local.localHostClient(host)))
+        })
+      }
+      // The usual case costs one stat: no socket, no host to ask.
+      if (args.noHost || !existsSync(hostSocketPath(dataDir))) return inProcess
+      return Effect.gen(function* () {
+        const local = yield* Effect.promise(() => import("../host/use-host.js"))
+        const host = yield* local.hostToJoin(dataDir, args)
+        if (host === undefined) return yield* inProcess
+        yield* notes
+        const remote = yield* Effect.promise(() => import("./run-remote.js"))
+        yield* remote.runRemote(args).pipe(local.describeLocalHost(dataDir), Effect.provide(local.localHostClient(host)))
+      })
     })
 ).pipe(Command.withDescription("Run one turn: stream the answer as it arrives (locally, or on a server with --server)"))

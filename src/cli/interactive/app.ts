@@ -101,7 +101,7 @@ export const runApp = (config: AppConfig): Effect.Effect<AppExit, unknown> =>
         ...(config.terminal === undefined ? {} : { terminal: config.terminal }),
         // Drawn once at the top: it scrolls away with the conversation, so it never changes.
         header: (width) => [
-          fit(`${theme.bold("custom-agent")} ${theme.dim(`${config.version} · ${safeInline(config.cwd)}${client.server === undefined ? "" : ` · ${safeInline(client.server)}`}`)}`, width)
+          fit(`${theme.bold("custom-agent")} ${theme.dim(`${config.version} · ${safeInline(config.cwd)}${client.server !== undefined ? ` · ${safeInline(client.server)}` : client.host === "local" ? " · local host" : ""}`)}`, width)
         ],
         footer: (width) => {
           const now = Date.now()
@@ -429,7 +429,7 @@ export const runApp = (config: AppConfig): Effect.Effect<AppExit, unknown> =>
       render()
       yield* Deferred.await(quit)
       const running = sessionId
-      if (running !== undefined && timeline.state.running && client.server === undefined) {
+      if (running !== undefined && timeline.state.running && client.host === "here") {
         // Leaving stops this process's host: the turn is cancelled first, so its log says so.
         yield* Effect.ignore(Effect.timeout(client.cancel(running), cancelBound))
       }

@@ -17,6 +17,7 @@ export const localSessionClient = Effect.gen(function* () {
   const mcp = yield* McpHub
   const client: SessionClient = {
     server: undefined,
+    host: "here",
     createSession: (input) => host.createSession({ ...input, client: BY }),
     getSession: host.getSession,
     listSessions: host.listSessions,

@@ -29,6 +29,10 @@ const mode = Options.choice("mode", ["default", "plan", "accept-edits", "bypass"
   Options.optional
 )
 
+const noHost = Options.boolean("no-host").pipe(
+  Options.withDescription("Run the session in this process even when the data directory's local host runs (see `custom-agent host`)")
+)
+
 /** What `custom-agent` with no command takes: which session, where it runs, and the agent's options `run` takes too. */
 export const interactiveOptions = {
   continueLast,
@@ -44,7 +48,8 @@ export const interactiveOptions = {
   sandbox: shared.sandbox,
   sandboxNetwork: shared.sandboxNetwork,
   server,
-  tokenFile
+  tokenFile,
+  noHost
 }
 
 export interface InteractiveArgs extends AgentArgs {
@@ -55,4 +60,6 @@ export interface InteractiveArgs extends AgentArgs {
   readonly store: StoreKind
   readonly server: Option.Option<string>
   readonly tokenFile: Option.Option<string>
+  /** `--no-host`: run here even when the data directory's local host runs. */
+  readonly noHost: boolean
 }

@@ -7,10 +7,11 @@ import { hasTag, type SessionClient } from "./session-client.js"
 /** Recorded after the transport's own name (`rpc:cli`): the server sets who it was. */
 const BY = "cli"
 
-/** The interactive session's calls through a running server's API (`--server`), loaded only then. */
-export const remoteSessionClient = (url: string) =>
+/** The interactive session's calls through a running server's API (`--server`), or the local host's (no URL: its socket), loaded only then. */
+export const remoteSessionClient = (url: string | undefined) =>
   Effect.map(AgentClient, (api): SessionClient => ({
     server: url,
+    host: url === undefined ? "local" : "server",
     createSession: (input) => api.CreateSession({ ...input, client: BY }),
     getSession: (sessionId) => api.GetSession({ sessionId }),
     listSessions: api.ListSessions(),

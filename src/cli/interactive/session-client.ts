@@ -26,8 +26,13 @@ export interface PromptInput {
  * shown to the person by `describe`.
  */
 export interface SessionClient {
-  /** The server's URL when the sessions live on one. */
+  /** The server's URL when the sessions live on one (`--server`). */
   readonly server: string | undefined
+  /**
+   * Where the host runs: in this process (leaving stops its turns), the data directory's local
+   * host, or a server (their turns go on when this client leaves).
+   */
+  readonly host: "here" | "local" | "server"
   readonly createSession: (input: { readonly cwd: string; readonly title: string; readonly model?: string }) => Effect.Effect<SessionView, unknown>
   readonly getSession: (sessionId: string) => Effect.Effect<SessionView, unknown>
   /** Newest activity first. */

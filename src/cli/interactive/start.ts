@@ -1,6 +1,9 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import { existsSync } from "node:fs"
 import { resolve } from "node:path"
+import type { LocalHost } from "../host/connect.js"
+import { hostSocketPath } from "../host/host-files.js"
 import { hostLayer } from "../../app/host.js"
 import { resolveConfigDir, resolveDataDir } from "../../app/locations.js"
 import { packageVersion } from "../../app/package-root.js"
@@ -64,7 +67,8 @@ const session = (client: SessionClient, args: InteractiveArgs, setting: Setting)
     })
     if (exit.sessionId !== undefined) {
       const server = client.server === undefined ? "" : ` --server ${client.server}`
-      yield* stderr(`session ${exit.sessionId} · resume it with: custom-agent --resume ${exit.sessionId}${server}\n`)
+      const follow = client.host === "local" ? `custom-agent attach ${exit.sessionId}` : `custom-agent --resume ${exit.sessionId}${server}`
+      yield* stderr(`session ${exit.sessionId} · ${client.host === "local" ? "it stays in the local host; follow it" : "resume it"} with: ${follow}\n`)
     }
   })
 
@@ -83,7 +87,28 @@ export const startInteractive = (args: InteractiveArgs): Effect.Effect<void, unk
       Effect.provide(remoteLayer(url, args.tokenFile))
     )
   }
-  return Effect.flatMap(agentSetup(args), ({ config, choice }) =>
+  const dataDir = resolveDataDir(Option.getOrUndefined(args.dataDir))
+  // The usual case costs one stat: no socket, no host to join.
+  if (!args.noHost && existsSync(hostSocketPath(dataDir))) {
+    return Effect.flatMap(Effect.promise(() => import("../host/use-host.js")), (local) =>
+      Effect.flatMap(local.hostToJoin(dataDir, args), (host) => (host === undefined ? inProcess(args) : onLocalHost(args, dataDir, host)))
+    )
+  }
+  return inProcess(args)
+}
+
+/** The session through the data directory's local host, on its socket (`attach`, or a host found running). */
+export const onLocalHost = (args: InteractiveArgs, dataDir: string, host: LocalHost): Effect.Effect<void, unknown> =>
+  Effect.flatMap(Effect.promise(() => import("../host/use-host.js")), (local) =>
+    Effect.flatMap(Effect.promise(() => import("./remote-client.js")), (remote) => remote.remoteSessionClient(undefined)).pipe(
+      Effect.flatMap((client) => session(client, args, { defaultModel: { chosen: true, reason: "it is the local host's default model" }, newSessionModel: undefined })),
+      local.describeLocalHost(dataDir),
+      Effect.provide(local.localHostClient(host))
+    )
+  )
+
+const inProcess = (args: InteractiveArgs): Effect.Effect<void, unknown> =>
+  Effect.flatMap(agentSetup(args), ({ config, choice }) =>
     Effect.gen(function* () {
       const permissions = yield* PermissionEngine
       // A person decides on a project's untrusted allow rules before they could matter, as `run` asks.
@@ -93,4 +118,3 @@ export const startInteractive = (args: InteractiveArgs): Effect.Effect<void, unk
       yield* session(client, args, { defaultModel: choice, newSessionModel: modelIdOf(choice.spec) })
     }).pipe(Effect.provide(hostLayer({ ...config, workspaceRoots: [process.cwd()] })))
   )
-}

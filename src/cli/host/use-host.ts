@@ -1,0 +1,49 @@
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { describeClientError } from "../../rpc/client.js"
+import { socketClientLayer } from "../../rpc/socket-client.js"
+import type { AgentArgs } from "../agent-setup.js"
+import { hostArguments } from "../commands/host.js"
+import { CliError } from "../errors.js"
+import { stderr } from "../io.js"
+import { term } from "../terminal-text.js"
+import { type LocalHost, runningHost, startHost } from "./connect.js"
+
+/**
+ * Options that configure the agent's process rather than a session: a host has its own (those
+ * it was started with), so a client giving one runs in its own process instead of joining it.
+ */
+const configuresProcess = (args: AgentArgs) => Option.isSome(args.script) || Option.isSome(args.maxOutputTokens) || Option.isSome(args.thinkingBudget)
+
+/**
+ * The running host a client joins, or none: none runs, the client configures its own process,
+ * or the host cannot be used (another version: said in one line, and the client runs here).
+ */
+export const hostToJoin = (dataDir: string, args: AgentArgs): Effect.Effect<LocalHost | undefined> =>
+  configuresProcess(args)
+    ? Effect.succeed(undefined)
+    : runningHost(dataDir).pipe(
+        Effect.catchAll((error) => Effect.as(stderr(term`${error.message}; running in this process instead\n`), undefined))
+      )
+
+/** The host a background turn runs in: the running one, else one started now with this client's options. */
+export const hostForBackground = (dataDir: string, args: AgentArgs): Effect.Effect<LocalHost, CliError> =>
+  Effect.gen(function* () {
+    const running = yield* runningHost(dataDir)
+    if (running === undefined) return yield* startHost(dataDir, hostArguments(args))
+    if (configuresProcess(args)) {
+      return yield* new CliError({
+        message: `the local host of ${dataDir} runs already, with its own model options (--script, --max-output-tokens, --thinking-budget are its): \`custom-agent host stop\` first to start one with yours`
+      })
+    }
+    return running
+  })
+
+/** The agent's API on the host's socket. */
+export const localHostClient = (host: LocalHost) => socketClientLayer({ path: host.path, token: host.token })
+
+const isTransportError = (error: unknown): boolean => typeof error === "object" && error !== null && "_tag" in error && error._tag === "RpcClientError"
+
+/** A transport failure on the socket as one line naming the host. */
+export const describeLocalHost = (dataDir: string) => <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | CliError, R> =>
+  Effect.catchIf(effect, isTransportError, (error) => Effect.fail(new CliError({ message: `the local host of ${dataDir}: ${describeClientError(error)}` })))
