@@ -1,9 +1,9 @@
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Schedule from "effect/Schedule"
-import { spawn } from "node:child_process"
-import { closeSync, existsSync, openSync } from "node:fs"
+import { existsSync } from "node:fs"
 import { packageVersion } from "../../app/package-root.js"
+import { spawnDetached } from "../../layers/detached-process.js"
 import { claimPrivateDir } from "../../layers/private-files.js"
 import { readBoundedTail } from "./log-tail.js"
 import { CliError } from "../errors.js"
@@ -73,29 +73,14 @@ export const startHost = (dataDir: string, hostArguments: ReadonlyArray<string>)
     const log = hostLogPath(dataDir)
     const entry = process.argv[1]
     if (entry === undefined) return yield* new CliError({ message: "cannot start the local host: this process's own script is unknown" })
-    const exited = yield* Effect.try({
-      try: () => {
-        const fd = openSync(log, "a", 0o600)
-        try {
-          const child = spawn(process.execPath, [entry, "host", "run", "--data-dir", dataDir, ...hostArguments], {
-            detached: true,
-            stdio: ["ignore", fd, fd],
-            env: process.env
-          })
-          const state: { code: number | null | undefined } = { code: undefined }
-          child.on("exit", (code) => (state.code = code))
-          child.unref()
-          return state
-        } finally {
-          closeSync(fd)
-        }
-      },
+    const child = yield* Effect.try({
+      try: () => spawnDetached(process.execPath, [entry, "host", "run", "--data-dir", dataDir, ...hostArguments], log),
       catch: (error) => new CliError({ message: `cannot start the local host: ${String(error)}` })
     })
     const started = probe(dataDir).pipe(
       Effect.flatMap(({ path, token, found }) => {
         if (found._tag === "Live") return Effect.succeed<LocalHost>({ path, token, status: found.status })
-        if (exited.code !== undefined) return Effect.fail(new CliError({ message: `the local host exited at start (${String(exited.code)}):\n${readBoundedTail(log)}` }))
+        if (child.exitCode() !== undefined) return Effect.fail(new CliError({ message: `the local host exited at start (${String(child.exitCode())}):\n${readBoundedTail(log)}` }))
         return Effect.fail(undefined)
       }),
       Effect.retry({ schedule: Schedule.spaced(Duration.millis(100)), while: (error) => error === undefined }),
