@@ -133,7 +133,7 @@ export class Timeline {
     const data = tool.data
     if (data?._tag === "edit") this.#push({ kind: "detail", title: `${tool.name} ${data.path}`, body: data.diff, diff: true, version: 0 })
     else if (data?._tag === "shell") this.#push({ kind: "detail", title: `$ ${data.command}`, body: tool.output ?? "", diff: false, version: 0 })
-    else this.#push({ kind: "detail", title: tool.name, body: tool.output ?? "(still running: no output yet)", diff: false, version: 0 })
+    else this.#push({ kind: "detail", title: tool.name, body: tool.output ?? runningBody(tool.live), diff: false, version: 0 })
     return true
   }
 
@@ -393,6 +393,12 @@ export class Timeline {
         return
     }
   }
+}
+
+/** A running call's detail: its last lines so far, if it printed any. */
+const runningBody = (live: LiveTail | undefined): string => {
+  const lines = live?.lines() ?? []
+  return lines.length === 0 ? "(still running: no output yet)" : `(still running; its last lines so far:)\n${lines.join("\n")}`
 }
 
 /** `, on the web` after a verdict: where a person's answer came from. */

@@ -118,6 +118,9 @@ describe("the timeline: the session's events as the blocks the screen draws", ()
     timeline.apply(event("tool.output", { toolCallId: "sh", text: "PASS a\nPASS b\n" }))
     timeline.apply(event("tool.output", { toolCallId: "sh", text: "FAIL c\n", skipped: 300 }))
     expect(tool?.live?.lines()).toEqual(["PASS a", "PASS b", "[… 300 bytes not shown …]", "FAIL c"])
+    // Expanded while it runs: what it printed so far.
+    timeline.expandLast()
+    expect(timeline.blocks.at(-1)).toMatchObject({ kind: "detail", body: "(still running; its last lines so far:)\nPASS a\nPASS b\n[… 300 bytes not shown …]\nFAIL c" })
     // Each chunk redraws the block.
     expect(tool?.version).toBe(before + 2)
     timeline.apply(event("tool.completed", { toolCallId: "sh", output: "FAIL c\n[exit code 1]", isError: true, durationMs: 800, data: { _tag: "shell", command: "npm test", exitCode: 1, timedOut: false, truncated: false } }))
