@@ -1,7 +1,7 @@
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Queue from "effect/Queue"
+import * as Fiber from "effect/Fiber"
 import { ToolOutput, type ToolOutputShape } from "../services/ToolOutput.js"
 import type { CurrentTurnShape } from "./current-turn.js"
 import { LIVE_OUTPUT_LIMITS, LiveOutput, type LiveOutputLimits } from "./live-output.js"
@@ -30,18 +30,23 @@ export interface LiveOutputOptions {
  * records what was still pending, so the log shows what ran before it. Every record is committed
  * before the effect's result is returned, so the call's `tool.completed` comes after them. A
  * record that cannot be committed (the store failed) ends the recording with a warning; the call
- * goes on and its result says the rest.
+ * goes on and its result says the rest. A call that writes nothing costs no fiber and no timer.
  */
 export const recordingOutput =
   (turn: Pick<CurrentTurnShape, "turnId" | "emitAll">, toolCallId: string, options: LiveOutputOptions = {}) =>
   <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, Exclude<R, ToolOutput>> =>
-    Effect.gen(function* () {
+    Effect.suspend(() => {
       const timing = options.timing ?? LIVE_OUTPUT_TIMING
       const output = new LiveOutput(options.limits ?? LIVE_OUTPUT_LIMITS)
-      const wake = yield* Queue.sliding<void>(1)
       // Taking a record and committing it are one step: records are committed in the order taken.
-      const lock = yield* Effect.makeSemaphore(1)
+      const lock = Effect.unsafeMakeSemaphore(1)
       let failed = false
+      let ended = false
+      let started: number | undefined
+      let last = Number.NEGATIVE_INFINITY
+      /** The fiber that records what is pending once it is due, while one is scheduled. */
+      let flusher: Fiber.RuntimeFiber<void> | undefined
+
       const record = lock.withPermits(1)(
         Effect.suspend(() => {
           const records = failed ? [] : output.take()
@@ -58,28 +63,50 @@ export const recordingOutput =
         ),
         Effect.uninterruptible
       )
-      const started = yield* Clock.currentTimeMillis
-      let last = Number.NEGATIVE_INFINITY
-      const recorder = Effect.gen(function* () {
-        while (!output.capped && !failed) {
-          yield* Queue.take(wake)
+
+      /** Schedules the next record, unless one is scheduled, nothing is pending or recording is over. */
+      const schedule: Effect.Effect<void> = Effect.suspend(() => {
+        if (flusher !== undefined || ended || failed || !output.pending) return Effect.void
+        return Effect.gen(function* () {
           const now = yield* Clock.currentTimeMillis
-          const due = Math.max(started + timing.quietMs, last + (output.thinned ? timing.thinnedIntervalMs : timing.intervalMs))
-          if (due > now) yield* Effect.sleep(Duration.millis(due - now))
-          last = yield* Clock.currentTimeMillis
-          yield* record
-        }
+          const due = Math.max((started ?? now) + timing.quietMs, last + (output.thinned ? timing.thinnedIntervalMs : timing.intervalMs))
+          const flush = Effect.sleep(Duration.millis(Math.max(0, due - now))).pipe(
+            Effect.zipRight(Clock.currentTimeMillis),
+            Effect.flatMap((at) => {
+              last = at
+              return record
+            }),
+            Effect.ensuring(
+              Effect.sync(() => {
+                flusher = undefined
+              })
+            ),
+            // What came while it was committed is the next record's.
+            Effect.zipRight(Effect.suspend(() => schedule))
+          )
+          // Stopped when the call ends (below), so it never outlives it.
+          flusher = yield* Effect.forkDaemon(flush)
+        })
       })
+
       const service: ToolOutputShape = {
         write: (text) =>
-          Effect.sync(() => {
-            if (output.add(text)) Queue.unsafeOffer(wake, undefined)
+          Effect.suspend(() => {
+            output.add(text)
+            return schedule
           })
       }
-      return yield* Effect.scoped(
-        Effect.zipRight(
-          Effect.forkScoped(recorder),
-          Effect.provideService(effect, ToolOutput, service).pipe(Effect.onInterrupt(() => record))
-        )
+      const stop = Effect.suspend(() => {
+        ended = true
+        // A record being committed is let finish (it is uninterruptible), so it comes before the result.
+        return flusher === undefined ? Effect.void : Fiber.interrupt(flusher)
+      })
+      return Clock.currentTimeMillis.pipe(
+        Effect.flatMap((now) => {
+          started = now
+          return Effect.provideService(effect, ToolOutput, service)
+        }),
+        Effect.onInterrupt(() => record),
+        Effect.ensuring(stop)
       )
     })

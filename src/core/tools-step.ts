@@ -269,9 +269,9 @@ const execute = (ctx: ToolStep, { call, prepared }: Allowed): Effect.Effect<void
     })
     const started = yield* Clock.currentTimeMillis
     const elapsed = Effect.map(Clock.currentTimeMillis, (now) => now - started)
-    const result = yield* prepared.execute.pipe(
-      // What the call writes while it runs is recorded as it goes (`tool.output`), before its result.
-      recordingOutput(ctx.turn, call.toolCallId),
+    // What a command writes while it runs is recorded as it goes (`tool.output`), before its result.
+    const run = prepared.liveOutput === true ? recordingOutput(ctx.turn, call.toolCallId)(prepared.execute) : prepared.execute
+    const result = yield* run.pipe(
       Effect.catchAllDefect((defect) =>
         Effect.succeed<ToolResult>({ output: `The tool failed unexpectedly: ${messageOf(defect)}`, isError: true })
       ),

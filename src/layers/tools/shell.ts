@@ -70,6 +70,7 @@ export const makeShellTool = (sandbox: SandboxShape, environment: EnvironmentPol
         command: input.command,
         shell,
         sandbox: profile,
+        liveOutput: true,
         execute: runShell(sandbox, environment, profile, input.command, ctx.workspaceRoot, input.timeout_ms ?? SHELL_DEFAULT_TIMEOUT_MS, ctx.traceparent)
       }
     })
