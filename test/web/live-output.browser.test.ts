@@ -1,9 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { writeFileSync } from "node:fs"
+import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { AgentClient, clientLayer } from "../../src/rpc/client.js"
-import { assertWebBuilt, browserTestKit, openNewSession } from "./browser.js"
+import { artifacts, assertWebBuilt, browserTestKit, openNewSession } from "./browser.js"
 
 /**
  * A command's output in the web page while it runs: the real, built server runs a shell command
@@ -37,6 +37,8 @@ describe("a running command in the web page", () => {
     await tool.locator("pre.output.live", { hasText: "compiling step one" }).waitFor()
     expect(await tool.locator(".tool-state").textContent()).toBe("running…")
     expect(await tool.locator("pre.output:not(.live)").count()).toBe(0)
+    mkdirSync(artifacts, { recursive: true })
+    await tool.screenshot({ path: join(artifacts, "web-live-output.png") })
 
     // Opened while the command still waits: the log has what it printed.
     const late = await newPage()
