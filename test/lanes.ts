@@ -15,6 +15,7 @@ export const slowLane: ReadonlyArray<string> = [
   "test/acp/equivalence.test.ts",
   "test/acp/files.test.ts",
   "test/acp/lifecycle.test.ts",
+  "test/acp/live-output.test.ts",
   "test/acp/fork.test.ts",
   "test/acp/load.test.ts",
   "test/acp/permissions.test.ts",

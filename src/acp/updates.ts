@@ -24,6 +24,9 @@ export interface Translator {
 
 const text = (value: string): ToolCallContent => ({ type: "content", content: { type: "text", text: value } })
 
+/** How much of a running call's output its updates show: the end, where the command is now. */
+const RUNNING_TAIL_CHARS = 4_000
+
 /**
  * Host events to ACP session updates, for a live turn and for a replay alike. Chunks of one
  * message share a message id (the id of its first event); every tool call the model asks
@@ -34,6 +37,8 @@ export const makeTranslator = (options: TranslatorOptions): Translator => {
   let messageId: string | undefined
   let thoughtId: string | undefined
   const open = new Map<string, { readonly name: string; readonly input: unknown }>()
+  /** The output of calls still running, as their updates show it (its end, bounded). */
+  const running = new Map<string, string>()
 
   const endMessage = () => {
     messageId = undefined
@@ -87,6 +92,16 @@ export const makeTranslator = (options: TranslatorOptions): Translator => {
       }
       case "tool.started":
         return [{ sessionUpdate: "tool_call_update", toolCallId: event.payload.toolCallId, status: "in_progress" }]
+      case "tool.output": {
+        // ACP's content replaces the call's content: each update gives the output so far (its end).
+        const { toolCallId, skipped, capped } = event.payload
+        const gap = skipped === undefined ? "" : `${(running.get(toolCallId) ?? "") === "" ? "" : "\n"}[… ${skipped} bytes not shown …]\n`
+        const note = capped === true ? "\n[… the rest is shown when the command ends …]" : ""
+        const all = `${running.get(toolCallId) ?? ""}${gap}${event.payload.text}`
+        const shown = all.length > RUNNING_TAIL_CHARS ? `…${all.slice(-RUNNING_TAIL_CHARS)}` : all
+        running.set(toolCallId, shown)
+        return [{ sessionUpdate: "tool_call_update", toolCallId, status: "in_progress", content: [text(`${shown}${note}`)] }]
+      }
       case "plan.proposed":
         // The plan shows as the call's content, in the timeline as well as in the question.
         return [{ sessionUpdate: "tool_call_update", toolCallId: event.payload.toolCallId, content: [text(event.payload.plan)] }]
@@ -107,6 +122,7 @@ export const makeTranslator = (options: TranslatorOptions): Translator => {
         ]
       case "tool.completed":
         open.delete(event.payload.toolCallId)
+        running.delete(event.payload.toolCallId)
         return [completed(event)]
       case "session.created":
         // Seen only in a replay: the title a client gave the session as it created it.
@@ -138,6 +154,7 @@ export const makeTranslator = (options: TranslatorOptions): Translator => {
           })
         )
         open.clear()
+        running.clear()
         return left
       }
       // The rest shows nothing in an editor: listed, so a new event type has to be decided on here.

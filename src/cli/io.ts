@@ -1,7 +1,7 @@
 import * as Effect from "effect/Effect"
 import type { Writable } from "node:stream"
 import type { Segment } from "./render.js"
-import { eraseLine, type Printable, type TerminalText, terminalString } from "./terminal-text.js"
+import { eraseRows, type Printable, type TerminalText, terminalString } from "./terminal-text.js"
 
 const closed = new WeakSet<Writable | NodeJS.WritableStream>()
 
@@ -26,15 +26,17 @@ const lineEnded = new WeakMap<Writable | NodeJS.WritableStream, boolean>()
 
 export const atLineStart = (stream: Writable | NodeJS.WritableStream): boolean => lineEnded.get(stream) ?? true
 
-/** The line drawn in place on a terminal (the progress indicator), while it is on the screen. */
+/** The lines drawn in place on a terminal (the progress indicator), while they are on the screen. */
 let transient: Writable | NodeJS.WritableStream | undefined
+/** How many rows they take. */
+let transientRows = 1
 
-/** Takes the transient line off the screen, if it is on it. */
+/** Takes the transient lines off the screen, if they are on it. */
 export const eraseTransient = (): void => {
   const stream = transient
   if (stream === undefined) return
   transient = undefined
-  if (!closed.has(stream)) stream.write(eraseLine.text)
+  if (!closed.has(stream)) stream.write(eraseRows(transientRows).text)
 }
 
 /**
@@ -51,15 +53,18 @@ const writeNow = (stream: Writable | NodeJS.WritableStream, value: Printable): b
 }
 
 /**
- * Draws a line in place (no newline) that any other write through these writers erases first,
- * so it never mixes with what they print: the caller draws it only with the cursor at a line's
- * start (`atLineStart`), and redraws it as it changes.
+ * Draws lines in place (no final newline) that any other write through these writers erases
+ * first, so they never mix with what they print: the caller draws them only with the cursor at
+ * a line's start (`atLineStart`), each narrower than the terminal, and redraws them as they change.
  */
-export const drawTransient = (stream: Writable | NodeJS.WritableStream, line: TerminalText): void => {
+export const drawTransient = (stream: Writable | NodeJS.WritableStream, lines: TerminalText): void => {
   if (closed.has(stream)) return
   if (transient !== stream) eraseTransient()
+  // What this stream shows in place now goes; on a line of its own, that line.
+  const erase = eraseRows(transient === stream ? transientRows : 1)
   transient = stream
-  stream.write(eraseLine.text + line.text)
+  transientRows = lines.text.split("\n").length
+  stream.write(erase.text + lines.text)
 }
 
 /**

@@ -4,6 +4,7 @@ import { atLineStart, drawTransient, eraseTransient } from "./io.js"
 import { makeRenderer, type Segment } from "./render.js"
 import { joinText, paint, type TerminalText, term } from "./terminal-text.js"
 import { makeMarkdownStream } from "./view/markdown-stream.js"
+import { LiveTail } from "./view/live-tail.js"
 import { makeProgress, type Progress } from "./view/progress.js"
 import { type ToolCallView, toolBlock, toolTarget } from "./view/tool-line.js"
 import { emptyTally, tallyEvent, turnSummary } from "./view/turn-summary.js"
@@ -33,6 +34,8 @@ export const makeLiveView = (options: LiveViewOptions) => {
   const denied = new Set<string>()
   const progress = options.progress
   let tally = emptyTally
+  /** The last lines of the command running now, shown under the spinner until its result prints. */
+  let running: { readonly toolCallId: string; readonly tail: LiveTail } | undefined
 
   const answerLines = (lines: ReadonlyArray<TerminalText>): ReadonlyArray<Segment> =>
     lines.length === 0 ? [] : [...base.settle(), { channel: "out", text: term`${joinText(lines, "\n")}\n` }]
@@ -49,7 +52,13 @@ export const makeLiveView = (options: LiveViewOptions) => {
         return progress.wait("writing")
       case "tool.started": {
         const target = toolTarget(calls.get(event.payload.toolCallId)?.input)
+        running = { toolCallId: event.payload.toolCallId, tail: new LiveTail() }
         return progress.wait(`${event.payload.name}${target === undefined ? "" : ` ${target.text}`}`)
+      }
+      case "tool.output": {
+        if (running?.toolCallId !== event.payload.toolCallId) return
+        running.tail.push(event.payload)
+        return progress.output(running.tail.lines())
       }
       case "permission.requested":
       case "plan.proposed":
@@ -76,6 +85,7 @@ export const makeLiveView = (options: LiveViewOptions) => {
         const { toolCallId, isError, durationMs, output, data } = event.payload
         const call = calls.get(toolCallId)
         calls.delete(toolCallId)
+        if (running?.toolCallId === toolCallId) running = undefined
         const view: ToolCallView = {
           name: call?.name ?? "tool",
           input: call?.input,

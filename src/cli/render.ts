@@ -172,6 +172,8 @@ export const makeRenderer = (options: RenderOptions) => {
         return line(side, term`${red(what)}${dim(term` by ${who} (the session stays in plan mode)${why}`)}`)
       }
       case "tool.started":
+      // A command's output while it runs is the terminal view's (live-view.ts); its result prints it.
+      case "tool.output":
         return []
       case "permission.project_rules": {
         const { file, allowRules, opensNetwork, trusted, trustedBy, hooks } = event.payload

@@ -126,6 +126,13 @@ export const fromStyled = (rendered: string, color: boolean): TerminalText => {
 export const eraseLine: TerminalText = new Text("\r\x1b[2K")
 
 /**
+ * Erases the `rows` lines the cursor is on the last of and leaves it at the start of the first:
+ * for lines drawn in place (the progress indicator and a running command's last lines), each
+ * narrower than the terminal, so none wrapped.
+ */
+export const eraseRows = (rows: number): TerminalText => new Text(`\r\x1b[2K${"\x1b[1A\x1b[2K".repeat(Math.max(0, rows - 1))}`)
+
+/**
  * Dims a terminal text that may carry colours of its own: dimming starts again after each of its
  * resets (the only escapes it can hold are `paint`'s, so its resets are exactly those).
  */

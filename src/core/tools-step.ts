@@ -18,6 +18,7 @@ import { messageOf } from "../domain/cause-message.js"
 import { permissionRequest, postToolUse, preToolUse } from "./tool-hooks.js"
 import { PLAN_TOOL } from "../domain/plan.js"
 import { type PlanContext, settlePlan } from "./plan-step.js"
+import { recordingOutput } from "./tool-output.js"
 
 /** What one turn's tool calls go through besides the turn itself (`CurrentTurn`). */
 export interface ToolStepServices {
@@ -268,7 +269,9 @@ const execute = (ctx: ToolStep, { call, prepared }: Allowed): Effect.Effect<void
     })
     const started = yield* Clock.currentTimeMillis
     const elapsed = Effect.map(Clock.currentTimeMillis, (now) => now - started)
-    const result = yield* prepared.execute.pipe(
+    // What a command writes while it runs is recorded as it goes (`tool.output`), before its result.
+    const run = prepared.liveOutput === true ? recordingOutput(ctx.turn, call.toolCallId)(prepared.execute) : prepared.execute
+    const result = yield* run.pipe(
       Effect.catchAllDefect((defect) =>
         Effect.succeed<ToolResult>({ output: `The tool failed unexpectedly: ${messageOf(defect)}`, isError: true })
       ),

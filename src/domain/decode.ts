@@ -30,6 +30,7 @@ const memberDecoders: { readonly [T in EventType]: MemberDecoder } = {
   "plan.proposed": Schema.decodeUnknownEither(eventSchemas["plan.proposed"]),
   "plan.resolved": Schema.decodeUnknownEither(eventSchemas["plan.resolved"]),
   "tool.started": Schema.decodeUnknownEither(eventSchemas["tool.started"]),
+  "tool.output": Schema.decodeUnknownEither(eventSchemas["tool.output"]),
   "tool.completed": Schema.decodeUnknownEither(eventSchemas["tool.completed"]),
   "inbox.updated": Schema.decodeUnknownEither(eventSchemas["inbox.updated"]),
   "context.source": Schema.decodeUnknownEither(eventSchemas["context.source"]),

@@ -257,6 +257,22 @@ export const ToolStarted = defineEvent("tool.started", {
   sandbox: Schema.optional(SandboxProfile)
 })
 
+/**
+ * Output a running call produced (a shell command's stdout and stderr, interleaved), recorded
+ * while it runs so that every client, one attaching mid-call too, sees what ran so far. Bounded
+ * and coalesced by the engine (`src/core/tool-output.ts`): what the model reads is only the
+ * call's `tool.completed`, which carries the whole bounded output as before.
+ */
+export const ToolOutput = defineEvent("tool.output", {
+  toolCallId: Schema.String,
+  /** The output since the call's previous `tool.output`, as the tool decoded it (UTF-8); raw content, never sanitized. */
+  text: Schema.String,
+  /** Bytes of output before `text` that were not recorded (over the call's budget). */
+  skipped: Schema.optional(Schema.Int.pipe(Schema.nonNegative())),
+  /** The last one of the call: its budget is spent, the rest of its output is only in its `tool.completed`. */
+  capped: Schema.optional(Schema.Literal(true))
+})
+
 export const ToolCompleted = defineEvent("tool.completed", {
   toolCallId: Schema.String,
   output: Schema.String,
@@ -593,6 +609,7 @@ export const eventSchemas = {
   "plan.proposed": PlanProposed,
   "plan.resolved": PlanResolved,
   "tool.started": ToolStarted,
+  "tool.output": ToolOutput,
   "tool.completed": ToolCompleted,
   "inbox.updated": InboxUpdated,
   "context.source": ContextSourceRecorded,
@@ -635,6 +652,7 @@ export const AgentEvent = Schema.Union(
   PlanProposed,
   PlanResolved,
   ToolStarted,
+  ToolOutput,
   ToolCompleted,
   InboxUpdated,
   ContextSourceRecorded,

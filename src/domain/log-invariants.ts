@@ -25,12 +25,15 @@ const outOfTurn = (event: AgentEvent, turnId: string, open: OpenTurn | undefined
  * starts only while none is open, under an id of its own; exactly one `turn.completed` closes
  * it and none is open at the end; an event of a turn comes while that turn is open, never after
  * its `turn.completed`; no `tool.started` without an earlier `permission.resolved` allowing that
- * call. Sequences and the session id are `sessionLogProblem`'s. A tool started and never
- * completed is not a violation: a process that dies mid-call leaves one, closed as interrupted.
+ * call; a `tool.output` only between its call's `tool.started` and `tool.completed`. Sequences
+ * and the session id are `sessionLogProblem`'s. A tool started and never completed is not a
+ * violation: a process that dies mid-call leaves one, closed as interrupted.
  */
 export const invariantProblem = (events: ReadonlyArray<AgentEvent>): LogProblem | undefined => {
   const started = new Set<string>()
   const allowed = new Set<string>()
+  /** Calls started and not completed yet: the only ones whose output is recorded. */
+  const running = new Set<string>()
   let open: OpenTurn | undefined
   for (const [index, event] of events.entries()) {
     const problem = (message: string): LogProblem => ({ index, message })
@@ -56,6 +59,11 @@ export const invariantProblem = (events: ReadonlyArray<AgentEvent>): LogProblem 
         if (event.type === "permission.resolved" && event.payload.decision === "allow") allowed.add(event.payload.toolCallId)
         if (event.type === "tool.started" && !allowed.has(event.payload.toolCallId)) {
           return problem(`tool.started for call ${event.payload.toolCallId} without an earlier permission.resolved allowing it`)
+        }
+        if (event.type === "tool.started") running.add(event.payload.toolCallId)
+        if (event.type === "tool.completed") running.delete(event.payload.toolCallId)
+        if (event.type === "tool.output" && !running.has(event.payload.toolCallId)) {
+          return problem(`tool.output for call ${event.payload.toolCallId}, which is not running (no tool.started, or after its tool.completed)`)
         }
     }
   }

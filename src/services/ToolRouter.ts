@@ -69,6 +69,12 @@ export interface PreparedCall {
    * the reason recorded when it is allowed by default, instead of the one about reads.
    */
   readonly harmlessBecause?: string
+  /**
+   * The call writes its output to `ToolOutput` (`./ToolOutput.ts`) while it runs (a shell
+   * command): the engine provides it and records the output as it comes. Other calls run
+   * without it, at no cost.
+   */
+  readonly liveOutput?: boolean
   readonly execute: Effect.Effect<ToolResult>
 }
 

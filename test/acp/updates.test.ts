@@ -96,6 +96,44 @@ describe("ACP updates from host events", () => {
       { sessionUpdate: "tool_call_update", toolCallId: "bad", status: "failed", content: [{ type: "content", content: { type: "text", text: "file not found" } }] }
     ])
   })
+
+  it("a running command's output is its call's content while it runs: the output so far (its end), then the result replaces it", () => {
+    const content = (value: string) => [{ type: "content", content: { type: "text", text: value } }]
+    const updates = translate([
+      event("model.tool_call_requested", { toolCallId: "sh", name: "shell", input: { command: "npm test" } }),
+      event("tool.started", { toolCallId: "sh", name: "shell" }),
+      event("tool.output", { toolCallId: "sh", text: "first\n" }),
+      event("tool.output", { toolCallId: "sh", text: "second\n" }),
+      event("tool.output", { toolCallId: "sh", text: "late\n", skipped: 5000 }),
+      event("tool.output", { toolCallId: "sh", text: "last\n", skipped: 100, capped: true }),
+      event("tool.completed", { toolCallId: "sh", output: "all of it\n[exit code 0]", isError: false, durationMs: 9 })
+    ]).filter((u) => u.sessionUpdate === "tool_call_update")
+    expect(updates).toEqual([
+      { sessionUpdate: "tool_call_update", toolCallId: "sh", status: "in_progress" },
+      { sessionUpdate: "tool_call_update", toolCallId: "sh", status: "in_progress", content: content("first\n") },
+      { sessionUpdate: "tool_call_update", toolCallId: "sh", status: "in_progress", content: content("first\nsecond\n") },
+      { sessionUpdate: "tool_call_update", toolCallId: "sh", status: "in_progress", content: content("first\nsecond\n\n[… 5000 bytes not shown …]\nlate\n") },
+      {
+        sessionUpdate: "tool_call_update",
+        toolCallId: "sh",
+        status: "in_progress",
+        content: content("first\nsecond\n\n[… 5000 bytes not shown …]\nlate\n\n[… 100 bytes not shown …]\nlast\n\n[… the rest is shown when the command ends …]")
+      },
+      { sessionUpdate: "tool_call_update", toolCallId: "sh", status: "completed", content: content("all of it\n[exit code 0]") }
+    ])
+  })
+
+  it("a running command's updates stay bounded however much it printed: the end of its output", () => {
+    const updates = translate([
+      event("tool.started", { toolCallId: "sh", name: "shell" }),
+      ...Array.from({ length: 50 }, (_, i) => event("tool.output", { toolCallId: "sh", text: `${String(i).padStart(2, "0")}${"x".repeat(997)}\n` }))
+    ])
+    const last = updates.at(-1)
+    const shown = last?.sessionUpdate === "tool_call_update" && last.content?.[0]?.type === "content" && last.content[0].content.type === "text" ? last.content[0].content.text : ""
+    expect(shown.length).toBeLessThanOrEqual(4_001)
+    expect(shown.startsWith("…")).toBe(true)
+    expect(shown.endsWith(`49${"x".repeat(997)}\n`)).toBe(true)
+  })
 })
 
 describe("ACP request pieces", () => {

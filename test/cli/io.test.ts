@@ -104,4 +104,24 @@ describe("the transient line (the progress indicator)", () => {
       expect(err.written).toHaveLength(3)
     })
   )
+
+  it.effect("lines drawn in place are all erased: redrawn over themselves, and before any other write", () =>
+    Effect.gen(function* () {
+      const { drawTransient } = yield* Effect.promise(() => import("../../src/cli/io.js"))
+      const { joinText, term } = yield* Effect.promise(() => import("../../src/cli/terminal-text.js"))
+      const out = sink()
+      const err = sink()
+      const writers = makeWriters({ out: out.stream, err: err.stream })
+      drawTransient(err.stream, joinText([term`⠋ shell 1s`, term`  one`, term`  two`], "\n"))
+      drawTransient(err.stream, joinText([term`⠙ shell 1s`, term`  one`], "\n"))
+      yield* writers.stderr("done\n")
+      expect(err.written).toEqual([
+        "\r\x1b[2K⠋ shell 1s\n  one\n  two",
+        // Three rows up to the first, then the new two.
+        "\r\x1b[2K\x1b[1A\x1b[2K\x1b[1A\x1b[2K⠙ shell 1s\n  one",
+        "\r\x1b[2K\x1b[1A\x1b[2K",
+        "done\n"
+      ])
+    })
+  )
 })

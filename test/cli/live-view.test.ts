@@ -75,4 +75,35 @@ describe("run's view on a terminal", () => {
     view.close()
     expect(erased).toBeGreaterThan(0)
   })
+
+  it("a running command's last lines show under the spinner, fitted and safe, and go when its result prints", () => {
+    const drawn: Array<string> = []
+    const progress = makeProgress({ color: false, width: () => 40, now: () => 0, draw: (lines) => drawn.push(lines.text), erase: () => undefined, canDraw: () => true, intervalMs: 0 })
+    const view = makeLiveView({ color: { out: false, err: false }, columns: () => 40, progress })
+    const data = { _tag: "shell", command: "npm test", exitCode: 0, timedOut: false, truncated: false }
+    const events = [
+      event("model.tool_call_requested", { toolCallId: "sh", name: "shell", input: { command: "npm test" } }),
+      event("tool.started", { toolCallId: "sh", name: "shell" }),
+      event("tool.output", { toolCallId: "sh", text: "one\ntwo\nthree\nfour\nfive\nsix\n" }),
+      event("tool.output", { toolCallId: "sh", text: `\x1b[31mred\x1b[0m\rover ${"long ".repeat(20)}\npartial` })
+    ]
+    const segments = events.flatMap((e) => {
+      const printed = view.render(e)
+      progress.tick()
+      return printed
+    })
+    // Nothing is printed while the command runs: its lines are drawn in place under the spinner.
+    expect(segments.map((s) => terminalString(s.text)).join("")).toBe("")
+    const frame = drawn.at(-1) ?? ""
+    const lines = frame.split("\n")
+    expect(lines[0]).toMatch(/^\S+ shell npm test 0s$/)
+    expect(lines.slice(1)).toEqual(["  four", "  five", "  six", `  ^[[31mred^[[0m^Mover long long long …`, "  partial"])
+    for (const line of lines) expect(textWidth(line)).toBeLessThan(40)
+    expect(frame).not.toMatch(/[\x1b\r]/)
+    const done = view.render(event("tool.completed", { toolCallId: "sh", output: "six\n[exit code 0]", isError: false, durationMs: 900, data }))
+    expect(terminalString(done.at(-1)?.text ?? "")).toContain("✓ shell npm test · exit 0")
+    drawn.length = 0
+    progress.tick()
+    expect(drawn.at(-1)).toMatch(/^\S+ thinking 0s$/)
+  })
 })

@@ -36,6 +36,7 @@ const toolCompleted = (turnId: string, toolCallId: string): Draft => ({
   payload: { toolCallId, output: "ok", isError: false, durationMs: 1 }
 })
 const completed = (turnId: string): Draft => ({ type: "turn.completed", turnId, payload: { stopReason: "final" } })
+const toolOutput = (turnId: string, toolCallId: string): Draft => ({ type: "tool.output", turnId, payload: { toolCallId, text: "line\n" } })
 
 const goodTurn = (turnId: string): ReadonlyArray<Draft> => [
   started(turnId),
@@ -51,6 +52,8 @@ describe("the engine's invariants, checked on a whole log", () => {
     expect(invariantProblem(logOf([created, ...goodTurn("turn_1"), ...goodTurn("turn_2")]))).toBeUndefined()
     const crashed: Draft = { type: "turn.completed", turnId: "turn_1", payload: { stopReason: "error", errorCode: "interrupted" } }
     expect(invariantProblem(logOf([created, started("turn_1"), resolved("turn_1", "c", "allow"), toolStarted("turn_1", "c"), crashed]))).toBeUndefined()
+    const streamed = [started("t"), resolved("t", "c", "allow"), toolStarted("t", "c"), toolOutput("t", "c"), toolOutput("t", "c"), toolCompleted("t", "c"), completed("t")]
+    expect(invariantProblem(logOf([created, ...streamed]))).toBeUndefined()
   })
 
   it("names the first violation and where it is", () => {
@@ -64,7 +67,9 @@ describe("the engine's invariants, checked on a whole log", () => {
       [[created, ...goodTurn("t"), started("t")], 7, "turn t starts a second time"],
       [[created, message("ghost")], 1, "user.message of turn ghost, which never started"],
       [[created, started("a"), message("b")], 2, "user.message of turn b while turn a is open"],
-      [[created, created], 1, "a second session.created"]
+      [[created, created], 1, "a second session.created"],
+      [[created, started("t"), resolved("t", "c", "allow"), toolOutput("t", "c"), completed("t")], 3, "tool.output for call c, which is not running"],
+      [[created, ...goodTurn("t").slice(0, -1), toolOutput("t", "t_call"), completed("t")], 6, "tool.output for call t_call, which is not running"]
     ]
     for (const [drafts, index, text] of cases) {
       const problem = invariantProblem(logOf(drafts))

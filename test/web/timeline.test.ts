@@ -12,6 +12,7 @@ import {
   emptyTimeline,
   lastMemoryNote,
   lastTurnFailed,
+  LIVE_OUTPUT_CHARS,
   openAsks,
   retryablePrompt,
   TimelineState
@@ -540,5 +541,50 @@ describe("hook runs in the timeline", () => {
     expect(tool?._tag === "tool" ? tool.permission : undefined).toMatchObject({ decision: "deny", by: "hook", hook: "guard.sh" })
     // The view survives a reload (it is saved as its Schema's encoding).
     expect(Schema.decodeUnknownSync(TimelineState)(Schema.encodeSync(TimelineState)(state))).toEqual(state)
+  })
+})
+
+describe("a running command's output in the timeline", () => {
+  const running = () => {
+    const e = recorder()
+    return {
+      e,
+      events: [
+        e("session.created", { cwd: "/work", client: "web" }, undefined),
+        e("turn.started", { promptPreview: "test" }),
+        e("model.tool_call_requested", { toolCallId: "sh", name: "shell", input: { command: "npm test" } }),
+        e("permission.resolved", { toolCallId: "sh", decision: "allow", scope: "once", by: "user" }),
+        e("tool.started", { toolCallId: "sh", name: "shell" }),
+        e("tool.output", { toolCallId: "sh", text: "PASS a.test.ts\n" }),
+        e("tool.output", { toolCallId: "sh", text: "PASS b.test.ts\n" })
+      ]
+    }
+  }
+  const toolOf = (state: TimelineState) => state.blocks.find((b): b is Extract<Block, { _tag: "tool" }> => b._tag === "tool")
+
+  it("shows what the command printed so far, with a line where the log skipped bytes, and keeps the view a valid saved state", () => {
+    const { e, events } = running()
+    const state = replay([...events, e("tool.output", { toolCallId: "sh", text: "FAIL c.test.ts\n", skipped: 9000, capped: true })])
+    expect(toolOf(state)?.live).toEqual({ text: "PASS a.test.ts\nPASS b.test.ts\n[… 9000 bytes not shown …]\nFAIL c.test.ts\n", capped: true })
+    expect(toolOf(state)?.result).toBeUndefined()
+    expect(Schema.decodeUnknownSync(TimelineState)(Schema.encodeSync(TimelineState)(state))).toEqual(state)
+  })
+
+  it("the result takes its place when the command ends; a cancel's result keeps what ran before it", () => {
+    const { e, events } = running()
+    const data = { _tag: "shell", command: "npm test", exitCode: 0, timedOut: false, truncated: false }
+    const done = replay([...events, e("tool.completed", { toolCallId: "sh", output: "all\n[exit code 0]", isError: false, durationMs: 900, data })])
+    expect(toolOf(done)?.live).toBeUndefined()
+    expect(toolOf(done)?.result?.output).toBe("all\n[exit code 0]")
+    const cancelled = replay([...running().events, e("tool.completed", { toolCallId: "sh", output: "Cancelled before the tool finished.", isError: true, durationMs: 900 })])
+    expect(toolOf(cancelled)?.live?.text).toBe("PASS a.test.ts\nPASS b.test.ts\n")
+  })
+
+  it("keeps only the end of a very long output", () => {
+    const { e, events } = running()
+    const more = Array.from({ length: 100 }, (_, i) => e("tool.output", { toolCallId: "sh", text: `${i} ${"x".repeat(1000)}\n` }))
+    const live = toolOf(replay([...events, ...more]))?.live
+    expect(live?.text.length).toBe(LIVE_OUTPUT_CHARS)
+    expect(live?.text.endsWith(`99 ${"x".repeat(1000)}\n`)).toBe(true)
   })
 })

@@ -78,6 +78,24 @@ export const ToolOutcome = Schema.Struct({
 })
 export type ToolOutcome = typeof ToolOutcome.Type
 
+/**
+ * What a running call printed so far (its `tool.output` events): the end of it, with a line
+ * where the log left bytes out; `capped` once the log records no more of it before the result.
+ */
+export const LiveOutput = Schema.Struct({ text: Schema.String, capped: Schema.Boolean })
+export type LiveOutput = typeof LiveOutput.Type
+
+/** Characters of a running call's output the page keeps: its end. */
+export const LIVE_OUTPUT_CHARS = 64 * 1024
+
+/** `live` with one `tool.output` more: its text after a line for what was skipped, the end kept. */
+export const withLiveOutput = (live: LiveOutput | undefined, payload: { readonly text: string; readonly skipped?: number | undefined; readonly capped?: boolean | undefined }): LiveOutput => {
+  const before = live?.text ?? ""
+  const gap = payload.skipped === undefined ? "" : `${before === "" || before.endsWith("\n") ? "" : "\n"}[… ${payload.skipped} bytes not shown …]\n`
+  const all = `${before}${gap}${payload.text}`
+  return { text: all.length > LIVE_OUTPUT_CHARS ? all.slice(-LIVE_OUTPUT_CHARS) : all, capped: payload.capped === true }
+}
+
 export const ToolBlock = Schema.TaggedStruct("tool", {
   ...position,
   toolCallId: Schema.String,
@@ -88,6 +106,8 @@ export const ToolBlock = Schema.TaggedStruct("tool", {
   /** Set on an `exit_plan_mode` call in plan mode: the plan and its question. */
   plan: Schema.optional(PlanAsk),
   started: Schema.Boolean,
+  /** Its output while it runs; kept after a result that does not carry the output (a cancel). */
+  live: Schema.optional(LiveOutput),
   result: Schema.optional(ToolOutcome),
   /** The turn ended before the call produced a result: it never ran. */
   abandoned: Schema.Boolean
@@ -433,10 +453,13 @@ const blocksAfter = (blocks: ReadonlyArray<Block>, event: AgentEvent, settled: S
     }
     case "tool.started":
       return updateTool(blocks, event, event.payload.toolCallId, event.payload.name, (t) => ({ ...t, started: true }))
+    case "tool.output":
+      return updateTool(blocks, event, event.payload.toolCallId, "tool", (t) => ({ ...t, live: withLiveOutput(t.live, event.payload) }))
     case "tool.completed": {
       const { toolCallId, output, isError, durationMs, data } = event.payload
       const result: ToolOutcome = { output, isError, durationMs, ...(data === undefined ? {} : { data }) }
-      return updateTool(blocks, event, toolCallId, "tool", (t) => ({ ...t, result }))
+      // A command's result carries its output; a cancel's does not, so what ran before it stays.
+      return updateTool(blocks, event, toolCallId, "tool", ({ live, ...t }) => ({ ...t, result, ...(live === undefined || data !== undefined ? {} : { live }) }))
     }
     case "turn.completed": {
       const { stopReason, errorCode, message } = event.payload

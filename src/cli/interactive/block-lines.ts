@@ -1,6 +1,7 @@
 import { truncateToWidth, wrapTextWithAnsi } from "@mariozechner/pi-tui"
 import { fromStyled } from "../terminal-text.js"
 import { renderMarkdown } from "../view/markdown.js"
+import { liveTailLines } from "../view/live-tail.js"
 import { diffLines } from "../view/tool-line.js"
 import { turnSummary } from "../view/turn-summary.js"
 import { foldAttachments, oneLine, safeInline, safeText } from "./safe-text.js"
@@ -61,6 +62,10 @@ export const makeBlockLines = (t: Theme) => {
       }
       case "tool": {
         const out = [fit(toolLine(t, block, block.name, width), width)]
+        // A running command's last lines, under its line until its result folds them away.
+        if (block.state === "running" && block.live !== undefined) {
+          out.push(...liveTailLines(block.live.lines(), { width, color: t.color, indent: "  │ " }).map((line) => line.text))
+        }
         const run = block.subagent
         if (run !== undefined) {
           for (const child of block.children) out.push(fit(toolLine(t, child, child.name, width, "  │ "), width))

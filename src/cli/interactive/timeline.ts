@@ -7,6 +7,7 @@ import { typedLine } from "../../domain/slash-commands.js"
 import { addSpend, noSpend, type Spend } from "../../domain/spend.js"
 import { taskCounts, type TodoItem } from "../../domain/tasks.js"
 import type { ToolResultData } from "../../domain/tools.js"
+import { LiveTail } from "../view/live-tail.js"
 import { formatTokens } from "../view/units.js"
 import { emptyTally, tallyEvent, type TurnTally } from "../view/turn-summary.js"
 
@@ -57,6 +58,8 @@ export interface ToolBlock {
   durationMs?: number
   output?: string
   data?: ToolResultData
+  /** Its last lines while it runs (`tool.output`), drawn under its line until it ends. */
+  live?: LiveTail
   subagent?: SubagentRun
   readonly children: Array<ChildCall>
   version: number
@@ -130,7 +133,7 @@ export class Timeline {
     const data = tool.data
     if (data?._tag === "edit") this.#push({ kind: "detail", title: `${tool.name} ${data.path}`, body: data.diff, diff: true, version: 0 })
     else if (data?._tag === "shell") this.#push({ kind: "detail", title: `$ ${data.command}`, body: tool.output ?? "", diff: false, version: 0 })
-    else this.#push({ kind: "detail", title: tool.name, body: tool.output ?? "(still running: no output yet)", diff: false, version: 0 })
+    else this.#push({ kind: "detail", title: tool.name, body: tool.output ?? runningBody(tool.live), diff: false, version: 0 })
     return true
   }
 
@@ -240,9 +243,17 @@ export class Timeline {
         tool.state = "running"
         return this.#touch(tool)
       }
+      case "tool.output": {
+        const tool = this.#tools.get(event.payload.toolCallId)
+        if (tool === undefined) return
+        tool.live ??= new LiveTail()
+        tool.live.push(event.payload)
+        return this.#touch(tool)
+      }
       case "tool.completed": {
         const tool = this.#tools.get(event.payload.toolCallId)
         if (tool === undefined) return
+        delete tool.live
         tool.state = event.payload.isError ? (tool.state === "denied" || tool.state === "cancelled" ? tool.state : "failed") : "done"
         tool.durationMs = event.payload.durationMs
         tool.output = event.payload.output
@@ -382,6 +393,12 @@ export class Timeline {
         return
     }
   }
+}
+
+/** A running call's detail: its last lines so far, if it printed any. */
+const runningBody = (live: LiveTail | undefined): string => {
+  const lines = live?.lines() ?? []
+  return lines.length === 0 ? "(still running: no output yet)" : `(still running; its last lines so far:)\n${lines.join("\n")}`
 }
 
 /** `, on the web` after a verdict: where a person's answer came from. */

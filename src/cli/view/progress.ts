@@ -1,4 +1,5 @@
-import { paint, sanitizeInline, type TerminalText, term } from "../terminal-text.js"
+import { joinText, paint, sanitizeInline, type TerminalText, term } from "../terminal-text.js"
+import { liveTailLines } from "./live-tail.js"
 import { fitEnd } from "./width.js"
 
 const frames = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"]
@@ -31,8 +32,9 @@ export interface ProgressOptions {
 /**
  * A spinner with the seconds spent waiting, while the model or a tool is awaited: `wait(label)`
  * starts another wait, `wait(undefined)` ends it, `pause`/`resume` leave the terminal
- * to a question. Any other output erases it first (the writers do, `io.ts`); it is redrawn on its
- * next frame. `stop` ends it for good.
+ * to a question. `output(lines)` shows a running command's last lines under it, until the next
+ * wait. Any other output erases it first (the writers do, `io.ts`); it is redrawn on its next
+ * frame. `stop` ends it for good.
  */
 export const makeProgress = (options: ProgressOptions) => {
   let label: string | undefined
@@ -40,6 +42,7 @@ export const makeProgress = (options: ProgressOptions) => {
   let frame = 0
   let paused = false
   let shown = false
+  let below: ReadonlyArray<string> = []
 
   const hide = () => {
     if (!shown) return
@@ -51,7 +54,10 @@ export const makeProgress = (options: ProgressOptions) => {
     if (label === undefined || paused || !options.canDraw()) return
     frame++
     shown = true
-    options.draw(progressLine(label, options.now() - since, frame, { width: options.width(), color: options.color }))
+    const width = options.width()
+    const line = progressLine(label, options.now() - since, frame, { width, color: options.color })
+    // Each line leaves the last column free, as the spinner's does: none wraps, so all are erased.
+    options.draw(below.length === 0 ? line : joinText([line, ...liveTailLines(below, { width: width - 1, color: options.color, indent: "  " })], "\n"))
   }
 
   const timer = options.intervalMs > 0 ? setInterval(tick, options.intervalMs) : undefined
@@ -65,6 +71,11 @@ export const makeProgress = (options: ProgressOptions) => {
       if (next === undefined) hide()
       label = next
       since = options.now()
+      below = []
+    },
+    /** A running command's last lines, shown under the spinner from its next frame on. */
+    output: (lines: ReadonlyArray<string>) => {
+      below = lines
     },
     pause: () => {
       paused = true

@@ -1,7 +1,10 @@
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
 import { existsSync } from "node:fs"
+import { StringDecoder } from "node:string_decoder"
 import type { SandboxProfile } from "../../domain/sandbox.js"
 import type { ToolResult } from "../../domain/tools.js"
 import type { SandboxShape } from "../../services/Sandbox.js"
@@ -11,6 +14,7 @@ import { redirectPaths } from "../permission/shell-targets.js"
 import { sandboxNotes } from "../sandbox/notes.js"
 import { childEnvironment, FIXED_ONLY } from "../subprocess-env.js"
 import type { EnvironmentPolicy } from "../../services/SubprocessEnvironment.js"
+import { ToolOutput } from "../../services/ToolOutput.js"
 import { HeadTailBuffer } from "./head-tail-buffer.js"
 import { makeTool } from "./make-tool.js"
 import { type CommandOutcome, runCommand } from "./process-group.js"
@@ -66,6 +70,7 @@ export const makeShellTool = (sandbox: SandboxShape, environment: EnvironmentPol
         command: input.command,
         shell,
         sandbox: profile,
+        liveOutput: true,
         execute: runShell(sandbox, environment, profile, input.command, ctx.workspaceRoot, input.timeout_ms ?? SHELL_DEFAULT_TIMEOUT_MS, ctx.traceparent)
       }
     })
@@ -96,11 +101,15 @@ const runShell = (
       return errorResult(message, shellData(command, { _tag: "spawnFailed", message }, false))
     }
     const output = new HeadTailBuffer(SHELL_HEAD_BYTES, SHELL_TAIL_BYTES)
+    const live = yield* liveOutput
     const outcome = yield* runCommand({
       argv: wrapped.right,
       cwd,
       timeout: Duration.millis(timeoutMs),
-      onOutput: (chunk) => output.append(chunk),
+      onOutput: (chunk) => {
+        output.append(chunk)
+        live(chunk)
+      },
       // The command's own tracing, where it traces, joins the call's span; bubblewrap passes the environment on.
       env: childEnvironment(environment, traceparent === undefined ? {} : { TRACEPARENT: traceparent })
     })
@@ -119,6 +128,22 @@ const runShell = (
     }
     // What the sandbox prepared for the command lasts until it has ended.
   }).pipe(Effect.scoped)
+
+/**
+ * Where the command's output goes as it arrives, besides its result: the engine's `ToolOutput`
+ * when the call runs in a turn (it records it, bounded), decoded as UTF-8 across chunk
+ * boundaries; nowhere otherwise.
+ */
+const liveOutput: Effect.Effect<(chunk: Buffer) => void> = Effect.gen(function* () {
+  const sink = yield* Effect.serviceOption(ToolOutput)
+  if (Option.isNone(sink)) return () => undefined
+  const runtime = yield* Effect.runtime<never>()
+  const decoder = new StringDecoder("utf8")
+  // The pipe's callbacks are outside every fiber; `write` never waits, so this runs it to its end at once.
+  return (chunk) => {
+    Runtime.runFork(runtime)(sink.value.write(decoder.write(chunk)))
+  }
+})
 
 const shellData = (command: string, outcome: CommandOutcome, truncated: boolean) => ({
   _tag: "shell" as const,

@@ -6,6 +6,14 @@ import { statusParts } from "../../../src/cli/interactive/status-line.js"
 import { makeTheme } from "../../../src/cli/interactive/theme.js"
 import { type Block, Timeline } from "../../../src/cli/interactive/timeline.js"
 import { toolSubject } from "../../../src/cli/interactive/tool-line.js"
+import { LiveTail } from "../../../src/cli/view/live-tail.js"
+
+/** A running command's last lines, as its `tool.output` events give them. */
+const tailOf = (...texts: ReadonlyArray<string>) => {
+  const tail = new LiveTail()
+  for (const text of texts) tail.push({ text })
+  return tail
+}
 
 const hostile = "fine\x1b]52;c;cGF3bmVk\x07 \x1b[2J\rover\u202Eevil\tend"
 
@@ -21,6 +29,16 @@ const blocks: ReadonlyArray<Block> = [
     state: "failed",
     output: `${hostile}\nsecond line`,
     durationMs: 1234,
+    children: [],
+    version: 0
+  },
+  {
+    kind: "tool",
+    toolCallId: "r",
+    name: "shell",
+    input: { command: "npm test" },
+    state: "running",
+    live: tailOf(`${hostile}\n`, `${"wide 界 ".repeat(40)}\n${hostile}`),
     children: [],
     version: 0
   },
@@ -43,7 +61,7 @@ describe("blocks drawn as lines", () => {
             expect(visibleWidth(line), `${block.kind} at ${width}: ${JSON.stringify(line)}`).toBeLessThanOrEqual(width)
             expect(onlyColours(line), `${block.kind}: ${JSON.stringify(line)}`).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f\u202e]/)
           }
-          if (block.kind !== "thinking" && block.kind !== "tool") expect(lines.join("\n")).toContain("^[")
+          if (block.kind !== "thinking" && (block.kind !== "tool" || block.state === "running")) expect(lines.join("\n")).toContain("^[")
         }
       }
     })
@@ -79,6 +97,15 @@ describe("blocks drawn as lines", () => {
     // Not finished: what it waits for.
     expect(line({ ...base(), name: "write_file", input: { path: "a.txt" }, state: "asking" })).toBe("? write_file a.txt  waiting for an answer")
     expect(line({ ...base(), name: "shell", input: { command: "make" }, state: "running" })).toBe("⋯ shell make  running")
+  })
+
+  it("a running command shows its last lines under its line; its result folds them into the one line", () => {
+    const draw = makeBlockLines(makeTheme(false))
+    const base = { kind: "tool" as const, toolCallId: "c", name: "shell", input: { command: "npm test" }, children: [], version: 0 }
+    const live = tailOf("one\ntwo\nthree\n", "four\nfive\nsix\nseven")
+    expect(draw.lines({ ...base, state: "running", live }, 40)).toEqual(["⋯ shell npm test  running", "  │ three", "  │ four", "  │ five", "  │ six", "  │ seven"])
+    const data = { _tag: "shell" as const, command: "npm test", exitCode: 0, timedOut: false, truncated: false }
+    expect(draw.lines({ ...base, state: "done", live, output: "seven\n[exit code 0]", durationMs: 2300, data }, 40)).toEqual(["✓ shell npm test · exit 0 · 2.3 s"])
   })
 })
 

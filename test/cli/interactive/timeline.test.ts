@@ -105,4 +105,26 @@ describe("the timeline: the session's events as the blocks the screen draws", ()
     expect(spendText({ requests: 2, tokens: 1500, costUsd: 0, unpriced: 2 })).toBe("1.5k tokens")
     expect(spendText({ requests: 2, tokens: 1500, costUsd: 0.5, unpriced: 1 })).toBe("1.5k tokens · ≥ $0.5000")
   })
+
+  it("a running command's output is its block's live tail until its result, which takes its place", () => {
+    const event = log()
+    const timeline = new Timeline()
+    timeline.apply(event("turn.started", { promptPreview: "test" }))
+    timeline.apply(event("model.tool_call_requested", { toolCallId: "sh", name: "shell", input: { command: "npm test" } }))
+    timeline.apply(event("permission.resolved", { toolCallId: "sh", decision: "allow", scope: "once", by: "policy" }))
+    timeline.apply(event("tool.started", { toolCallId: "sh", name: "shell" }))
+    const tool = timeline.lastTool()
+    const before = tool?.version ?? 0
+    timeline.apply(event("tool.output", { toolCallId: "sh", text: "PASS a\nPASS b\n" }))
+    timeline.apply(event("tool.output", { toolCallId: "sh", text: "FAIL c\n", skipped: 300 }))
+    expect(tool?.live?.lines()).toEqual(["PASS a", "PASS b", "[… 300 bytes not shown …]", "FAIL c"])
+    // Expanded while it runs: what it printed so far.
+    timeline.expandLast()
+    expect(timeline.blocks.at(-1)).toMatchObject({ kind: "detail", body: "(still running; its last lines so far:)\nPASS a\nPASS b\n[… 300 bytes not shown …]\nFAIL c" })
+    // Each chunk redraws the block.
+    expect(tool?.version).toBe(before + 2)
+    timeline.apply(event("tool.completed", { toolCallId: "sh", output: "FAIL c\n[exit code 1]", isError: true, durationMs: 800, data: { _tag: "shell", command: "npm test", exitCode: 1, timedOut: false, truncated: false } }))
+    expect(tool?.live).toBeUndefined()
+    expect(tool?.state).toBe("failed")
+  })
 })

@@ -3,6 +3,7 @@ import { Effect, Fiber } from "effect"
 import * as path from "node:path"
 import { sandboxOff } from "../../../src/layers/sandbox/off.js"
 import { makeShellTool, SHELL_HEAD_BYTES, SHELL_TAIL_BYTES } from "../../../src/layers/tools/shell.js"
+import { ToolOutput } from "../../../src/services/ToolOutput.js"
 import { awaitPids, isRunning } from "../../support/process-check.js"
 import { prepare, run, tempWorkspace } from "./workspace-fixture.js"
 
@@ -167,4 +168,20 @@ describe("shell", () => {
       const wrongType = yield* Effect.flip(prepare(shellTool, { command: ["ls"] }, root))
       expect(wrongType.message).toContain("command: Expected string")
     }))
+
+  it.live("writes its output as it arrives to the engine's ToolOutput, decoded as UTF-8 across chunks, besides its result", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const root = yield* tempWorkspace
+        const written: Array<string> = []
+        // "é" (C3 A9) split over two writes of the command, so two pipe chunks can end mid-character.
+        const command = "printf 'caf\\303'; sleep 0.05; printf '\\251\\n'; echo more >&2"
+        const result = yield* run(shellTool, { command }, root).pipe(
+          Effect.provideService(ToolOutput, { write: (text) => Effect.sync(() => written.push(text)) })
+        )
+        expect(result.output).toBe("café\nmore\n\n[exit code 0]")
+        expect(written.join("")).toBe("café\nmore\n")
+        expect(written.join("")).not.toContain("\ufffd")
+      })
+    ))
 })

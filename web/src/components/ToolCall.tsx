@@ -46,7 +46,7 @@ export const ToolCallView = ({ api, sessionId, tool }: { readonly api: Api; read
         <PermissionCard api={api} sessionId={sessionId} toolCallId={tool.toolCallId} ask={tool.ask} detail={cardDetail(view, tool.ask.detail)} />
       ) : null}
       {tool.plan === undefined ? (
-        <ToolBody view={view} result={tool.result} />
+        <ToolBody view={view} result={tool.result} live={tool.live} />
       ) : (
         <>
           <PlanView api={api} sessionId={sessionId} toolCallId={tool.toolCallId} plan={tool.plan} />

@@ -1,4 +1,5 @@
-import type { ToolOutcome } from "../timeline.js"
+import { useLayoutEffect, useRef } from "preact/hooks"
+import type { LiveOutput, ToolOutcome } from "../timeline.js"
 import { type Arg, exitText, type ToolView } from "../tool-view.js"
 import { Diff } from "./Diff.js"
 import { Markdown } from "./Markdown.js"
@@ -23,6 +24,30 @@ const ArgsTable = ({ args }: { readonly args: ReadonlyArray<Arg> }) =>
 
 const Output = ({ result }: { readonly result: ToolOutcome }) =>
   result.output === "" ? null : <pre class={result.isError ? "output error" : "output"}>{result.output}</pre>
+
+/**
+ * What a running call printed so far, scrolled to its end as it grows (where a person looks
+ * while a command runs). After a cancel, what ran before it.
+ */
+const Live = ({ live, ended }: { readonly live: LiveOutput; readonly ended: boolean }) => {
+  const box = useRef<HTMLPreElement>(null)
+  useLayoutEffect(() => {
+    const element = box.current
+    if (element !== null) element.scrollTop = element.scrollHeight
+  }, [live.text])
+  return (
+    <>
+      {ended ? <p class="live-note muted">Output before it ended:</p> : null}
+      <pre ref={box} class="output live" aria-live={ended ? "off" : "polite"}>
+        {live.text}
+      </pre>
+      {live.capped && !ended ? <p class="live-note muted">More output: shown when the command ends.</p> : null}
+    </>
+  )
+}
+
+const LiveOf = ({ live, result }: { readonly live: LiveOutput | undefined; readonly result: ToolOutcome | undefined }) =>
+  live === undefined ? null : <Live live={live} ended={result !== undefined} />
 
 /** The line in the call's head beside its name: what it works on. */
 export const ToolSubject = ({ view }: { readonly view: ToolView }) => {
@@ -63,7 +88,7 @@ export const ToolSubject = ({ view }: { readonly view: ToolView }) => {
 }
 
 /** What the call did: a read's content (folded), an edit's diff, a command's output and exit, arguments and output otherwise. */
-export const ToolBody = ({ view, result }: { readonly view: ToolView; readonly result: ToolOutcome | undefined }) => {
+export const ToolBody = ({ view, result, live }: { readonly view: ToolView; readonly result: ToolOutcome | undefined; readonly live?: LiveOutput | undefined }) => {
   switch (view._tag) {
     case "read":
       if (result === undefined) return null
@@ -83,6 +108,7 @@ export const ToolBody = ({ view, result }: { readonly view: ToolView; readonly r
         <div class="shell">
           <pre class="command">$ {view.command}</pre>
           {result === undefined ? null : <Output result={result} />}
+          <LiveOf live={live} result={result} />
           {view.exit === undefined ? null : <p class={view.exit.exitCode === 0 ? "exit ok" : "exit failed"}>{exitText(view.exit)}</p>}
         </div>
       )
@@ -116,6 +142,7 @@ export const ToolBody = ({ view, result }: { readonly view: ToolView; readonly r
         <>
           <ArgsTable args={view.args} />
           {result === undefined ? null : <Output result={result} />}
+          <LiveOf live={live} result={result} />
         </>
       )
   }
