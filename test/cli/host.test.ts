@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "no
 import { createServer } from "node:http"
 import { join } from "node:path"
 import { HostControlRpcs } from "../../src/rpc/host-control.js"
-import { runCli } from "../support/cli.js"
+import { runCli, startServer, stop as stopChild } from "../support/cli.js"
 import { eventsOf, parseEventLines } from "../support/events.js"
 import { keys, openOnPty } from "../support/pty-screen.js"
 import { makeTemp } from "../support/temp-dirs.js"
@@ -162,7 +162,31 @@ describe("the local host", () => {
     }
   })
 
-  it.live("a host of another version is not used: run says so and runs in this process, attach refuses", () =>
+  it("serve is the data directory's host: a terminal's run joins it, so its page lists the session and follows its turns live; host stop ends it", { timeout: 90_000 }, async () => {
+    const { cwd, env, cli, stop } = setup(["answered by serve"])
+    const server = await startServer(["--script", "script.json"], { cwd, env })
+    try {
+      const status = await cli(["host", "status"])
+      expect(status.stdout).toContain(`pid ${server.child.pid}`)
+      const result = await cli(["run", "hello"])
+      expect(result.code, result.stderr).toBe(0)
+      expect(result.stdout).toContain("answered by serve")
+      const listed = await fetch(`${server.url}/rpc`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${server.token}`, "content-type": "application/ndjson" },
+        body: `${JSON.stringify({ _tag: "Request", id: "1", tag: "ListSessions", payload: {}, headers: [] })}\n`
+      })
+      expect(await listed.text()).toContain("hello")
+      const stopped = await cli(["host", "stop", "--now"])
+      expect(stopped.code, stopped.stderr).toBe(0)
+      await waitUntil("serve has exited", () => server.child.exitCode !== null)
+    } finally {
+      await stopChild(server.child)
+      await stop()
+    }
+  })
+
+  it.live("a host of another version is not used: run says so and runs in this process", () =>
     Effect.gen(function* () {
       const { cli, home } = setup([])
       mkdirSync(home, { recursive: true })

@@ -1,4 +1,5 @@
 import { HttpServer } from "@effect/platform"
+import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -10,11 +11,12 @@ import { listeningLayer } from "../../rpc/listen.js"
 import { type AgentArgs, agentSetup, noteEchoDefault } from "../agent-setup.js"
 import { CliError } from "../errors.js"
 import { listenFailure, parseListenHost } from "../listen-host.js"
-import { stdout } from "../io.js"
+import { stderr, stdout } from "../io.js"
 import { warnPasswordInUrl } from "../secret-arguments.js"
 import { configuredToken, TOKEN_ENV } from "../token-source.js"
 import { followKeptToken, type KeptToken, keptToken } from "../kept-token.js"
 import { resolveDataDir } from "../../app/locations.js"
+import { claimHostSocket, socketHostLayer } from "../host/socket-host.js"
 
 export interface ServeArgs extends AgentArgs {
   readonly port: number
@@ -117,14 +119,34 @@ export const serve = (args: ServeArgs) =>
           )
         })
       )
+      // This data directory's local host, unless one runs: the terminal's clients then join this
+      // server's sessions, and the page shows their turns live (none for a cluster's runner, nor
+      // on a configured token).
+      const dataDir = resolveDataDir(Option.getOrUndefined(args.dataDir))
+      // Only on the kept token: a configured one is not in the data directory for clients to read.
+      const claim = Option.isNone(args.cluster) && Option.isSome(kept)
+        ? yield* claimHostSocket(dataDir).pipe(
+            Effect.catchAll((error) => Effect.as(stderr(`no local host socket: ${error.message}; clients in other terminals run in their own processes\n`), undefined))
+          )
+        : undefined
+      if (claim?._tag === "Taken") {
+        yield* stderr(
+          `the local host (pid ${claim.status.pid}) holds ${dataDir}'s socket: turns its clients run show on this page once they are written, not as they stream (\`custom-agent host stop\` and restart serve to be the host)\n`
+        )
+      }
+      const stopped = yield* Deferred.make<void>()
+      const socket = claim?._tag === "Free" ? socketHostLayer(claim, { idleExit: 0, done: stopped }) : Layer.empty
       // The host first, then the port, then the announcement: nothing is accepted before it can be answered.
-      const app = announce.pipe(
-        Layer.provide(
-          listeningLayer({ token: Option.match(kept, { onNone: () => bearer, onSome: followKeptToken }), webRoot: webRoot(), boundHost: listen.bind, allowedHosts: args.allowedHost, port: args.port, host: listen.bind })
+      const app = Layer.merge(
+        announce.pipe(
+          Layer.provide(
+            listeningLayer({ token: Option.match(kept, { onNone: () => bearer, onSome: followKeptToken }), webRoot: webRoot(), boundHost: listen.bind, allowedHosts: args.allowedHost, port: args.port, host: listen.bind })
+          )
         ),
-        Layer.provide(host)
-      )
-      return yield* Layer.launch(app).pipe(
+        socket
+      ).pipe(Layer.provide(host))
+      // `host stop` on the socket ends the server too: it is this data directory's host.
+      return yield* Effect.raceFirst(Layer.launch(app), Deferred.await(stopped)).pipe(
         Effect.catchTag("ServeError", (error) => new CliError({ message: listenFailure(listen, args.port, error.cause) }))
       )
     })
