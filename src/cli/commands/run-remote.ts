@@ -10,8 +10,13 @@ import { runTurn } from "../run-turn.js"
 import type { TurnClient } from "../turn-client.js"
 import { compactRequested, needsSession, reportCompaction, type RunArgs } from "../turn-output.js"
 
-/** `run --server`: the same turn as a local run, through a running server's API. */
-export const runRemote = (args: RunArgs) =>
+/**
+ * `run --server`: the same turn as a local run, through a running server's API; also a run
+ * that joined the data directory's local host. `unanswered`: what a question nobody here
+ * answers gets (a server's other clients may answer; a joined host keeps `run`'s rule of
+ * denying it off a terminal, as in its own process).
+ */
+export const runRemote = (args: RunArgs, unanswered: "deny" | "wait" = "wait") =>
   Effect.gen(function* () {
     const client = yield* AgentClient
     if (compactRequested(args.prompt)) {
@@ -34,8 +39,7 @@ export const runRemote = (args: RunArgs) =>
       // A refusal (a status such as 401) is an answer, not a dropped connection.
       isDropped: (error) =>
         error._tag === "RpcClientError" && !(error.cause instanceof HttpClientError.ResponseError && error.cause.reason === "StatusCode"),
-      // Another client of the server (the web page, an editor) may answer.
-      unanswered: "wait"
+      unanswered
     }
     // The server picks a new session's model; what it picked is the session's (SessionView.model).
     return yield* runTurn(remote, args, { chosen: false, reason: "it is the server's default model" })

@@ -171,7 +171,7 @@ export const runCommand = Command.make(
         if (host === undefined) return yield* inProcess
         yield* notes
         const remote = yield* Effect.promise(() => import("./run-remote.js"))
-        yield* remote.runRemote(args).pipe(local.describeLocalHost(dataDir), Effect.provide(local.localHostClient(host)))
+        yield* remote.runRemote(args, "deny").pipe(local.describeLocalHost(dataDir), Effect.provide(local.localHostClient(host)))
       })
     })
 ).pipe(Command.withDescription("Run one turn: stream the answer as it arrives (locally, or on a server with --server)"))
