@@ -116,6 +116,19 @@ export const PromptReceipt = Schema.Union(
 )
 export type PromptReceipt = typeof PromptReceipt.Type
 
+/** A model as clients name it: `anthropic/<id>`, `openai/<id>`, `openai-compatible/<id>`, `scripted`. */
+export const ModelId = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(200))
+
+/**
+ * Makes `model` the session's model now, recorded as `session.model_changed` by `by` (nothing
+ * when it already is), the event a prompt's `model` records. The session's next turn asks it;
+ * a turn running meanwhile ends on the model it started with (its requests, budget and
+ * replay are that model's). The host's request as it is and the cluster entity's payload; the
+ * RPC payload is these fields with the session and `by` optional.
+ */
+export const SetModelRequest = Schema.Struct({ model: ModelId, by: Schema.String })
+export type SetModelRequest = typeof SetModelRequest.Type
+
 export const PromptInput = Schema.Struct({
   sessionId: SessionId,
   content: Schema.String.pipe(Schema.minLength(1)),
@@ -123,7 +136,7 @@ export const PromptInput = Schema.Struct({
   /** Becomes the session's mode (recorded) when it is another; left out, the session's mode holds. */
   permissionMode: Schema.optional(PermissionMode),
   /** Becomes the session's model (recorded) when it is another: `anthropic/<id>`, `openai/<id>`, `scripted`; left out, the session's model holds. */
-  model: Schema.optional(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(200))),
+  model: Schema.optional(ModelId),
   /** Which client sends it (`cli`, `web`, ...), recorded as who changed the mode or model; over the HTTP API recorded as `rpc:<this>` (`rpc` when left out). */
   client: Schema.optional(Schema.String),
   /** URIs of MCP resources whose text is attached to the message. */

@@ -23,6 +23,7 @@ import {
   type SessionListFrame,
   type SessionListItem,
   type SessionView,
+  type SetModelRequest,
   SubscriberLagged
 } from "../domain/host.js"
 import { SessionTitle } from "../domain/session-title.js"
@@ -124,6 +125,11 @@ export interface AgentHostShape {
   readonly cancel: (sessionId: string) => Effect.Effect<void, EngineError>
   /** Makes `mode` the session's permission mode, durably; a running turn checks its next tool call under it. */
   readonly setMode: (sessionId: string, mode: PermissionMode, by: string) => Effect.Effect<void, EngineError>
+  /**
+   * Makes the request's model the session's now (`session.model_changed`, as a prompt's `model`
+   * records it): its next turn asks it, a running turn ends on the model it started with.
+   */
+  readonly setModel: (sessionId: string, request: SetModelRequest) => Effect.Effect<void, EngineError>
   /** Fails with an engine error only where the question travels (a cluster's delivery). */
   readonly respondPermission: (sessionId: string, toolCallId: string, answer: PermissionAnswer) => Effect.Effect<void, PermissionNotPending | EngineError>
   readonly editQueue: (sessionId: string, messageId: string, action: QueueAction) => Effect.Effect<void, EngineError | QueuedMessageNotFound>
@@ -315,6 +321,7 @@ export const make = Effect.gen(function* () {
         : Effect.flatMap(engine.recover(target.sessionId), (info) => listCommandsIn(commands, info.header.cwd)),
     cancel: (sessionId) => Effect.zipRight(engine.recover(sessionId), engine.cancelTurn(sessionId)),
     setMode: (sessionId, mode, by) => Effect.zipRight(engine.recover(sessionId), Effect.asVoid(engine.setMode(sessionId, mode, by))),
+    setModel: (sessionId, { model, by }) => Effect.zipRight(engine.recover(sessionId), Effect.asVoid(engine.setModel(sessionId, model, by))),
     respondPermission: (sessionId, toolCallId, answer) =>
       pending.respond(sessionId, toolCallId, {
         decision: answer.decision,

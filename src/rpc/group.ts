@@ -23,6 +23,7 @@ import {
   SessionListFrame,
   SessionListItem,
   SessionView,
+  SetModelRequest,
   SubscriberLagged
 } from "../domain/host.js"
 
@@ -97,6 +98,14 @@ export class AgentRpcs extends RpcGroup.make(
   /** Makes `mode` the session's permission mode, recorded in its log with who set it (default `rpc`). */
   Rpc.make("SetMode", {
     payload: { sessionId: SessionId, mode: PermissionMode, by: Schema.optional(Schema.String) },
+    error: EngineFailure
+  }),
+  /**
+   * Makes `model` the session's model now, recorded as `session.model_changed` by `rpc:<by>` (`rpc`
+   * when left out): its next turn asks it; a turn running meanwhile ends on the model it started with.
+   */
+  Rpc.make("SetModel", {
+    payload: { sessionId: SessionId, ...SetModelRequest.fields, by: Schema.optional(Schema.String) },
     error: EngineFailure
   }),
   Rpc.make("RespondPermission", {

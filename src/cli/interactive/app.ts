@@ -45,7 +45,7 @@ export interface AppConfig {
   readonly cwd: string
   readonly color: boolean
   readonly opening: Opening
-  /** `--model`'s id: a new session's model, or the next message's. */
+  /** `--model`'s id: a new session's model, or set as a resumed session's when it opens. */
   readonly model: string | undefined
   /** What a new session gets when nothing names a model (shown until one exists). */
   readonly defaultModel: string | undefined
@@ -85,7 +85,8 @@ export const runApp = (config: AppConfig): Effect.Effect<AppExit, unknown> =>
       let follower: Fiber.RuntimeFiber<unknown, unknown> | undefined
       /** The last event of the session's history when it was opened: later ones are live. */
       let historyEnd = 0
-      let nextModel = config.model
+      /** A model chosen while no session is open: the new session is created with it (or a resumed one set to it when it opens). */
+      let chosenModel = config.model
       let pendingMode = config.mode
       let lastInterruptAt: number | undefined
       let message: { readonly text: string; readonly until: number } | undefined
@@ -93,6 +94,8 @@ export const runApp = (config: AppConfig): Effect.Effect<AppExit, unknown> =>
       const children = new Map<string, Fiber.RuntimeFiber<unknown, unknown>>()
 
       const currentMode = (): PermissionMode => (sessionId === undefined ? (pendingMode ?? "default") : timeline.state.mode)
+      // The session's, as its events say; before one exists, the one it will be created with.
+      const currentModel = (): string | undefined => (sessionId === undefined ? (chosenModel ?? config.defaultModel) : timeline.state.model)
 
       const screen = makeScreen({
         theme,
@@ -106,8 +109,7 @@ export const runApp = (config: AppConfig): Effect.Effect<AppExit, unknown> =>
         footer: (width) => {
           const now = Date.now()
           const status = statusLine(theme, timeline.state, {
-            model: timeline.state.model ?? (sessionId === undefined ? config.defaultModel : undefined),
-            nextModel: nextModel === timeline.state.model ? undefined : nextModel,
+            model: currentModel(),
             mode: currentMode(),
             now
           })
@@ -252,6 +254,11 @@ export const runApp = (config: AppConfig): Effect.Effect<AppExit, unknown> =>
             pendingMode = undefined
             yield* client.setMode(id, mode)
           }
+          if (chosenModel !== undefined) {
+            const model = chosenModel
+            chosenModel = undefined
+            yield* client.setModel(id, model)
+          }
           render()
         })
 
@@ -260,10 +267,10 @@ export const runApp = (config: AppConfig): Effect.Effect<AppExit, unknown> =>
       const ensureSession = (text: string) =>
         Effect.gen(function* () {
           if (sessionId !== undefined) return { id: sessionId, created: false }
-          const model = nextModel
+          const model = chosenModel
           const view = yield* client.createSession({ cwd: config.cwd, title: titleOf(text), ...(model === undefined ? {} : { model }) })
           // The session was created with it: recorded in its first event, not as a change.
-          nextModel = undefined
+          chosenModel = undefined
           // Opening it records a mode chosen before it existed.
           yield* open(view.sessionId)
           return { id: view.sessionId, created: true }
@@ -274,17 +281,14 @@ export const runApp = (config: AppConfig): Effect.Effect<AppExit, unknown> =>
           const attached = attachFiles(text, { cwd: config.cwd, ...config.attach })
           for (const line of attached.notes) note(line)
           const { id } = yield* ensureSession(text)
-          const model = nextModel
           const permissionMode = pendingMode
           yield* client.prompt({
             sessionId: id,
             content: attached.content,
             mode,
             requestId: randomUUID(),
-            ...(model === undefined ? {} : { model }),
             ...(permissionMode === undefined ? {} : { permissionMode })
           })
-          if (nextModel === model) nextModel = undefined
           if (pendingMode === permissionMode) pendingMode = undefined
           render()
         })
@@ -300,11 +304,15 @@ export const runApp = (config: AppConfig): Effect.Effect<AppExit, unknown> =>
             screen.choose(title, choices, filterable, (value) => resume(Effect.succeed(value)))
           }),
         open,
-        model: () => ({ current: timeline.state.model ?? (sessionId === undefined ? config.defaultModel : undefined), next: nextModel }),
-        setNextModel: (id) => {
-          nextModel = id
-          render()
-        },
+        model: currentModel,
+        // The session's at once (its next turn asks it); before one exists, the one it is created with.
+        setModel: (id) =>
+          sessionId === undefined
+            ? Effect.sync(() => {
+                chosenModel = id
+                note(`model: ${id} (the new session's, from your first message)`)
+              })
+            : client.setModel(sessionId, id),
         mode: currentMode,
         setMode: (mode) =>
           sessionId === undefined

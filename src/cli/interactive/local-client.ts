@@ -30,6 +30,7 @@ export const localSessionClient = Effect.gen(function* () {
       ),
     cancel: host.cancel,
     setMode: (sessionId, mode) => host.setMode(sessionId, mode, BY),
+    setModel: (sessionId, model) => host.setModel(sessionId, { model, by: BY }),
     compact: (sessionId) =>
       Effect.map(host.compact(sessionId), (event) => ({
         compacted: event._tag === "Some",

@@ -24,6 +24,7 @@ export const remoteSessionClient = (url: string) =>
       ),
     cancel: (sessionId) => api.Cancel({ sessionId }),
     setMode: (sessionId, mode) => api.SetMode({ sessionId, mode, by: BY }),
+    setModel: (sessionId, model) => api.SetModel({ sessionId, model, by: BY }),
     compact: (sessionId) => api.Compact({ sessionId }),
     exportSession: (sessionId) => api.ExportSession({ sessionId }),
     rewind: (sessionId, request) => api.Rewind({ sessionId, ...request }),

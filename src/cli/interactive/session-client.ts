@@ -15,7 +15,6 @@ export interface PromptInput {
   /** `queue` waits for the next turn, `steer` joins the running one at its next step. */
   readonly mode: MessageMode
   readonly permissionMode?: PermissionMode
-  readonly model?: string
   readonly requestId: string
 }
 
@@ -41,6 +40,8 @@ export interface SessionClient {
   readonly respondPermission: (sessionId: string, toolCallId: string, answer: PermissionAnswer) => Effect.Effect<boolean, unknown>
   readonly cancel: (sessionId: string) => Effect.Effect<void, unknown>
   readonly setMode: (sessionId: string, mode: PermissionMode) => Effect.Effect<void, unknown>
+  /** Makes `model` the session's now (`session.model_changed`): its next turn asks it. */
+  readonly setModel: (sessionId: string, model: string) => Effect.Effect<void, unknown>
   readonly compact: (sessionId: string) => Effect.Effect<{ readonly compacted: boolean; readonly summary?: string | undefined }, unknown>
   readonly exportSession: (sessionId: string) => Stream.Stream<AgentEvent, unknown>
   readonly rewind: (sessionId: string, request: RewindRequest) => Effect.Effect<RewindResult, unknown>

@@ -32,8 +32,10 @@ export interface SessionActions {
   readonly choose: <A>(title: string, choices: ReadonlyArray<Choice<A>>, filterable: boolean) => Effect.Effect<A | undefined>
   /** Shows this session (a new one for undefined) from here on. */
   readonly open: (sessionId: string | undefined) => Effect.Effect<void, unknown>
-  readonly model: () => { readonly current: string | undefined; readonly next: string | undefined }
-  readonly setNextModel: (id: string | undefined) => void
+  /** The session's model (or, before one exists, the one it will be created with). */
+  readonly model: () => string | undefined
+  /** Makes `id` the session's model now (`session.model_changed`); before one exists, the new session's. */
+  readonly setModel: (id: string) => Effect.Effect<void, unknown>
   readonly mode: () => PermissionMode
   readonly setMode: (mode: PermissionMode) => Effect.Effect<void, unknown>
   readonly commands: () => ReadonlyArray<SlashCommandSpec>
@@ -104,16 +106,17 @@ const help = (actions: SessionActions) =>
   })
 
 const model = (actions: SessionActions, args: string) =>
-  Effect.sync(() => {
-    const { current, next } = actions.model()
+  Effect.suspend(() => {
     if (args === "") {
-      return actions.note(`model: ${current ?? "the default"}${next === undefined || next === current ? "" : ` (${next} from your next message)`} · /model <id> to choose another: scripted, anthropic, anthropic/<id>, openai/<id>`)
+      return Effect.sync(() => actions.note(`model: ${actions.model() ?? "the default"} · /model <id> to choose another: scripted, anthropic, anthropic/<id>, openai/<id>`))
     }
     const parsed = parseModelSpec(args)
-    if (Either.isLeft(parsed)) return actions.note(`/model: ${parsed.left.message}`, "warn")
+    if (Either.isLeft(parsed)) return Effect.sync(() => actions.note(`/model: ${parsed.left.message}`, "warn"))
     const id = modelIdOf(args)
-    actions.setNextModel(id)
-    actions.note(`model ${id}: recorded with your next message`, "info")
+    if (id === actions.model()) return Effect.sync(() => actions.note(`model: ${id} already`))
+    // The change shows as its event (`model: … (set by cli)`); a running turn keeps its own to the end.
+    const running = actions.sessionId() !== undefined && actions.timeline().state.running
+    return Effect.zipRight(actions.setModel(id), Effect.sync(() => (running ? actions.note("the running turn ends on the model it started with; the next one asks this one") : undefined)))
   })
 
 const mode = (actions: SessionActions, args: string) => {

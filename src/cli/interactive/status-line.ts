@@ -12,8 +12,6 @@ export const elapsed = (ms: number): string => {
 export interface StatusView {
   /** The model the session's turns ask (or a new session's will). */
   readonly model: string | undefined
-  /** A model chosen with /model, recorded with the next message. */
-  readonly nextModel: string | undefined
   readonly mode: PermissionMode
   readonly now: number
 }
@@ -25,8 +23,7 @@ export interface StatusView {
  */
 export const statusParts = (state: SessionState, view: StatusView): ReadonlyArray<string> => {
   const parts: Array<string> = []
-  const model = view.nextModel === undefined ? (view.model ?? "default model") : `${view.nextModel} (from your next message)`
-  parts.push(safeInline(model))
+  parts.push(safeInline(view.model ?? "default model"))
   parts.push(`mode ${view.mode}`)
   if (state.running && state.turnStartedAt !== undefined) {
     const turn = spendText(state.turnSpend)
