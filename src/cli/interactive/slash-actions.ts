@@ -16,7 +16,8 @@ import { modelIdOf } from "../model-notice.js"
 import { makeRenderer } from "../render.js"
 import { jsonText } from "../terminal-text.js"
 import type { Choice } from "./choice-list.js"
-import type { SessionClient } from "./session-client.js"
+import { withSubagents } from "../export-tree.js"
+import { hasTag, type SessionClient } from "./session-client.js"
 import type { SlashCommandSpec } from "./slash.js"
 import { formatTokens } from "../view/units.js"
 import type { Timeline, Tone } from "./timeline.js"
@@ -265,14 +266,29 @@ const mcp = (actions: SessionActions) =>
 const exportSession = (actions: SessionActions, args: string) =>
   withSession(actions, "/export", (id) =>
     Effect.gen(function* () {
-      const events = yield* collect(actions.client.exportSession(id))
-      const path = resolve(actions.cwd, args === "" ? `${id}.jsonl` : args)
+      const words = args.split(/\s+/).filter((word) => word !== "")
+      const subagents = !words.includes("--no-subagents")
+      const named = words.filter((word) => word !== "--no-subagents").join(" ")
+      // As `sessions export` writes it: the session, then the subagent sessions both logs agree it started.
+      const tree = withSubagents(
+        {
+          exportOne: actions.client.exportSession,
+          subagents,
+          isMissing: (error) => hasTag(error, "SessionNotFound"),
+          leftOut: (childId, parentId) => Effect.sync(() => actions.note(`left out session ${childId}: ${parentId}'s log names it as a subagent, but its own log does not say so`, "warn"))
+        },
+        id
+      )
+      const events = yield* collect(tree)
+      const path = resolve(actions.cwd, named === "" ? `${id}.jsonl` : named)
       // The same lines as `sessions export`: characters a terminal would obey written as `\uXXXX`.
       yield* Effect.try({
         try: () => writeFileSync(path, events.map((event) => `${jsonText(JSON.stringify(event)).text}\n`).join(""), { flag: "wx", mode: 0o600 }),
         catch: (error) => error
       })
-      actions.note(`wrote ${events.length} events to ${path} (its subagents' sessions: custom-agent sessions export --subagents)`, "info")
+      const others = new Set(events.map((event) => event.sessionId).filter((sessionId) => sessionId !== id)).size
+      const children = others === 0 ? "" : ` (with ${others} subagent session${others === 1 ? "" : "s"})`
+      actions.note(`wrote ${events.length} events to ${path}${children}`, "info")
     })
   )
 
