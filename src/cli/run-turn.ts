@@ -109,7 +109,9 @@ export const runTurn = <E>(client: TurnClient<E>, args: RunArgs, defaultModel: D
           client: "cli",
           ...(decided.reason === undefined ? {} : { reason: decided.reason }),
           ...(decided.mode === undefined ? {} : { mode: decided.mode }),
-          ...(decided.note === undefined ? {} : { note: decided.note })
+          ...(decided.note === undefined ? {} : { note: decided.note }),
+          // What the person chose for a lasting answer; the host checks it is within the question's offers.
+          ...(decided.cover === undefined ? {} : { cover: decided.cover })
         }
         const heard = yield* client.respondPermission(sessionId, toolCallId, answer)
         if (!heard) yield* stderr("(another client answered first)\n")

@@ -1,5 +1,6 @@
 import * as Schema from "effect/Schema"
 import { AgentEvent, MessageMode, QueuedMessage, TurnStopReason } from "./events.js"
+import { ChosenCover } from "./lasting-choices.js"
 import { SessionId } from "./ids.js"
 import { PermissionMode, PermissionScope } from "./permissions.js"
 import { PlanExitMode, PlanNote } from "./plan.js"
@@ -174,7 +175,14 @@ export const PermissionAnswer = Schema.Struct({
    */
   mode: Schema.optional(PlanExitMode),
   /** For a plan's question, with `deny`: what should change, sent to the model. */
-  note: Schema.optional(PlanNote)
+  note: Schema.optional(PlanNote),
+  /**
+   * With a "session" or "always" answer: the globs or command prefixes to remember, among those
+   * the question offered (`lastingChoices` of its `lasting`). A cover it did not offer (wider,
+   * another folder) is refused with AnswerNotOffered and the question goes on waiting. Left
+   * out, the answer remembers what the question showed.
+   */
+  cover: Schema.optional(ChosenCover)
 })
 export type PermissionAnswer = typeof PermissionAnswer.Type
 
@@ -197,6 +205,17 @@ export class PermissionNotPending extends Schema.TaggedError<PermissionNotPendin
 }) {
   override get message() {
     return `no open permission question ${this.toolCallId} in session ${this.sessionId} (unknown, or already answered)`
+  }
+}
+
+/** An answer naming a cover its question did not offer: nothing was decided, and the question still waits. */
+export class AnswerNotOffered extends Schema.TaggedError<AnswerNotOffered>()("AnswerNotOffered", {
+  sessionId: Schema.String,
+  toolCallId: Schema.String,
+  reason: Schema.String
+}) {
+  override get message() {
+    return `the answer to ${this.toolCallId} in session ${this.sessionId} was refused: ${this.reason}; the question still waits`
   }
 }
 

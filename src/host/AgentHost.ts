@@ -12,6 +12,7 @@ import { type Draft, type RedoRequest, type RewindRequest, SessionEngine } from 
 import type { EngineError } from "../domain/errors.js"
 import type { AgentEvent, MessageMode } from "../domain/events.js"
 import {
+  type AnswerNotOffered,
   type HostFrame,
   InvalidSessionLog,
   type PermissionAnswer,
@@ -130,8 +131,12 @@ export interface AgentHostShape {
    * records it): its next turn asks it, a running turn ends on the model it started with.
    */
   readonly setModel: (sessionId: string, request: SetModelRequest) => Effect.Effect<void, EngineError>
-  /** Fails with an engine error only where the question travels (a cluster's delivery). */
-  readonly respondPermission: (sessionId: string, toolCallId: string, answer: PermissionAnswer) => Effect.Effect<void, PermissionNotPending | EngineError>
+  /**
+   * Settles a waiting question. An answer whose `cover` names more than the question offered is
+   * refused (AnswerNotOffered) and the question goes on waiting. Fails with an engine error only
+   * where the question travels (a cluster's delivery).
+   */
+  readonly respondPermission: (sessionId: string, toolCallId: string, answer: PermissionAnswer) => Effect.Effect<void, PermissionNotPending | AnswerNotOffered | EngineError>
   readonly editQueue: (sessionId: string, messageId: string, action: QueueAction) => Effect.Effect<void, EngineError | QueuedMessageNotFound>
   /** A baseline, then every event after `afterSequence`, then live frames: no gap, no duplicate. */
   readonly subscribe: (sessionId: string, afterSequence: number) => Stream.Stream<HostFrame, EngineError | SubscriberLagged>
@@ -330,7 +335,8 @@ export const make = Effect.gen(function* () {
         ...(answer.reason === undefined ? {} : { reason: answer.reason }),
         ...(answer.client === undefined ? {} : { client: answer.client }),
         ...(answer.mode === undefined ? {} : { mode: answer.mode }),
-        ...(answer.note === undefined ? {} : { note: answer.note })
+        ...(answer.note === undefined ? {} : { note: answer.note }),
+        ...(answer.cover === undefined ? {} : { cover: answer.cover })
       }),
     editQueue: engine.editQueue,
     subscribe,

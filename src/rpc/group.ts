@@ -11,6 +11,7 @@ import { McpError } from "../services/McpHub.js"
 import { PermissionStoreError, ProjectTrustError, RememberedAnswerNotFound } from "../services/PermissionEngine.js"
 import { Memory, MemoryCandidate, MemoryNotFound, MemoryStoreFailure } from "../services/MemoryStore.js"
 import {
+  AnswerNotOffered,
   HostFrame,
   InvalidSessionLog,
   PermissionAnswer,
@@ -108,9 +109,10 @@ export class AgentRpcs extends RpcGroup.make(
     payload: { sessionId: SessionId, ...SetModelRequest.fields, by: Schema.optional(Schema.String) },
     error: EngineFailure
   }),
+  /** Refused with AnswerNotOffered (the question still waits) when `answer.cover` names more than the question offered. */
   Rpc.make("RespondPermission", {
     payload: { sessionId: SessionId, toolCallId: Schema.String, answer: PermissionAnswer },
-    error: Schema.Union(PermissionNotPending, EngineFailure)
+    error: Schema.Union(PermissionNotPending, AnswerNotOffered, EngineFailure)
   }),
   Rpc.make("EditQueue", {
     payload: { sessionId: SessionId, messageId: Schema.String, action: QueueAction },

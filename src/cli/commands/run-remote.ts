@@ -3,7 +3,7 @@ import * as Option from "effect/Option"
 import { HttpClientError } from "@effect/platform"
 import type { RpcClientError } from "@effect/rpc"
 import type { EngineError } from "../../domain/errors.js"
-import type { SubscriberLagged } from "../../domain/host.js"
+import type { AnswerNotOffered, SubscriberLagged } from "../../domain/host.js"
 import type { McpError } from "../../services/McpHub.js"
 import { AgentClient } from "../../rpc/client.js"
 import { runTurn } from "../run-turn.js"
@@ -19,7 +19,7 @@ export const runRemote = (args: RunArgs) =>
       const result = yield* client.Compact({ sessionId: args.session.value })
       return yield* reportCompaction(result.compacted, result.summary)
     }
-    const remote: TurnClient<EngineError | McpError | SubscriberLagged | RpcClientError.RpcClientError> = {
+    const remote: TurnClient<EngineError | McpError | SubscriberLagged | AnswerNotOffered | RpcClientError.RpcClientError> = {
       createSession: (input) => client.CreateSession(input),
       getSession: (sessionId) => client.GetSession({ sessionId }),
       subscribe: (sessionId, afterSequence) => client.Subscribe({ sessionId, afterSequence }),

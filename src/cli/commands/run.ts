@@ -4,7 +4,7 @@ import * as Option from "effect/Option"
 import { hostLayer } from "../../app/host.js"
 import { resolveConfigDir, resolveDataDir } from "../../app/locations.js"
 import type { EngineError } from "../../domain/errors.js"
-import type { SubscriberLagged } from "../../domain/host.js"
+import type { AnswerNotOffered, SubscriberLagged } from "../../domain/host.js"
 import { AgentHost } from "../../host/AgentHost.js"
 import type { McpError } from "../../services/McpHub.js"
 import { PermissionEngine } from "../../services/PermissionEngine.js"
@@ -74,7 +74,8 @@ const runEmbedded = (args: RunArgs, defaultModel: DefaultModel) =>
       yield* promptForTrust(yield* PermissionEngine, process.cwd(), { input: process.stdin, output: process.stderr })
     }
     yield* reportUntrustedMcpServers(yield* PermissionEngine, process.cwd())
-    const local: TurnClient<EngineError | McpError | SubscriberLagged> = {
+    // A refused answer (AnswerNotOffered) would be this terminal's bug: it offers only the question's own choices.
+    const local: TurnClient<EngineError | McpError | SubscriberLagged | AnswerNotOffered> = {
       createSession: host.createSession,
       getSession: host.getSession,
       subscribe: host.subscribe,
