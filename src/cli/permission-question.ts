@@ -1,6 +1,6 @@
 import * as Effect from "effect/Effect"
 import { createInterface } from "node:readline"
-import { type LastingChoice, lastingChoices } from "../domain/lasting-choices.js"
+import { type ChosenCover, type LastingChoice, lastingChoices } from "../domain/lasting-choices.js"
 import { describeCover } from "../domain/permissions.js"
 import { type ApprovalAnswer, type ApprovalRequest, Approvals } from "../services/Approvals.js"
 import { writeSync } from "./io.js"
@@ -52,7 +52,7 @@ export const describeChoices = (choices: ReadonlyArray<LastingChoice>): Terminal
   joinText(choices.map((choice, i) => term`[${String(i + 1)}] ${sanitizeInline(choice.label)}`), "  ")
 
 /** The answer with the choice numbered `line` (1-based; empty is the first: what the question showed), or undefined for another line. */
-export const withChoice = (answer: ApprovalAnswer, choices: ReadonlyArray<LastingChoice>, line: string): ApprovalAnswer | undefined => {
+export const withChoice = <A extends { readonly cover?: ChosenCover | undefined }>(answer: A, choices: ReadonlyArray<LastingChoice>, line: string): A | undefined => {
   const typed = line.trim()
   const picked = typed === "" ? choices[0] : /^\d+$/.test(typed) ? choices[Number(typed) - 1] : undefined
   if (picked === undefined) return undefined

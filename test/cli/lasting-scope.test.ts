@@ -20,7 +20,9 @@ describe("run: the scope picked for a lasting answer", () => {
   it("is stored as picked (src/**), and covers the next write under src/", { timeout: 90_000 }, async () => {
     const cwd = temps.dir("lasting-scope-")
     mkdirSync(join(cwd, "src", "deep"), { recursive: true })
-    writeFileSync(join(cwd, "script.json"), JSON.stringify({ responses: [write("src/a.ts"), "wrote a", write("src/deep/b.ts"), "wrote b"] }))
+    writeFileSync(join(cwd, "script.json"), JSON.stringify({ responses: [write("src/a.ts"), "wrote a"] }))
+    // Each session plays its script from the start: the second run's has its own.
+    writeFileSync(join(cwd, "script-b.json"), JSON.stringify({ responses: [write("src/deep/b.ts"), "wrote b"] }))
     const env = { CUSTOM_AGENT_HOME: temps.dir("lasting-scope-home-"), CUSTOM_AGENT_CONFIG_HOME: temps.dir("lasting-scope-config-") }
     const first = await runOnTerminal(cwd, ["run", "--script", "script.json", "write a"], "> ", ["a\r", "3\r"], env)
     expect(first.code, first.output).toBe(0)
@@ -33,7 +35,7 @@ describe("run: the scope picked for a lasting answer", () => {
     expect(answers.map((answer) => [answer.decision, answer.scope, answer.paths])).toEqual([["allow", "always", ["src/**"]]])
 
     // Nobody answers this one: a question would be denied without a terminal, so the write shows it was covered.
-    const second = await runCli(["run", "--script", "script.json", "write b"], { cwd, env })
+    const second = await runCli(["run", "--script", "script-b.json", "write b"], { cwd, env })
     expect(second.code, second.stderr).toBe(0)
     expect(existsSync(join(cwd, "src", "deep", "b.ts"))).toBe(true)
   })
