@@ -7,7 +7,7 @@ import type { EngineError } from "../../domain/errors.js"
 import type { AnswerNotOffered, SubscriberLagged } from "../../domain/host.js"
 import { AgentHost } from "../../host/AgentHost.js"
 import type { McpError } from "../../services/McpHub.js"
-import { PermissionEngine } from "../../services/PermissionEngine.js"
+import { PermissionEngine, type PermissionStoreError, type ProjectTrustError } from "../../services/PermissionEngine.js"
 import { agentSetup } from "../agent-setup.js"
 import { stderr } from "../io.js"
 import { attachFiles } from "../prompt-attachments.js"
@@ -75,7 +75,7 @@ const runEmbedded = (args: RunArgs, defaultModel: DefaultModel) =>
     }
     yield* reportUntrustedMcpServers(yield* PermissionEngine, process.cwd())
     // A refused answer (AnswerNotOffered) would be this terminal's bug: it offers only the question's own choices.
-    const local: TurnClient<EngineError | McpError | SubscriberLagged | AnswerNotOffered> = {
+    const local: TurnClient<EngineError | McpError | SubscriberLagged | AnswerNotOffered | PermissionStoreError | ProjectTrustError> = {
       createSession: host.createSession,
       getSession: host.getSession,
       subscribe: host.subscribe,
@@ -89,7 +89,8 @@ const runEmbedded = (args: RunArgs, defaultModel: DefaultModel) =>
       isLagged: (error) => error._tag === "SubscriberLagged",
       isDropped: () => false,
       // Nobody else can answer in this process.
-      unanswered: "deny"
+      unanswered: "deny",
+      trust: yield* PermissionEngine
     }
     return yield* runTurn(local, args, defaultModel)
   })

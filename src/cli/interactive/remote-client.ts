@@ -30,6 +30,8 @@ export const remoteSessionClient = (url: string) =>
     rewind: (sessionId, request) => api.Rewind({ sessionId, ...request }),
     redo: (sessionId, request) => api.Redo({ sessionId, ...request }),
     fork: (sessionId) => api.ForkSession({ sessionId, by: BY }),
+    projectTrust: (workspaceRoot) => api.GetProjectTrust({ workspaceRoot }),
+    trustProject: (workspaceRoot, sha256) => api.TrustProject({ workspaceRoot, sha256, by: BY }),
     rememberedAnswers: (workspaceRoot) => api.ListRememberedAnswers({ workspaceRoot }),
     revokeAnswer: (id) => api.RevokeRememberedAnswer({ id, by: BY }),
     memories: (workspaceRoot) =>

@@ -5,6 +5,7 @@ import * as Stream from "effect/Stream"
 import { writeFileSync } from "node:fs"
 import { resolve } from "node:path"
 import type { AgentEvent } from "../../domain/events.js"
+import type { SessionListItem } from "../../domain/host.js"
 import { type PermissionMode, describeCover } from "../../domain/permissions.js"
 import { relativeTime } from "../../domain/relative-time.js"
 import { RewindDrift, type RewindResult, type RewindWhat } from "../../domain/rewind.js"
@@ -25,7 +26,10 @@ import type { Timeline, Tone } from "./timeline.js"
 /** What a slash command may do in the session: the only way the commands reach the screen and the host. */
 export interface SessionActions {
   readonly client: SessionClient
+  /** Where the interactive session was started: a new session's workspace, where /export writes. */
   readonly cwd: string
+  /** The open session's own workspace (another folder when one from elsewhere was resumed): its rules, answers, memories, agents and hooks. */
+  readonly workspace: () => string
   readonly sessionId: () => string | undefined
   readonly timeline: () => Timeline
   readonly note: (text: string, tone?: Tone) => void
@@ -41,7 +45,10 @@ export interface SessionActions {
   readonly setMode: (mode: PermissionMode) => Effect.Effect<void, unknown>
   readonly commands: () => ReadonlyArray<SlashCommandSpec>
   /** The workspace's agents and hooks, as `agents list` and `hooks list` print them (text). */
-  readonly listings: { readonly agents: Effect.Effect<string, unknown>; readonly hooks: Effect.Effect<string, unknown> }
+  readonly listings: {
+    readonly agents: (workspace: string) => Effect.Effect<string, unknown>
+    readonly hooks: (workspace: string) => Effect.Effect<string, unknown>
+  }
   readonly quit: () => void
 }
 
@@ -134,11 +141,13 @@ const resume = (actions: SessionActions) =>
     const elsewhere = items.filter((item) => !here.includes(item))
     if (items.length === 0) return actions.note("no other session to resume", "warn")
     const now = Date.now()
+    const when = (item: SessionListItem) => `${relativeTime(item.updatedAt, now)} · ${item.sessionId} · ${item.status}`
+    // This workspace's first; then the others, each marked with the folder it works in (opening one asks first).
     const choices: Array<Choice<string>> = [
-      ...here.map((item) => ({ label: item.title ?? "(untitled)", detail: `${relativeTime(item.updatedAt, now)} · ${item.sessionId} · ${item.status}`, value: item.sessionId })),
-      ...elsewhere.map((item) => ({ label: item.title ?? "(untitled)", detail: `elsewhere: ${item.cwd ?? "?"} · ${item.sessionId}`, value: item.sessionId }))
+      ...here.map((item) => ({ label: item.title ?? "(untitled)", detail: when(item), value: item.sessionId })),
+      ...elsewhere.map((item) => ({ label: `${item.title ?? "(untitled)"}  [in ${item.cwd ?? "an unknown folder"}]`, detail: when(item), value: item.sessionId }))
     ]
-    const chosen = yield* actions.choose(`Resume a session (this workspace's first; ${here.length} here)`, choices, true)
+    const chosen = yield* actions.choose(`Resume a session: ${here.length} of this workspace first, then ${elsewhere.length} of others (marked with their folder)`, choices, true)
     if (chosen !== undefined) yield* actions.open(chosen)
   })
 
@@ -226,7 +235,7 @@ const permissions = (actions: SessionActions, args: string) =>
       return actions.note(`revoked ${revoked.id}: ${revoked.decision} ${describeCover(revoked, revoked.decision)}`, "info")
     }
     if (args !== "") return actions.note("/permissions lists the remembered answers; /permissions revoke ID forgets one", "warn")
-    const answers = yield* actions.client.rememberedAnswers(actions.cwd)
+    const answers = yield* actions.client.rememberedAnswers(actions.workspace())
     if (answers.length === 0) return actions.note("no remembered answers for this workspace")
     actions.timeline().detail("remembered answers (/permissions revoke ID)", answers.map((a) => `${a.id}  ${a.decision}  ${describeCover(a, a.decision)}`).join("\n"))
   })
@@ -240,7 +249,7 @@ const memory = (actions: SessionActions, args: string) =>
       return actions.note(`${verb === "approve" ? "approved" : "rejected"} ${id}`, "info")
     }
     if (args !== "") return actions.note("/memory lists memories and candidates; /memory approve ID or /memory reject ID decides one", "warn")
-    const { memories, candidates } = yield* actions.client.memories(actions.cwd)
+    const { memories, candidates } = yield* actions.client.memories(actions.workspace())
     const lines = [
       ...(memories.length === 0 ? ["no memories for this workspace"] : memories.map((m) => `${m.id}  (${m.scope === "user" ? "all projects" : "this project"}) ${m.text}`)),
       "",
@@ -326,9 +335,9 @@ export const runSlashCommand = (actions: SessionActions, name: string, args: str
     case "mcp":
       return mcp(actions)
     case "agents":
-      return Effect.map(actions.listings.agents, (text) => actions.timeline().detail("agents", text))
+      return Effect.map(actions.listings.agents(actions.workspace()), (text) => actions.timeline().detail("agents", text))
     case "hooks":
-      return Effect.map(actions.listings.hooks, (text) => actions.timeline().detail("hooks", text))
+      return Effect.map(actions.listings.hooks(actions.workspace()), (text) => actions.timeline().detail("hooks", text))
     case "export":
       return exportSession(actions, args)
     case "quit":
