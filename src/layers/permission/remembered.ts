@@ -15,8 +15,9 @@ import { prefixesCover, prefixesDeny, shellPrefixes } from "./shell-rules.js"
 /**
  * An answer a person gave "for the session" or "always". It never names a whole tool: a
  * shell answer holds the analysed command prefixes (`git status *`), a file answer the paths
- * or the globs the person picked among those offered (`lastingChoices`) and how they are touched (any file tool that touches them
- * so), any other tool's answer that exact input.
+ * or the globs the person picked among those offered (`lastingChoices`) and how they are
+ * touched (so every file tool that touches them that way is covered), another tool's answer
+ * that exact input.
  */
 export const RememberedApproval = Schema.Struct({
   ...AnswerCover.fields,
