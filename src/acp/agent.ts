@@ -274,13 +274,13 @@ export const make = (peer: ClientPeer, barrier: UpdateBarrier, info: AgentInfo) 
           if (session === undefined) return yield* sessionNotFound(params.sessionId)
           const change = configChange(session, params)
           if (Either.isLeft(change)) return yield* invalidParams(change.left)
+          // Durable at once, like the mode: the session's next turn asks the model, whichever client prompts it.
           if (change.right._tag === "Mode") {
             yield* host.setMode(params.sessionId, change.right.mode, "acp").pipe(Effect.mapError(fromEngineError))
             session.mode = change.right.mode
           } else {
-            // The host records a model with the prompt that first asks it (as the web page's picker does).
+            yield* host.setModel(params.sessionId, { model: change.right.model, by: "acp" }).pipe(Effect.mapError(fromEngineError))
             session.model = change.right.model
-            session.modelPicked = true
           }
           return { configOptions: configOptions(session) }
         }),

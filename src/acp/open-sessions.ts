@@ -8,10 +8,8 @@ export interface OpenSession {
   /** The session's workspace, as stored. */
   readonly cwd: string
   mode: AcpMode
-  /** The model the session's next turn asks: its stored one, or the one the client picked since. */
+  /** The model the session's next turn asks: its stored one, as the last `session.model_changed` heard or the client's pick set it. */
   model: string
-  /** The client picked `model` and no prompt has asked it yet: the next one does (which records it). */
-  modelPicked: boolean
   /** What the model option offers (the session's model is always among them). */
   models: ReadonlyArray<string>
   /** One prompt at a time: a prompt waits for the one before it to finish. */
@@ -44,7 +42,7 @@ export class OpenSessions {
       existing.models = models
       return existing
     }
-    const session: OpenSession = { sessionId, cwd, mode, model, models, modelPicked: false, prompts: Effect.unsafeMakeSemaphore(1), cancels: 0, active: 0, usage: emptyTally }
+    const session: OpenSession = { sessionId, cwd, mode, model, models, prompts: Effect.unsafeMakeSemaphore(1), cancels: 0, active: 0, usage: emptyTally }
     this.sessions.set(sessionId, session)
     return session
   }

@@ -129,15 +129,14 @@ const runOrdered = (deps: TurnDeps, session: OpenSession, content: string, arriv
         const start: Effect.Effect<Phase, ProtocolError, Scope.Scope> = Effect.gen(function* () {
           if (cancelled()) return { _tag: "Done", outcome: { stopReason: "cancelled" } }
           const receipt = yield* host
-            // Only a model the client picked: another client's choice since is not undone by a prompt from here.
-            .prompt({ sessionId, content, mode: "queue", permissionMode: session.mode, ...(session.modelPicked ? { model: session.model } : {}), client: "acp" })
+            // No model: the one the client picked was recorded when it was picked, and another client's choice since is not undone from here.
+            .prompt({ sessionId, content, mode: "queue", permissionMode: session.mode, client: "acp" })
             .pipe(Effect.mapError(fromEngineError))
           if (receipt._tag === "Queued") {
             // Only another process could be running a turn here; do not leave the message behind.
             yield* host.editQueue(sessionId, receipt.messageId, { _tag: "Delete" }).pipe(Effect.ignoreLogged)
             return yield* internalError(`session ${sessionId} is busy with a turn this connection did not start`)
           }
-          session.modelPicked = false
           // A cancel that came while the turn was being admitted found nothing to cancel yet.
           if (cancelled()) yield* Effect.forkScoped(host.cancel(sessionId).pipe(Effect.ignoreLogged))
           return { _tag: "Running", turnId: receipt.turnId }

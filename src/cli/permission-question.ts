@@ -1,5 +1,6 @@
 import * as Effect from "effect/Effect"
 import { createInterface } from "node:readline"
+import { type ChosenCover, type LastingChoice, lastingChoices } from "../domain/lasting-choices.js"
 import { describeCover } from "../domain/permissions.js"
 import { type ApprovalAnswer, type ApprovalRequest, Approvals } from "../services/Approvals.js"
 import { writeSync } from "./io.js"
@@ -46,10 +47,24 @@ export const describeQuestion = (request: ApprovalRequest, color: boolean): Term
   return term`\n${yellow("?")} ${bold(sanitizeInline(request.summary))} ${dim(sanitizeInline(`(${request.tool}, ${request.risk})`))}\n${detail}  ${dim(sanitizeInline(lasting))}\n`
 }
 
+/** The choices for a lasting answer, one line: `[1] src/a.ts (as shown)  [2] src/*  [3] src/**`. */
+export const describeChoices = (choices: ReadonlyArray<LastingChoice>): TerminalText =>
+  joinText(choices.map((choice, i) => term`[${String(i + 1)}] ${sanitizeInline(choice.label)}`), "  ")
+
+/** The answer with the choice numbered `line` (1-based; empty is the first: what the question showed), or undefined for another line. */
+export const withChoice = <A extends { readonly cover?: ChosenCover | undefined }>(answer: A, choices: ReadonlyArray<LastingChoice>, line: string): A | undefined => {
+  const typed = line.trim()
+  const picked = typed === "" ? choices[0] : /^\d+$/.test(typed) ? choices[Number(typed) - 1] : undefined
+  if (picked === undefined) return undefined
+  return picked.chosen === undefined ? answer : { ...answer, cover: picked.chosen }
+}
+
 /**
  * Asks the person at the terminal, one line per question: allow once, for the session,
- * always, deny, or deny always; a lasting answer about a write then asks which paths it
- * covers. Closed input denies (nobody is there to say yes). A plan's question is `askPlan`'s.
+ * always, deny, or deny always; a lasting answer about paths then asks how far it reaches,
+ * among the question's offers (`lastingChoices`: the paths shown, their folders' files,
+ * everything under their folders). Closed input denies (nobody is there to say yes). A plan's
+ * question is `askPlan`'s.
  */
 export const makeTerminalApprovals = (options: QuestionOptions) =>
   Approvals.of({
@@ -64,18 +79,20 @@ export const makeTerminalApprovals = (options: QuestionOptions) =>
           resume(Effect.succeed(answer))
         }
         const prompt = () => writeSync(options.output, "  [y] allow once  [s] allow for this session  [a] always  [n] deny  [d] deny always > ")
-        // A lasting answer about a file can name more than it: a glob the person types.
+        const offers = request.lasting === undefined ? [] : lastingChoices(request.lasting)
+        const askReach = () => writeSync(options.output, term`  remember which? ${describeChoices(offers)} (Enter: 1) > `)
+        // A lasting answer about paths can reach further than the call, as far as the question offers.
         let lasting: ApprovalAnswer | undefined
         rl.on("line", (line) => {
           if (lasting !== undefined) {
-            const globs = line.trim().split(/\s+/).filter((glob) => glob !== "")
-            return settle(globs.length === 0 ? lasting : { ...lasting, paths: globs })
+            const chosen = withChoice(lasting, offers, line)
+            return chosen === undefined ? askReach() : settle(chosen)
           }
           const choice = choices[line.trim().toLowerCase()]
           if (choice === undefined) return prompt()
-          if (choice.scope === "once" || request.risk !== "write") return settle(choice)
+          if (choice.scope === "once" || offers.length < 2) return settle(choice)
           lasting = choice
-          writeSync(options.output, "  remember for which paths? (globs such as src/**, Enter: just this file) > ")
+          askReach()
         })
         rl.on("close", () => settle(lasting ?? { decision: "deny", scope: "once", by: "user", reason: "no answer (input closed)" }))
         // Asked once the answer is listened for: a reply that comes at once is not lost.

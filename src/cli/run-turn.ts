@@ -12,6 +12,7 @@ import * as PolicyApprovals from "../layers/approvals/policy.js"
 import { workspaceMismatch } from "../host/session-workspace.js"
 import { CliError } from "./errors.js"
 import { stderr, useColor } from "./io.js"
+import { continueElsewhere } from "./other-workspace-question.js"
 import { makeTerminalApprovals } from "./permission-question.js"
 import type { ApprovalAnswer, ApprovalRequest } from "../services/Approvals.js"
 import { PLAN_TOOL } from "../domain/plan.js"
@@ -76,9 +77,15 @@ export const runTurn = <E>(client: TurnClient<E>, args: RunArgs, defaultModel: D
           ...(Option.isSome(model) ? { model: model.value } : {})
         })
     const sessionId = view.sessionId
-    // A session acts on its own folder: continued from elsewhere it would widen what this run reaches.
+    // A session acts on its own folder: continued from elsewhere only when the person here says so (and decides on its trust).
     const mismatch = Option.isSome(args.session) ? workspaceMismatch(sessionId, view.cwd, process.cwd()) : undefined
-    if (mismatch !== undefined) return yield* new CliError({ message: `${mismatch} (cd ${view.cwd} first)` })
+    if (mismatch !== undefined) {
+      if (!interactive()) return yield* new CliError({ message: `${mismatch} (cd ${view.cwd} first, or continue it on a terminal, which asks)` })
+      const io = { input: process.stdin, output: process.stderr }
+      const trust = Option.isNone(args.approve) ? client.trust : undefined
+      const go = yield* continueElsewhere({ sessionId, workspace: view.cwd, here: process.cwd(), trust, io })
+      if (!go) return yield* new CliError({ message: `session ${sessionId} was not continued (it works in ${view.cwd})` })
+    }
     const after = Option.isSome(args.session) ? view.lastSequence : 0
     const notice = echoNotice({
       model: Option.getOrElse(model, () => view.model),
@@ -109,7 +116,9 @@ export const runTurn = <E>(client: TurnClient<E>, args: RunArgs, defaultModel: D
           client: "cli",
           ...(decided.reason === undefined ? {} : { reason: decided.reason }),
           ...(decided.mode === undefined ? {} : { mode: decided.mode }),
-          ...(decided.note === undefined ? {} : { note: decided.note })
+          ...(decided.note === undefined ? {} : { note: decided.note }),
+          // What the person chose for a lasting answer; the host checks it is within the question's offers.
+          ...(decided.cover === undefined ? {} : { cover: decided.cover })
         }
         const heard = yield* client.respondPermission(sessionId, toolCallId, answer)
         if (!heard) yield* stderr("(another client answered first)\n")

@@ -1,6 +1,5 @@
 import * as Effect from "effect/Effect"
 import type { ProjectTrust } from "../domain/permissions.js"
-import type { PermissionEngineShape } from "../services/PermissionEngine.js"
 import { askLine, isYes } from "./ask-line.js"
 import { writeSync } from "./io.js"
 import { joinText, sanitizeInline as one, type TerminalText, term } from "./terminal-text.js"
@@ -26,13 +25,19 @@ export const describeTrust = (status: ProjectTrust): TerminalText => {
 export const widens = (status: ProjectTrust) =>
   status.allowRules.length > 0 || status.opensNetwork || (status.hooks ?? []).length > 0 || (status.mcpServers ?? []).length > 0
 
+/** Where a workspace's trust is read and given: the PermissionEngine in this process, or a server's API. */
+export interface TrustAccess<E> {
+  readonly projectTrust: (workspaceRoot: string) => Effect.Effect<ProjectTrust, E>
+  readonly trustProject: (workspaceRoot: string, sha256: string, by: string) => Effect.Effect<ProjectTrust, E>
+}
+
 /**
  * Before a turn on a terminal: a project whose rules file holds allow rules nobody trusted yet
  * is shown, and the person decides. Trusted: its allow rules apply from now on (until the
  * file changes). Not trusted: only its deny and ask rules apply, as before.
  */
-export const promptForTrust = (
-  permissions: PermissionEngineShape,
+export const promptForTrust = <E>(
+  permissions: TrustAccess<E>,
   workspaceRoot: string,
   io: { readonly input: NodeJS.ReadableStream; readonly output: NodeJS.WritableStream }
 ) =>

@@ -3,6 +3,7 @@ import type * as Stream from "effect/Stream"
 import type { HostFrame, PermissionAnswer, PromptReceipt, SessionView } from "../domain/host.js"
 import type { PermissionMode } from "../domain/permissions.js"
 import type { TurnTerms } from "../domain/turn-terms.js"
+import type { TrustAccess } from "./trust-prompt.js"
 
 /**
  * What `run` needs of the agent, the same whether the host runs in this process or on a
@@ -44,4 +45,6 @@ export interface TurnClient<E> {
    * so it is denied; a server's other clients may answer it.
    */
   readonly unanswered: "deny" | "wait"
+  /** Where a workspace's trust is read and given (the session's own, when it is not the current folder's). */
+  readonly trust: TrustAccess<E>
 }

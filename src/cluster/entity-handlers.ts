@@ -75,6 +75,7 @@ export const sessionEntityLayer = (options: { readonly maxIdleTime: Duration.Dur
         ListCommands: () => host.listCommands({ sessionId }),
         Cancel: () => host.cancel(sessionId),
         SetMode: ({ payload }) => host.setMode(sessionId, payload.mode, payload.by),
+        SetModel: ({ payload }) => host.setModel(sessionId, payload),
         Rename: ({ payload }) => host.renameSession(sessionId, payload.title, payload.by),
         Archive: ({ payload }) => host.archiveSession(sessionId, payload.archived, payload.by),
         Delete: ({ payload }) => host.deleteSession(sessionId, payload.by),

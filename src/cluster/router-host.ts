@@ -120,6 +120,7 @@ export const routerHostLayer: Layer.Layer<AgentHost, never, AgentHost | Sharding
         }),
       cancel: (sessionId) => delivered(entity(sessionId).Cancel()),
       setMode: (sessionId, mode, by) => delivered(entity(sessionId).SetMode({ mode, by })),
+      setModel: (sessionId, request) => delivered(entity(sessionId).SetModel(request)),
       respondPermission: (sessionId, toolCallId, answer) => delivered(entity(sessionId).RespondPermission({ toolCallId, answer })),
       editQueue: (sessionId, messageId, action) =>
         Effect.flatMap(requestId, (id) => delivered(entity(sessionId).EditQueue(new EditQueuePayload({ requestId: id, messageId, action })))),

@@ -5,7 +5,7 @@ import * as PrimaryKey from "effect/PrimaryKey"
 import * as Schema from "effect/Schema"
 import { PermissionMode } from "../domain/permissions.js"
 import { AgentEvent, MessageMode } from "../domain/events.js"
-import { PermissionAnswer, PermissionNotPending, PromptReceipt, QueueAction, QueuedMessageNotFound, SessionView } from "../domain/host.js"
+import { AnswerNotOffered, PermissionAnswer, PermissionNotPending, PromptReceipt, QueueAction, QueuedMessageNotFound, SessionView, SetModelRequest } from "../domain/host.js"
 import { EngineFailure } from "../rpc/group.js"
 import { McpError } from "../services/McpHub.js"
 import { MemoryStoreFailure } from "../services/MemoryStore.js"
@@ -85,13 +85,15 @@ export const AgentSession = Entity.make("AgentSession", [
   Rpc.make("ListCommands", { success: SlashCommandList, error: EngineFailure }),
   Rpc.make("Cancel", { error: EngineFailure }),
   Rpc.make("SetMode", { payload: { mode: PermissionMode, by: Schema.String }, error: EngineFailure }),
+  // Volatile like SetMode: setting a model twice records it once.
+  Rpc.make("SetModel", { payload: SetModelRequest, error: EngineFailure }),
   Rpc.make("Rename", { payload: { title: Schema.String, by: Schema.String }, error: EngineFailure }),
   Rpc.make("Archive", { payload: { archived: Schema.Boolean, by: Schema.String }, error: EngineFailure }),
   // On the owner, which holds the session's actor and its subagents'.
   Rpc.make("Delete", { payload: { by: Schema.String }, success: Schema.Array(Schema.String), error: Schema.Union(EngineFailure, MemoryStoreFailure) }),
   Rpc.make("RespondPermission", {
     payload: { toolCallId: Schema.String, answer: PermissionAnswer },
-    error: Schema.Union(PermissionNotPending, EngineFailure)
+    error: Schema.Union(PermissionNotPending, AnswerNotOffered, EngineFailure)
   }),
   // Volatile: redelivered after a failover, a redo would undo one rewind too many; the caller sees the failure and asks again.
   Rpc.make("Rewind", {

@@ -208,6 +208,12 @@ export interface SessionEngineShape {
    */
   readonly setMode: (sessionId: string, mode: PermissionMode, by: string) => Effect.Effect<Option.Option<AgentEvent>, EngineError>
   /**
+   * Makes `model` the session's model, recorded as `session.model_changed` by `by`; none when it
+   * already is. Never refused: a running turn resolved its model when it started and ends on
+   * it, so the change holds from the session's next turn (as a queued prompt's `model` does).
+   */
+  readonly setModel: (sessionId: string, model: string, by: string) => Effect.Effect<Option.Option<AgentEvent>, EngineError>
+  /**
    * A person's rewind of the files, the conversation or both (`rewind.ts`), while no turn runs
    * (else TurnInProgress). Files need the Checkpoints service; without it only the
    * conversation of a session that never recorded a checkpoint can go back.
@@ -794,6 +800,7 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
       recover: Effect.fn("Engine.recover")((sessionId: string) => withActor(sessionId, (actor) => Effect.zipRight(closeLeftOpen(actor, false), infoOf(actor)))),
       compact: Effect.fn("Engine.compact")(compact),
       setMode: Effect.fn("Engine.setMode")((sessionId: string, mode: PermissionMode, by: string) => withActor(sessionId, (actor) => changeMode(actor, mode, by))),
+      setModel: Effect.fn("Engine.setModel")((sessionId: string, model: string, by: string) => withActor(sessionId, (actor) => changeModel(actor, model, by))),
       rewind: Effect.fn("Engine.rewind")((sessionId: string, request: RewindRequest) =>
         whileIdle(sessionId, (actor) => Effect.flatMap(rewindBasis(actor), (basis) => rewind(basis, request)).pipe(outsideTurn(actor)))
       ),

@@ -27,7 +27,15 @@ export const relayedApprovals = (approvals: ApprovalsShape, delegation: Delegati
     const asked: ApprovalRequest = { ...request, sessionId: delegation.rootSessionId, toolCallId, summary }
     return mirror({
       type: "permission.requested",
-      payload: { toolCallId, tool: request.tool, risk: request.risk, summary, ...(request.detail === undefined ? {} : { detail: request.detail }) }
+      payload: {
+        toolCallId,
+        tool: request.tool,
+        risk: request.risk,
+        summary,
+        ...(request.detail === undefined ? {} : { detail: request.detail }),
+        // What a lasting answer would store, as the child's engine computed it: the top-level session's clients show it and offer its choices.
+        ...(request.lasting === undefined ? {} : { lasting: request.lasting })
+      }
     }).pipe(
       Effect.zipRight(approvals.ask(asked)),
       Effect.tap(resolved),

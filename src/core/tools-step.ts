@@ -220,7 +220,7 @@ const authorize = (ctx: ToolStep, call: ToolCall): Effect.Effect<Option.Option<A
         if (Option.isNone(lasting)) {
           yield* Effect.logWarning(`the answer for ${call.name} holds nothing that can be remembered safely; it applies to this call only`)
         } else {
-          remembered = yield* ctx.permissions.remember(check, answer.decision, answer.scope, lasting.value, answer.paths).pipe(
+          remembered = yield* ctx.permissions.remember(check, answer.decision, answer.scope, lasting.value, answer.cover).pipe(
             Effect.map(Option.some),
             Effect.catchAll((error) => Effect.as(Effect.logWarning(`could not remember the answer ${answer.scope}`, error.message), Option.none()))
           )

@@ -1,5 +1,6 @@
 import * as Schema from "effect/Schema"
 import { AgentEvent, MessageMode, QueuedMessage, TurnStopReason } from "./events.js"
+import { ChosenCover } from "./lasting-choices.js"
 import { SessionId } from "./ids.js"
 import { PermissionMode, PermissionScope } from "./permissions.js"
 import { PlanExitMode, PlanNote } from "./plan.js"
@@ -116,6 +117,19 @@ export const PromptReceipt = Schema.Union(
 )
 export type PromptReceipt = typeof PromptReceipt.Type
 
+/** A model as clients name it: `anthropic/<id>`, `openai/<id>`, `openai-compatible/<id>`, `scripted`. */
+export const ModelId = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(200))
+
+/**
+ * Makes `model` the session's model now, recorded as `session.model_changed` by `by` (nothing
+ * when it already is), the event a prompt's `model` records. The session's next turn asks it;
+ * a turn running meanwhile ends on the model it started with (its requests, budget and
+ * replay are that model's). The host's request as it is and the cluster entity's payload; the
+ * RPC payload is these fields with the session and `by` optional.
+ */
+export const SetModelRequest = Schema.Struct({ model: ModelId, by: Schema.String })
+export type SetModelRequest = typeof SetModelRequest.Type
+
 export const PromptInput = Schema.Struct({
   sessionId: SessionId,
   content: Schema.String.pipe(Schema.minLength(1)),
@@ -123,7 +137,7 @@ export const PromptInput = Schema.Struct({
   /** Becomes the session's mode (recorded) when it is another; left out, the session's mode holds. */
   permissionMode: Schema.optional(PermissionMode),
   /** Becomes the session's model (recorded) when it is another: `anthropic/<id>`, `openai/<id>`, `scripted`; left out, the session's model holds. */
-  model: Schema.optional(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(200))),
+  model: Schema.optional(ModelId),
   /** Which client sends it (`cli`, `web`, ...), recorded as who changed the mode or model; over the HTTP API recorded as `rpc:<this>` (`rpc` when left out). */
   client: Schema.optional(Schema.String),
   /** URIs of MCP resources whose text is attached to the message. */
@@ -161,7 +175,14 @@ export const PermissionAnswer = Schema.Struct({
    */
   mode: Schema.optional(PlanExitMode),
   /** For a plan's question, with `deny`: what should change, sent to the model. */
-  note: Schema.optional(PlanNote)
+  note: Schema.optional(PlanNote),
+  /**
+   * With a "session" or "always" answer: the globs or command prefixes to remember, among those
+   * the question offered (`lastingChoices` of its `lasting`). A cover it did not offer (wider,
+   * another folder) is refused with AnswerNotOffered and the question goes on waiting. Left
+   * out, the answer remembers what the question showed.
+   */
+  cover: Schema.optional(ChosenCover)
 })
 export type PermissionAnswer = typeof PermissionAnswer.Type
 
@@ -184,6 +205,17 @@ export class PermissionNotPending extends Schema.TaggedError<PermissionNotPendin
 }) {
   override get message() {
     return `no open permission question ${this.toolCallId} in session ${this.sessionId} (unknown, or already answered)`
+  }
+}
+
+/** An answer naming a cover its question did not offer: nothing was decided, and the question still waits. */
+export class AnswerNotOffered extends Schema.TaggedError<AnswerNotOffered>()("AnswerNotOffered", {
+  sessionId: Schema.String,
+  toolCallId: Schema.String,
+  reason: Schema.String
+}) {
+  override get message() {
+    return `the answer to ${this.toolCallId} in session ${this.sessionId} was refused: ${this.reason}; the question still waits`
   }
 }
 

@@ -12,6 +12,7 @@ import { type Draft, type RedoRequest, type RewindRequest, SessionEngine } from 
 import type { EngineError } from "../domain/errors.js"
 import type { AgentEvent, MessageMode } from "../domain/events.js"
 import {
+  type AnswerNotOffered,
   type HostFrame,
   InvalidSessionLog,
   type PermissionAnswer,
@@ -23,6 +24,7 @@ import {
   type SessionListFrame,
   type SessionListItem,
   type SessionView,
+  type SetModelRequest,
   SubscriberLagged
 } from "../domain/host.js"
 import { SessionTitle } from "../domain/session-title.js"
@@ -124,8 +126,17 @@ export interface AgentHostShape {
   readonly cancel: (sessionId: string) => Effect.Effect<void, EngineError>
   /** Makes `mode` the session's permission mode, durably; a running turn checks its next tool call under it. */
   readonly setMode: (sessionId: string, mode: PermissionMode, by: string) => Effect.Effect<void, EngineError>
-  /** Fails with an engine error only where the question travels (a cluster's delivery). */
-  readonly respondPermission: (sessionId: string, toolCallId: string, answer: PermissionAnswer) => Effect.Effect<void, PermissionNotPending | EngineError>
+  /**
+   * Makes the request's model the session's now (`session.model_changed`, as a prompt's `model`
+   * records it): its next turn asks it, a running turn ends on the model it started with.
+   */
+  readonly setModel: (sessionId: string, request: SetModelRequest) => Effect.Effect<void, EngineError>
+  /**
+   * Settles a waiting question. An answer whose `cover` names more than the question offered is
+   * refused (AnswerNotOffered) and the question goes on waiting. Fails with an engine error only
+   * where the question travels (a cluster's delivery).
+   */
+  readonly respondPermission: (sessionId: string, toolCallId: string, answer: PermissionAnswer) => Effect.Effect<void, PermissionNotPending | AnswerNotOffered | EngineError>
   readonly editQueue: (sessionId: string, messageId: string, action: QueueAction) => Effect.Effect<void, EngineError | QueuedMessageNotFound>
   /** A baseline, then every event after `afterSequence`, then live frames: no gap, no duplicate. */
   readonly subscribe: (sessionId: string, afterSequence: number) => Stream.Stream<HostFrame, EngineError | SubscriberLagged>
@@ -315,6 +326,7 @@ export const make = Effect.gen(function* () {
         : Effect.flatMap(engine.recover(target.sessionId), (info) => listCommandsIn(commands, info.header.cwd)),
     cancel: (sessionId) => Effect.zipRight(engine.recover(sessionId), engine.cancelTurn(sessionId)),
     setMode: (sessionId, mode, by) => Effect.zipRight(engine.recover(sessionId), Effect.asVoid(engine.setMode(sessionId, mode, by))),
+    setModel: (sessionId, { model, by }) => Effect.zipRight(engine.recover(sessionId), Effect.asVoid(engine.setModel(sessionId, model, by))),
     respondPermission: (sessionId, toolCallId, answer) =>
       pending.respond(sessionId, toolCallId, {
         decision: answer.decision,
@@ -323,7 +335,8 @@ export const make = Effect.gen(function* () {
         ...(answer.reason === undefined ? {} : { reason: answer.reason }),
         ...(answer.client === undefined ? {} : { client: answer.client }),
         ...(answer.mode === undefined ? {} : { mode: answer.mode }),
-        ...(answer.note === undefined ? {} : { note: answer.note })
+        ...(answer.note === undefined ? {} : { note: answer.note }),
+        ...(answer.cover === undefined ? {} : { cover: answer.cover })
       }),
     editQueue: engine.editQueue,
     subscribe,

@@ -1,13 +1,28 @@
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
-import { type PendingPermission, PermissionNotPending } from "../domain/host.js"
+import { AnswerNotOffered, type PendingPermission, PermissionNotPending } from "../domain/host.js"
+import { chosenCover } from "../domain/lasting-choices.js"
+import type { AnswerCover } from "../domain/permissions.js"
 import { type ApprovalAnswer, Approvals } from "../services/Approvals.js"
 
 interface Waiting {
   readonly question: PendingPermission
+  /** What a lasting answer would store, as the question showed it: a chosen cover must be within its offers. */
+  readonly lasting: AnswerCover | undefined
   readonly answer: Deferred.Deferred<ApprovalAnswer>
+}
+
+/** Why an answer cannot settle this question, or none: a chosen cover goes only with a lasting answer, within what was offered. */
+const refusal = (waiting: Waiting, answer: ApprovalAnswer): string | undefined => {
+  const chosen = answer.cover
+  if (chosen === undefined) return undefined
+  if (answer.scope === "once") return "a chosen cover goes with a session or always answer, not once"
+  if (waiting.lasting === undefined) return "the question offered nothing to remember"
+  const within = chosenCover(waiting.lasting, chosen)
+  return Either.isLeft(within) ? within.left : undefined
 }
 
 /**
@@ -18,7 +33,8 @@ export interface PendingAsksShape {
   readonly list: (sessionId: string) => Effect.Effect<ReadonlyArray<PendingPermission>>
   /** How many questions wait, by session (only sessions with at least one): what the session list marks. */
   readonly counts: Effect.Effect<ReadonlyMap<string, number>>
-  readonly respond: (sessionId: string, toolCallId: string, answer: ApprovalAnswer) => Effect.Effect<void, PermissionNotPending>
+  /** Refused (AnswerNotOffered, the question still waits) when the answer chooses a cover the question did not offer. */
+  readonly respond: (sessionId: string, toolCallId: string, answer: ApprovalAnswer) => Effect.Effect<void, PermissionNotPending | AnswerNotOffered>
 }
 
 export class PendingAsks extends Context.Tag("custom-agent/host/PendingAsks")<PendingAsks, PendingAsksShape>() {}
@@ -47,7 +63,7 @@ export const make = Effect.sync(() => {
           ...(request.plan === undefined ? {} : { plan: request.plan })
         }
         const questions = waiting.get(request.sessionId) ?? new Map<string, Waiting>()
-        questions.set(request.toolCallId, { question, answer })
+        questions.set(request.toolCallId, { question, lasting: request.lasting, answer })
         waiting.set(request.sessionId, questions)
         return yield* Deferred.await(answer).pipe(Effect.ensuring(Effect.sync(() => forget(request.sessionId, request.toolCallId))))
       })
@@ -57,9 +73,12 @@ export const make = Effect.sync(() => {
     list: (sessionId) => Effect.sync(() => [...(waiting.get(sessionId)?.values() ?? [])].map((w) => w.question)),
     counts: Effect.sync(() => new Map([...waiting].map(([sessionId, questions]) => [sessionId, questions.size]))),
     respond: (sessionId, toolCallId, answer) =>
-      Effect.suspend(() => {
+      Effect.suspend((): Effect.Effect<void, PermissionNotPending | AnswerNotOffered> => {
         const found = waiting.get(sessionId)?.get(toolCallId)
         if (found === undefined) return Effect.fail(new PermissionNotPending({ sessionId, toolCallId }))
+        // Checked before the question is taken: a refused answer leaves it for a proper one.
+        const refused = refusal(found, answer)
+        if (refused !== undefined) return Effect.fail(new AnswerNotOffered({ sessionId, toolCallId, reason: refused }))
         forget(sessionId, toolCallId)
         return Deferred.succeed(found.answer, answer).pipe(
           Effect.flatMap((settled) => (settled ? Effect.void : Effect.fail(new PermissionNotPending({ sessionId, toolCallId }))))

@@ -11,6 +11,7 @@ import { McpError } from "../services/McpHub.js"
 import { PermissionStoreError, ProjectTrustError, RememberedAnswerNotFound } from "../services/PermissionEngine.js"
 import { Memory, MemoryCandidate, MemoryNotFound, MemoryStoreFailure } from "../services/MemoryStore.js"
 import {
+  AnswerNotOffered,
   HostFrame,
   InvalidSessionLog,
   PermissionAnswer,
@@ -23,6 +24,7 @@ import {
   SessionListFrame,
   SessionListItem,
   SessionView,
+  SetModelRequest,
   SubscriberLagged
 } from "../domain/host.js"
 
@@ -99,9 +101,18 @@ export class AgentRpcs extends RpcGroup.make(
     payload: { sessionId: SessionId, mode: PermissionMode, by: Schema.optional(Schema.String) },
     error: EngineFailure
   }),
+  /**
+   * Makes `model` the session's model now, recorded as `session.model_changed` by `rpc:<by>` (`rpc`
+   * when left out): its next turn asks it; a turn running meanwhile ends on the model it started with.
+   */
+  Rpc.make("SetModel", {
+    payload: { sessionId: SessionId, ...SetModelRequest.fields, by: Schema.optional(Schema.String) },
+    error: EngineFailure
+  }),
+  /** Refused with AnswerNotOffered (the question still waits) when `answer.cover` names more than the question offered. */
   Rpc.make("RespondPermission", {
     payload: { sessionId: SessionId, toolCallId: Schema.String, answer: PermissionAnswer },
-    error: Schema.Union(PermissionNotPending, EngineFailure)
+    error: Schema.Union(PermissionNotPending, AnswerNotOffered, EngineFailure)
   }),
   Rpc.make("EditQueue", {
     payload: { sessionId: SessionId, messageId: Schema.String, action: QueueAction },

@@ -58,6 +58,7 @@ export const handlersLayer = (options: HandlerOptions = {}) => AgentRpcs.toLayer
         withKeepAlive(host.subscribe(sessionId, afterSequence), keepAliveFrame, options.keepAlive ?? defaultKeepAlive),
       Cancel: ({ sessionId }) => host.cancel(sessionId),
       SetMode: ({ sessionId, mode, by }) => host.setMode(sessionId, mode, rpcOrigin(by)),
+      SetModel: ({ sessionId, model, by }) => host.setModel(sessionId, { model, by: rpcOrigin(by) }),
       RespondPermission: ({ sessionId, toolCallId, answer }) => host.respondPermission(sessionId, toolCallId, { ...answer, client: rpcOrigin(answer.client) }),
       EditQueue: ({ sessionId, messageId, action }) => host.editQueue(sessionId, messageId, action),
       ExportSession: ({ sessionId }) => host.exportSession(sessionId),

@@ -1,5 +1,6 @@
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
+import type { ChosenCover } from "../domain/lasting-choices.js"
 import type { AnswerCover, PermissionScope } from "../domain/permissions.js"
 import type { PlanExitMode } from "../domain/plan.js"
 import type { RiskClass } from "../domain/tools.js"
@@ -38,10 +39,10 @@ export interface ApprovalAnswer {
   /** The client the answer came through (`cli`, `acp`, `rpc`, `rpc:web`), recorded on `permission.resolved`. */
   readonly client?: string
   /**
-   * For a "session" or "always" answer about files: the paths or globs a person picked to
-   * remember (they must cover the asked paths; otherwise the asked paths are remembered).
+   * For a "session" or "always" answer: the globs or command prefixes a person picked to
+   * remember, among those the question offered (`lastingChoices`); left out, what it showed.
    */
-  readonly paths?: ReadonlyArray<string>
+  readonly cover?: ChosenCover
   /** For a plan's question, with `allow`: the mode the person chose to carry it out in (`default` when left out). */
   readonly mode?: PlanExitMode
   /** For a plan's question, with `deny`: what the person wants changed, for the model. */

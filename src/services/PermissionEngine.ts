@@ -2,6 +2,7 @@ import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import type { ChosenCover } from "../domain/lasting-choices.js"
 import type { AnswerCover, DecidedBy, PermissionMode, PermissionScope, ProjectTrust, RememberedAnswer, RuleRef } from "../domain/permissions.js"
 import type { PreparedCall } from "./ToolRouter.js"
 
@@ -45,6 +46,11 @@ export class RememberedAnswerNotFound extends Schema.TaggedError<RememberedAnswe
   message: Schema.String
 }) {}
 
+/** A chosen cover for a lasting answer that names more than the question offered (`chosenCover`): nothing is remembered. */
+export class CoverNotOffered extends Schema.TaggedError<CoverNotOffered>()("CoverNotOffered", {
+  message: Schema.String
+}) {}
+
 /** A trust request for content that is no longer what the file holds (it changed since it was shown). */
 export class ProjectTrustError extends Schema.TaggedError<ProjectTrustError>()("ProjectTrustError", {
   message: Schema.String
@@ -70,16 +76,17 @@ export interface PermissionEngineShape {
   readonly lasting: (check: PermissionCheck) => Effect.Effect<Option.Option<AnswerCover>>
   /**
    * Remembers a person's answer for the rest of the session, or persists it ("always"),
-   * covering `cover` as the question showed it (from `lasting`), or the globs in `paths` when
-   * they cover every path it shows. Returns what was stored, with its id.
+   * covering `cover` as the question showed it (from `lasting`), or what the person chose
+   * among the question's offers (`chosenCover`); a choice that names more than was offered is
+   * refused (CoverNotOffered) and nothing is remembered. Returns what was stored, with its id.
    */
   readonly remember: (
     check: PermissionCheck,
     decision: "allow" | "deny",
     scope: Exclude<PermissionScope, "once">,
     cover: AnswerCover,
-    paths?: ReadonlyArray<string>
-  ) => Effect.Effect<RememberedAnswer, PermissionStoreError>
+    chosen?: ChosenCover
+  ) => Effect.Effect<RememberedAnswer, PermissionStoreError | CoverNotOffered>
   /** The remembered answers in force: "always" ones (from the store as it is now) and this process's "session" ones. */
   readonly listRemembered: (filter?: { readonly workspaceRoot?: string }) => Effect.Effect<ReadonlyArray<RememberedAnswer>, PermissionStoreError>
   /**

@@ -7,7 +7,7 @@ const temp = makeTemp()
 afterAll(() => temp.cleanup())
 
 describe("custom-agent acp: config options (mode and model)", () => {
-  it("offers the modes and the known models; a mode set as an option is stored at once, a model is asked by the next prompt; unknown values are refused", { timeout: 90_000 }, async () => {
+  it("offers the modes and the known models; a mode or a model set as an option is stored at once, and the next prompt asks that model; unknown values are refused", { timeout: 90_000 }, async () => {
     const workspace = makeWorkspace(temp)
     const acp = await startAcp(workspace, { script: workspace.script("options", { responses: ["Fine."] }) })
     let sessionId = ""
@@ -41,7 +41,11 @@ describe("custom-agent acp: config options (mode and model)", () => {
 
       const picked = await set("model", "anthropic/claude-haiku-4-5")
       expect(picked.configOptions.find((o) => o.id === "model")?.currentValue).toBe("anthropic/claude-haiku-4-5")
-      // The next prompt asks that model, recorded as acp's choice (a script plays every model, so it answers).
+      // Recorded at once, as acp's choice, before any prompt asks it.
+      expect((await exportEvents(workspace, sessionId)).flatMap((e) => (e.type === "session.model_changed" ? [e.payload] : []))).toEqual([
+        { model: "anthropic/claude-haiku-4-5", by: "acp" }
+      ])
+      // The next prompt asks that model (a script plays every model, so it answers) and records no second change.
       expect((await acp.prompt(sessionId, "who are you?")).stopReason).toBe("end_turn")
     } finally {
       expect(await acp.stop()).toBe(0)

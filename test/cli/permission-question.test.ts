@@ -4,7 +4,7 @@ import { PassThrough } from "node:stream"
 import { describeQuestion, makeTerminalApprovals } from "../../src/cli/permission-question.js"
 import type { ApprovalRequest } from "../../src/services/Approvals.js"
 
-const request = (risk: ApprovalRequest["risk"], detail?: string): ApprovalRequest => ({
+const request = (risk: ApprovalRequest["risk"], detail?: string, lasting?: ApprovalRequest["lasting"]): ApprovalRequest => ({
   sessionId: "ses_1",
   turnId: "turn_1",
   toolCallId: "call_1",
@@ -14,11 +14,12 @@ const request = (risk: ApprovalRequest["risk"], detail?: string): ApprovalReques
   input: {},
   firm: false,
   outsideWorkspace: false,
-  ...(detail === undefined ? {} : { detail })
+  ...(detail === undefined ? {} : { detail }),
+  ...(lasting === undefined ? {} : { lasting })
 })
 
 /** The question on fake terminal streams; each of `lines` is typed once the question before it was asked. */
-const answer = (risk: ApprovalRequest["risk"], lines: ReadonlyArray<string>, close = false) =>
+const answer = (risk: ApprovalRequest["risk"], lines: ReadonlyArray<string>, close = false, lasting?: ApprovalRequest["lasting"]) =>
   Effect.gen(function* () {
     const input = new PassThrough()
     const output = new PassThrough()
@@ -32,19 +33,30 @@ const answer = (risk: ApprovalRequest["risk"], lines: ReadonlyArray<string>, clo
         else if (close) input.end()
       }
     })
-    const result = yield* makeTerminalApprovals({ input, output, color: false }).ask(request(risk))
+    const result = yield* makeTerminalApprovals({ input, output, color: false }).ask(request(risk, undefined, lasting))
     return { result, shown }
   })
 
 describe("the permission question at a terminal", () => {
-  it.live("a lasting answer about a write asks which paths it covers", () =>
+  it.live("a lasting answer about paths asks how far it reaches, among the question's offers; the answer carries the choice", () =>
     Effect.gen(function* () {
-      const globs = yield* answer("write", ["a", "src/** docs/*.md"])
-      expect(globs.result).toMatchObject({ decision: "allow", scope: "always", by: "user", paths: ["src/**", "docs/*.md"] })
-      expect(globs.shown).toContain("remember for which paths?")
-      const plain = yield* answer("write", ["s", ""])
+      const cover = { tool: "write_file", paths: ["src/a.ts"], access: "write" as const }
+      const wide = yield* answer("write", ["a", "3"], false, cover)
+      expect(wide.result).toMatchObject({ decision: "allow", scope: "always", by: "user", cover: { paths: ["src/**"] } })
+      expect(wide.shown).toContain("remember which? [1] src/a.ts (as shown)  [2] src/*  [3] src/** (Enter: 1) > ")
+      // Enter keeps what was shown (no choice sent); a line that is no offer asks again.
+      const plain = yield* answer("write", ["s", "9", "** please", ""], false, cover)
       expect(plain.result).toMatchObject({ decision: "allow", scope: "session" })
-      expect(plain.result.paths).toBe(undefined)
+      expect(plain.result.cover).toBe(undefined)
+      expect(plain.shown.match(/remember which\?/g)).toHaveLength(3)
+      const deny = yield* answer("write", ["d", "2"], false, cover)
+      expect(deny.result).toMatchObject({ decision: "deny", scope: "always", cover: { paths: ["src/*"] } })
+      // Nothing to widen (a command's prefixes, a path outside the workspace): no second question.
+      const command = yield* answer("execute", ["a"], false, { tool: "shell", commands: ["npm test *"] })
+      expect(command.result).toMatchObject({ decision: "allow", scope: "always" })
+      expect(command.shown).not.toContain("remember which?")
+      const outside = yield* answer("write", ["a"], false, { tool: "write_file", paths: ["/etc/hosts"], access: "write" })
+      expect(outside.shown).not.toContain("remember which?")
     })
   )
 
@@ -52,7 +64,7 @@ describe("the permission question at a terminal", () => {
     Effect.gen(function* () {
       const again = yield* answer("execute", ["x", "s"])
       expect(again.result).toMatchObject({ decision: "allow", scope: "session" })
-      expect(again.shown).not.toContain("remember for which paths?")
+      expect(again.shown).not.toContain("remember which?")
       expect(again.shown.match(/\[y\] allow once/g)).toHaveLength(2)
       const closed = yield* answer("execute", [], true)
       expect(closed.result).toMatchObject({ decision: "deny", reason: "no answer (input closed)" })

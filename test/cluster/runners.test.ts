@@ -67,7 +67,7 @@ describe.skipIf(!postgresAvailable)(postgresSuite("serve --cluster: sessions on 
   const cluster = clusterOf({ migrate: true })
 
   it.live(
-    "any runner takes any session: prompts through either run on the session's owner, and the logs stay whole",
+    "any runner takes any session: prompts and model changes through either run on the session's owner, and the logs stay whole",
     () =>
       Effect.scoped(
         Effect.gen(function* () {
@@ -95,6 +95,14 @@ describe.skipIf(!postgresAvailable)(postgresSuite("serve --cluster: sessions on 
             expect(ranOn).toHaveLength(1)
             expect(runners.map((runner) => runner.address)).toContain(ranOn[0])
           }
+          // A model change through either runner is the owner's, recorded once, and every runner reads it.
+          const first = sessions[0]
+          if (first === undefined) return
+          yield* on(b, (client) => client.SetModel({ sessionId: first.sessionId, model: "anthropic/claude-haiku-4-5", by: "test" }))
+          yield* on(a, (client) => client.SetModel({ sessionId: first.sessionId, model: "anthropic/claude-haiku-4-5", by: "test" }))
+          expect((yield* on(a, (client) => client.GetSession({ sessionId: first.sessionId }))).model).toBe("anthropic/claude-haiku-4-5")
+          const changes = (yield* exported(b, first.sessionId)).flatMap((event) => (event.type === "session.model_changed" ? [event.payload] : []))
+          expect(changes).toEqual([{ model: "anthropic/claude-haiku-4-5", by: "rpc:test" }])
         })
       ),
     60_000

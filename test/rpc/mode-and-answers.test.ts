@@ -107,4 +107,21 @@ layer(E2E, { timeout: 30_000, excludeTestServices: true })("the session's mode a
       const unknown = yield* client.SetMode({ sessionId: "ses_nope", mode: "plan" }).pipe(Effect.flip)
       expect(unknown._tag).toBe("SessionNotFound")
     }))
+
+  it.effect("SetModel makes the model the session's at once, recorded as the API's; GetSession says it; an unknown session is refused", () =>
+    Effect.gen(function* () {
+      const client = yield* AgentClient
+      const { sessionId, model } = yield* client.CreateSession({ cwd: tempDir("rpc-model-") })
+      expect(model).toBe("scripted")
+      yield* client.SetModel({ sessionId, model: "anthropic/claude-haiku-4-5", by: "web" })
+      expect((yield* client.GetSession({ sessionId })).model).toBe("anthropic/claude-haiku-4-5")
+      yield* client.SetModel({ sessionId, model: "anthropic/claude-haiku-4-5" })
+      yield* client.SetModel({ sessionId, model: "scripted" })
+      const log = Chunk.toArray(yield* Stream.runCollect(client.ExportSession({ sessionId })))
+      expect(log.flatMap((e) => (e.type === "session.model_changed" ? [e.payload] : []))).toEqual([
+        { model: "anthropic/claude-haiku-4-5", by: "rpc:web" },
+        { model: "scripted", by: "rpc" }
+      ])
+      expect((yield* client.SetModel({ sessionId: "ses_nope", model: "scripted" }).pipe(Effect.flip))._tag).toBe("SessionNotFound")
+    }))
 })

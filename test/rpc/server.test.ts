@@ -163,7 +163,7 @@ layer(E2E, { timeout: 30_000, excludeTestServices: true })("the RPC API over rea
 describe("the RPC group", () => {
   it("names every operation a client needs", () => {
     expect([...AgentRpcs.requests.keys()].sort()).toEqual(
-      ["ArchiveSession", "Cancel", "Compact", "CreateSession", "DeleteMemory", "DeleteSession", "EditQueue", "ExportSession", "ForkSession", "GetProjectTrust", "GetSession", "ImportSession", "ListCommands", "ListMemories", "ListMemoryCandidates", "ListRememberedAnswers", "ListSessions", "Prompt", "Redo", "RenameSession", "RespondPermission", "RevokeRememberedAnswer", "ReviewMemory", "Rewind", "SetMode", "Subscribe", "TrustProject", "WatchSessions"].sort()
+      ["ArchiveSession", "Cancel", "Compact", "CreateSession", "DeleteMemory", "DeleteSession", "EditQueue", "ExportSession", "ForkSession", "GetProjectTrust", "GetSession", "ImportSession", "ListCommands", "ListMemories", "ListMemoryCandidates", "ListRememberedAnswers", "ListSessions", "Prompt", "Redo", "RenameSession", "RespondPermission", "RevokeRememberedAnswer", "ReviewMemory", "Rewind", "SetMode", "SetModel", "Subscribe", "TrustProject", "WatchSessions"].sort()
     )
   })
 })

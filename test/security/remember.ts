@@ -31,5 +31,5 @@ export const rememberAnswer = (
     const check = yield* checkFor(fx, sessionId, call)
     const cover = yield* permissions.lasting(check)
     if (Option.isNone(cover)) return
-    yield* permissions.remember(check, decision, scope, cover.value, paths?.map(fx.fill))
+    yield* permissions.remember(check, decision, scope, cover.value, paths === undefined ? undefined : { paths: paths.map(fx.fill) })
   })

@@ -47,6 +47,7 @@ const actors = (events: ReadonlyArray<AgentEvent>) =>
       case "session.created":
         return [[event.type, event.payload.client]]
       case "session.mode_changed":
+      case "session.model_changed":
       case "session.renamed":
       case "session.archived":
         return [[event.type, event.payload.by]]
@@ -58,12 +59,13 @@ const actors = (events: ReadonlyArray<AgentEvent>) =>
   })
 
 layer(E2E, { timeout: 30_000, excludeTestServices: true })("security: an API client cannot pass for the local CLI in the session log", (it) => {
-  it.effect("SetMode, Rename and Archive claiming `cli` in the body are recorded as the API's", () =>
+  it.effect("SetMode, SetModel, Rename and Archive claiming `cli` in the body are recorded as the API's", () =>
     Effect.gen(function* () {
       const client = yield* AgentClient
       const { sessionId } = yield* client.CreateSession({ cwd: "/work", client: "cli" })
       // Raw requests, past the typed client: the body says what an attacker wants it to.
       yield* postRaw(token, "SetMode", { sessionId, mode: "bypass", by: "cli" })
+      yield* postRaw(token, "SetModel", { sessionId, model: "anthropic", by: "cli" })
       yield* postRaw(token, "RenameSession", { sessionId, title: "renamed", by: "cli" })
       yield* postRaw(token, "ArchiveSession", { sessionId, archived: true, by: "cli" })
       yield* postRaw(token, "SetMode", { sessionId, mode: "plan" })
@@ -71,6 +73,7 @@ layer(E2E, { timeout: 30_000, excludeTestServices: true })("security: an API cli
       expect(recorded).toEqual([
         ["session.created", "rpc:cli"],
         ["session.mode_changed", "rpc:cli"],
+        ["session.model_changed", "rpc:cli"],
         ["session.renamed", "rpc:cli"],
         ["session.archived", "rpc:cli"],
         ["session.mode_changed", "rpc"]

@@ -10,14 +10,16 @@ export const runOnTerminal = (
   cwd: string,
   args: ReadonlyArray<string>,
   prompt: string,
-  answers: ReadonlyArray<string | (() => Promise<void>)>
+  answers: ReadonlyArray<string | (() => Promise<void>)>,
+  /** More of the environment (the agent's own data and config folders, say). */
+  env: Record<string, string> = {}
 ) =>
   new Promise<{ readonly code: number | null; readonly output: string }>((resolve, reject) => {
     assertBuilt()
     const command = [process.execPath, cliPath, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(" ")
     const child = spawn("script", ["-q", "-e", "-c", command, "/dev/null"], {
       cwd,
-      env: { PATH: process.env["PATH"], HOME: process.env["HOME"], NO_COLOR: "1", TERM: "dumb" },
+      env: { PATH: process.env["PATH"], HOME: process.env["HOME"], NO_COLOR: "1", TERM: "dumb", ...env },
       stdio: ["pipe", "pipe", "pipe"]
     })
     let output = ""

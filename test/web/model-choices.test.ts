@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { modelChoices, modelToSend } from "../../web/src/model-choices.js"
+import { modelChoices, modelToSet } from "../../web/src/model-choices.js"
 
 describe("the model picker", () => {
   it("suggests the session's model first, then other sessions', the provider defaults and priced models, each once", () => {
@@ -10,11 +10,11 @@ describe("the model picker", () => {
     expect(new Set(choices).size).toBe(choices.length)
   })
 
-  it("sends a model with the next prompt only when one was picked and it is not the session's", () => {
-    expect(modelToSend("", "scripted")).toBeUndefined()
-    expect(modelToSend("  ", "scripted")).toBeUndefined()
-    expect(modelToSend("scripted", "scripted")).toBeUndefined()
-    expect(modelToSend(" anthropic/claude-opus-4-5 ", "scripted")).toBe("anthropic/claude-opus-4-5")
-    expect(modelToSend("anthropic", undefined)).toBe("anthropic")
+  it("sets a model only when one was picked and it is not the session's", () => {
+    expect(modelToSet("", "scripted")).toBeUndefined()
+    expect(modelToSet("  ", "scripted")).toBeUndefined()
+    expect(modelToSet("scripted", "scripted")).toBeUndefined()
+    expect(modelToSet(" anthropic/claude-opus-4-5 ", "scripted")).toBe("anthropic/claude-opus-4-5")
+    expect(modelToSet("anthropic", undefined)).toBe("anthropic")
   })
 })

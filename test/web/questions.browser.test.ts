@@ -122,18 +122,19 @@ describe("a session that waits on you", () => {
     const log = await call(server, (client) => client.GetSession({ sessionId }))
     expect(log.permissionMode).toBe("plan")
 
-    // The model: picked for the next message, which records it as the session's.
-    const model = page.getByRole("combobox", { name: "Model for the next message" })
+    // The model: a pick is the session's at once (recorded before any message), and the next turn asks it.
+    const model = page.getByRole("combobox", { name: "Session model" })
     expect(await model.getAttribute("placeholder")).toBe("scripted")
     await model.fill("anthropic")
-    await page.locator(".setting.model .hint", { hasText: "from your next message" }).waitFor()
-    await page.locator("textarea[name=prompt]").fill("Try with Claude")
-    await page.getByRole("button", { name: "Send" }).click()
+    await model.press("Enter")
     await page.locator(".block.note.model", { hasText: "model: anthropic (set by rpc:web)" }).waitFor()
     await page.locator(".session-header", { hasText: "anthropic" }).waitFor()
-    await page.locator(".block.answer", { hasText: "Answered by the picked model." }).waitFor()
+    expect((await call(server, (client) => client.GetSession({ sessionId }))).model).toBe("anthropic")
     expect(await model.inputValue()).toBe("")
     expect(await model.getAttribute("placeholder")).toBe("anthropic")
+    await page.locator("textarea[name=prompt]").fill("Try with Claude")
+    await page.getByRole("button", { name: "Send" }).click()
+    await page.locator(".block.answer", { hasText: "Answered by the picked model." }).waitFor()
 
     await page.setViewportSize({ width: 390, height: 844 })
     await page.locator(".sessions").waitFor({ state: "hidden" })

@@ -4,8 +4,8 @@
  */
 export { modelChoices } from "../../src/domain/model-choices.js"
 
-/** The model to send with the next prompt: what was picked, when it differs from the session's (else none: the session's holds). */
-export const modelToSend = (picked: string, current: string | undefined): string | undefined => {
+/** The model to make the session's: what was picked, when it differs from the session's (else none: the session's holds). */
+export const modelToSet = (picked: string, current: string | undefined): string | undefined => {
   const model = picked.trim()
   return model === "" || model === current ? undefined : model
 }

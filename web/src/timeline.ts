@@ -5,7 +5,7 @@ import { type HostFrame, Inbox } from "../../src/domain/host.js"
 import { hookSummary } from "../../src/domain/hook-summary.js"
 import { ModelErrorCode } from "../../src/domain/model.js"
 import { projectWidening } from "../../src/domain/project-widening.js"
-import { DecidedBy, PermissionDecision, PermissionMode, PermissionScope, RuleRef } from "../../src/domain/permissions.js"
+import { AnswerCover, DecidedBy, PermissionDecision, PermissionMode, PermissionScope, RuleRef } from "../../src/domain/permissions.js"
 import { RiskClass, ToolResultData } from "../../src/domain/tools.js"
 import { PLAN_TOOL, PlanDecision, PlanExitMode } from "../../src/domain/plan.js"
 import { conversationSpans, inSpans } from "../../src/domain/rewound.js"
@@ -36,6 +36,8 @@ export const Ask = Schema.Struct({
   risk: RiskClass,
   summary: Schema.String,
   detail: Schema.optional(Schema.String),
+  /** What a lasting answer would store, as the question showed it (its offers: `lastingChoices`). */
+  lasting: Schema.optional(AnswerCover),
   open: Schema.Boolean
 })
 export type Ask = typeof Ask.Type
@@ -415,8 +417,14 @@ const blocksAfter = (blocks: ReadonlyArray<Block>, event: AgentEvent, settled: S
     case "model.failed":
       return [...seal(blocks), { _tag: "failure", ...at, reason: event.payload.reason, code: event.payload.code }]
     case "permission.requested": {
-      const { toolCallId, tool, risk, summary, detail } = event.payload
-      const ask: Ask = { risk, summary, open: !isSettled(settled, event.sequence, toolCallId), ...(detail === undefined ? {} : { detail }) }
+      const { toolCallId, tool, risk, summary, detail, lasting } = event.payload
+      const ask: Ask = {
+        risk,
+        summary,
+        open: !isSettled(settled, event.sequence, toolCallId),
+        ...(detail === undefined ? {} : { detail }),
+        ...(lasting === undefined ? {} : { lasting })
+      }
       return updateTool(blocks, event, toolCallId, tool, (t) => ({ ...t, ask }))
     }
     case "permission.resolved": {

@@ -3,7 +3,8 @@ import * as Option from "effect/Option"
 import { HttpClientError } from "@effect/platform"
 import type { RpcClientError } from "@effect/rpc"
 import type { EngineError } from "../../domain/errors.js"
-import type { SubscriberLagged } from "../../domain/host.js"
+import type { AnswerNotOffered, SubscriberLagged } from "../../domain/host.js"
+import type { PermissionStoreError, ProjectTrustError } from "../../services/PermissionEngine.js"
 import type { McpError } from "../../services/McpHub.js"
 import { AgentClient } from "../../rpc/client.js"
 import { runTurn } from "../run-turn.js"
@@ -24,7 +25,7 @@ export const runRemote = (args: RunArgs, unanswered: "deny" | "wait" = "wait") =
       const result = yield* client.Compact({ sessionId: args.session.value })
       return yield* reportCompaction(result.compacted, result.summary)
     }
-    const remote: TurnClient<EngineError | McpError | SubscriberLagged | RpcClientError.RpcClientError> = {
+    const remote: TurnClient<EngineError | McpError | SubscriberLagged | AnswerNotOffered | PermissionStoreError | ProjectTrustError | RpcClientError.RpcClientError> = {
       createSession: (input) => client.CreateSession(input),
       getSession: (sessionId) => client.GetSession({ sessionId }),
       subscribe: (sessionId, afterSequence) => client.Subscribe({ sessionId, afterSequence }),
@@ -39,7 +40,12 @@ export const runRemote = (args: RunArgs, unanswered: "deny" | "wait" = "wait") =
       // A refusal (a status such as 401) is an answer, not a dropped connection.
       isDropped: (error) =>
         error._tag === "RpcClientError" && !(error.cause instanceof HttpClientError.ResponseError && error.cause.reason === "StatusCode"),
-      unanswered
+      unanswered,
+      // The server's trust: its host loads the workspace's configuration.
+      trust: {
+        projectTrust: (workspaceRoot) => client.GetProjectTrust({ workspaceRoot }),
+        trustProject: (workspaceRoot, sha256, by) => client.TrustProject({ workspaceRoot, sha256, by })
+      }
     }
     // The server picks a new session's model; what it picked is the session's (SessionView.model).
     return yield* runTurn(remote, args, { chosen: false, reason: "it is the server's default model" })

@@ -5,10 +5,10 @@ import { existsSync } from "node:fs"
 import { hostLayer } from "../../app/host.js"
 import { resolveConfigDir, resolveDataDir } from "../../app/locations.js"
 import type { EngineError } from "../../domain/errors.js"
-import type { SubscriberLagged } from "../../domain/host.js"
+import type { AnswerNotOffered, SubscriberLagged } from "../../domain/host.js"
 import { AgentHost } from "../../host/AgentHost.js"
 import type { McpError } from "../../services/McpHub.js"
-import { PermissionEngine } from "../../services/PermissionEngine.js"
+import { PermissionEngine, type PermissionStoreError, type ProjectTrustError } from "../../services/PermissionEngine.js"
 import { agentSetup } from "../agent-setup.js"
 import { hostSocketPath } from "../host/host-files.js"
 import { stderr } from "../io.js"
@@ -86,7 +86,8 @@ const runEmbedded = (args: RunArgs, defaultModel: DefaultModel) =>
       yield* promptForTrust(yield* PermissionEngine, process.cwd(), { input: process.stdin, output: process.stderr })
     }
     yield* reportUntrustedMcpServers(yield* PermissionEngine, process.cwd())
-    const local: TurnClient<EngineError | McpError | SubscriberLagged> = {
+    // A refused answer (AnswerNotOffered) would be this terminal's bug: it offers only the question's own choices.
+    const local: TurnClient<EngineError | McpError | SubscriberLagged | AnswerNotOffered | PermissionStoreError | ProjectTrustError> = {
       createSession: host.createSession,
       getSession: host.getSession,
       subscribe: host.subscribe,
@@ -100,7 +101,8 @@ const runEmbedded = (args: RunArgs, defaultModel: DefaultModel) =>
       isLagged: (error) => error._tag === "SubscriberLagged",
       isDropped: () => false,
       // Nobody else can answer in this process.
-      unanswered: "deny"
+      unanswered: "deny",
+      trust: yield* PermissionEngine
     }
     return yield* runTurn(local, args, defaultModel)
   })

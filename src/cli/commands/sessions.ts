@@ -2,7 +2,6 @@ import { Args, Command, HelpDoc, Options } from "@effect/cli"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as Chunk from "effect/Chunk"
-import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
@@ -10,7 +9,7 @@ import { resolveDataDir } from "../../app/locations.js"
 import { packageVersion } from "../../app/package-root.js"
 import { storeLayer } from "../../app/store.js"
 import type { AgentEvent } from "../../domain/events.js"
-import { isStartedChild, type StartedChild } from "../../domain/subagent-link.js"
+import type { StartedChild } from "../../domain/subagent-link.js"
 import { type Rewind, rewoundSpans } from "../../domain/rewound.js"
 import { addSpend, formatCost, noSpend } from "../../domain/spend.js"
 import { AgentHost, type ImportedSession } from "../../host/AgentHost.js"
@@ -20,6 +19,7 @@ import { IdsLive } from "../../layers/ids.js"
 import { renameSessions } from "../../domain/session-rename.js"
 import { askLine, isYes } from "../ask-line.js"
 import { CliError, USAGE_EXIT_CODE } from "../errors.js"
+import { NotTheChild, ownChild, withSubagents } from "../export-tree.js"
 import { DEFAULT_MAX_LINE_MIB, readSessionFile } from "../import-file.js"
 import { stderr, stdout, useColor, writeSegments } from "../io.js"
 import { localHostLayer } from "../local-host.js"
@@ -262,58 +262,6 @@ const subagentsFlag = Options.boolean("no-subagents").pipe(
   Options.map((only) => !only)
 )
 
-/** A session a parent's log names as its subagent, whose own first event does not say so. */
-class NotTheChild extends Data.TaggedError("NotTheChild")<{ readonly sessionId: string }> {}
-
-/** The child's events, once its first one confirms `started` (`isStartedChild`); else NotTheChild before any is given. */
-const ownChild =
-  (childSessionId: string, started: StartedChild) =>
-  <E>(events: Stream.Stream<AgentEvent, E>): Stream.Stream<AgentEvent, E | NotTheChild> =>
-    events.pipe(
-      Stream.mapAccumEffect(true, (first, event): Effect.Effect<readonly [boolean, AgentEvent], NotTheChild> =>
-        first && !isStartedChild(event, started) ? Effect.fail(new NotTheChild({ sessionId: childSessionId })) : Effect.succeed([false, event] as const)
-      )
-    )
-
-/**
- * A session's log, then the subagent sessions it started, in the order it started them, then
- * theirs: one stream whose sessions each keep their lines together, an export that imports
- * whole. A subagent's session the store no longer has is left out, and so is one whose own
- * first event does not name the call that started it (a log's claim alone carries no other
- * session's log into its export), with a line on stderr.
- */
-const withSubagents = (source: Source, sessionId: string, subagents: boolean): Stream.Stream<AgentEvent, unknown> => {
-  const seen = new Set<string>([sessionId])
-  const waiting: Array<readonly [string, StartedChild]> = []
-  const follow = (id: string, events: Stream.Stream<AgentEvent, unknown>): Stream.Stream<AgentEvent, unknown> =>
-    events.pipe(
-      Stream.tap((event) =>
-        Effect.sync(() => {
-          if (!subagents || event.type !== "subagent.started" || seen.has(event.payload.childSessionId)) return
-          seen.add(event.payload.childSessionId)
-          waiting.push([event.payload.childSessionId, { parentSessionId: id, toolCallId: event.payload.toolCallId }])
-        })
-      )
-    )
-  const rest = (): Stream.Stream<AgentEvent, unknown> => {
-    const next = waiting.shift()
-    if (next === undefined) return Stream.empty
-    const [childId, started] = next
-    const missingChild = missing(childId).message
-    return follow(childId, source.export(childId).pipe(ownChild(childId, started))).pipe(
-      Stream.catchAll((error) =>
-        error instanceof NotTheChild
-          ? Stream.execute(stderr(`left out session ${childId}: ${started.parentSessionId}'s log names it as a subagent, but its own log does not say so\n`))
-          : error instanceof CliError && error.message === missingChild
-            ? Stream.empty
-            : Stream.fail(error)
-      ),
-      Stream.concat(Stream.suspend(rest))
-    )
-  }
-  return follow(sessionId, source.export(sessionId)).pipe(Stream.concat(Stream.suspend(rest)))
-}
-
 const exportCommand = Command.make("export", { sessionId, otlp, subagents: subagentsFlag, ...where }, (args) =>
   withSource(args, (source) =>
     args.otlp
@@ -324,7 +272,15 @@ const exportCommand = Command.make("export", { sessionId, otlp, subagents: subag
           const sent = yield* exportSessionTrace(events, packageVersion())
           yield* stderr(`sent ${sent.spans} span(s) of ${sent.traces} turn(s) to ${sent.url}\n`)
         })
-      : withSubagents(source, args.sessionId, args.subagents).pipe(
+      : withSubagents(
+          {
+            exportOne: source.export,
+            subagents: args.subagents,
+            isMissing: (error, childId) => error instanceof CliError && error.message === missing(childId).message,
+            leftOut: (childId, parentId) => stderr(`left out session ${childId}: ${parentId}'s log names it as a subagent, but its own log does not say so\n`)
+          },
+          args.sessionId
+        ).pipe(
           // A terminal may be what reads it: characters it would obey are written as `\uXXXX`, the same JSON.
           Stream.map((event) => `${JSON.stringify(event)}\n`),
           // Lines are written in groups: fewer writes.

@@ -1,5 +1,6 @@
 import type { Terminal } from "@mariozechner/pi-tui"
 import { randomUUID } from "node:crypto"
+import { resolve } from "node:path"
 import * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
@@ -8,12 +9,11 @@ import * as Fiber from "effect/Fiber"
 import * as FiberSet from "effect/FiberSet"
 import * as Option from "effect/Option"
 import { pulledUntil } from "../../core/for-each-pulled.js"
-import type { AgentEvent, MessageMode } from "../../domain/events.js"
+import type { AgentEvent, EventOf, MessageMode } from "../../domain/events.js"
 import type { HostFrame } from "../../domain/host.js"
 import type { PermissionMode } from "../../domain/permissions.js"
 import type { SlashCommandList } from "../../domain/slash-commands.js"
 import { titleOf } from "../../domain/session-title.js"
-import { workspaceMismatch } from "../../host/session-workspace.js"
 import { answerClientLabel } from "../../domain/answer-client.js"
 import { type AttachOptions, attachFiles } from "../prompt-attachments.js"
 import type { Choice } from "./choice-list.js"
@@ -22,6 +22,7 @@ import { keyAction, nextMode, onInterrupt } from "./keys.js"
 import { type CardAnswer, PermissionCard, requestOf } from "./permission-card.js"
 import { PlanCard } from "./plan-card.js"
 import { safeInline } from "./safe-text.js"
+import { confirmOtherWorkspace } from "./other-workspace.js"
 import { makeScreen } from "./screen.js"
 import type { SessionClient } from "./session-client.js"
 import { builtinCommands, knownCommands, parseTyped, type SlashCommandSpec } from "./slash.js"
@@ -45,7 +46,7 @@ export interface AppConfig {
   readonly cwd: string
   readonly color: boolean
   readonly opening: Opening
-  /** `--model`'s id: a new session's model, or the next message's. */
+  /** `--model`'s id: a new session's model, or set as a resumed session's when it opens. */
   readonly model: string | undefined
   /** What a new session gets when nothing names a model (shown until one exists). */
   readonly defaultModel: string | undefined
@@ -81,11 +82,14 @@ export const runApp = (config: AppConfig): Effect.Effect<AppExit, unknown> =>
       let commands: ReadonlyArray<SlashCommandSpec> = builtinCommands
 
       let sessionId: string | undefined
+      /** The open session's own workspace (where it was started, whichever folder opened it); a new session's is this folder. */
+      let workspace = config.cwd
       let timeline = new Timeline()
       let follower: Fiber.RuntimeFiber<unknown, unknown> | undefined
       /** The last event of the session's history when it was opened: later ones are live. */
       let historyEnd = 0
-      let nextModel = config.model
+      /** A model chosen while no session is open: the new session is created with it (or a resumed one set to it when it opens). */
+      let chosenModel = config.model
       let pendingMode = config.mode
       let lastInterruptAt: number | undefined
       let message: { readonly text: string; readonly until: number } | undefined
@@ -93,6 +97,8 @@ export const runApp = (config: AppConfig): Effect.Effect<AppExit, unknown> =>
       const children = new Map<string, Fiber.RuntimeFiber<unknown, unknown>>()
 
       const currentMode = (): PermissionMode => (sessionId === undefined ? (pendingMode ?? "default") : timeline.state.mode)
+      // The session's, as its events say; before one exists, the one it will be created with.
+      const currentModel = (): string | undefined => (sessionId === undefined ? (chosenModel ?? config.defaultModel) : timeline.state.model)
 
       const screen = makeScreen({
         theme,
@@ -106,9 +112,9 @@ export const runApp = (config: AppConfig): Effect.Effect<AppExit, unknown> =>
         footer: (width) => {
           const now = Date.now()
           const status = statusLine(theme, timeline.state, {
-            model: timeline.state.model ?? (sessionId === undefined ? config.defaultModel : undefined),
-            nextModel: nextModel === timeline.state.model ? undefined : nextModel,
+            model: currentModel(),
             mode: currentMode(),
+            ...(resolve(workspace) === resolve(config.cwd) ? {} : { elsewhere: workspace }),
             now
           })
           const second = message !== undefined && message.until > now ? theme.yellow(message.text) : hintLine(theme, timeline.state.running)
@@ -139,24 +145,35 @@ export const runApp = (config: AppConfig): Effect.Effect<AppExit, unknown> =>
 
       // Questions --------------------------------------------------------------------------
 
-      const answer = (toolCallId: string, answered: CardAnswer) => {
+      /** Sends the card's answer; a refused one (the host found it outside the question's offers) puts the question back. */
+      const answer = (toolCallId: string, answered: CardAnswer, askAgain: () => void) => {
         const id = sessionId
         if (id === undefined) return
         answeredHere.add(toolCallId)
         screen.removeCard(toolCallId)
         render()
         act(
-          Effect.flatMap(client.respondPermission(id, toolCallId, { ...answered, client: CLIENT }), (heard) =>
-            heard ? Effect.void : Effect.sync(() => note("(another client answered first)"))
+          client.respondPermission(id, toolCallId, { ...answered, client: CLIENT }).pipe(
+            Effect.flatMap((heard) => (heard ? Effect.void : Effect.sync(() => note("(another client answered first)")))),
+            Effect.tapError(() =>
+              Effect.sync(() => {
+                answeredHere.delete(toolCallId)
+                if (id === sessionId) askAgain()
+              })
+            )
           )
         )
       }
 
+      const askPermission = (event: EventOf<"permission.requested">) =>
+        screen.addCard(new PermissionCard(requestOf(event), theme, (answered) => answer(event.payload.toolCallId, answered, () => askPermission(event))))
+      const askPlan = (toolCallId: string) => screen.addCard(new PlanCard(toolCallId, theme, (answered) => answer(toolCallId, answered, () => askPlan(toolCallId))))
+
       const onQuestion = (event: AgentEvent) => {
         if (event.type === "permission.requested") {
-          screen.addCard(new PermissionCard(requestOf(event), theme, (answered) => answer(event.payload.toolCallId, answered)))
+          askPermission(event)
         } else if (event.type === "plan.proposed") {
-          screen.addCard(new PlanCard(event.payload.toolCallId, theme, (answered) => answer(event.payload.toolCallId, answered)))
+          askPlan(event.payload.toolCallId)
         } else if (event.type === "permission.resolved" || event.type === "plan.resolved") {
           const id = event.payload.toolCallId
           const shown = screen.removeCard(id)
@@ -221,23 +238,23 @@ export const runApp = (config: AppConfig): Effect.Effect<AppExit, unknown> =>
       /** Shows `id` (or a new session, for undefined) from here on; the one shown before stays above. */
       const open = (id: string | undefined) =>
         Effect.gen(function* () {
-          if (id !== undefined) {
-            const view = yield* client.getSession(id)
-            const mismatch = workspaceMismatch(id, view.cwd, config.cwd)
-            if (mismatch !== undefined) return yield* Effect.sync(() => note(`${mismatch} (cd ${view.cwd} first)`, "error"))
-          }
+          // A session keeps its own workspace: one of another folder is opened only once the person said so, its trust decided as if started there.
+          const view = id === undefined ? undefined : yield* client.getSession(id)
+          const elsewhere = view !== undefined && resolve(view.cwd) !== resolve(config.cwd)
+          if (view !== undefined && elsewhere && !(yield* confirmOtherWorkspace({ client, here: config.cwd, note, choose: actions.choose }, view.sessionId, view.cwd))) return
           if (follower !== undefined) yield* Fiber.interrupt(follower)
           for (const fiber of children.values()) yield* Fiber.interrupt(fiber)
           children.clear()
           screen.clearCards()
           sessionId = id
+          workspace = view?.cwd ?? config.cwd
           historyEnd = 0
           if (timeline.blocks.length > 0 || id !== undefined) {
             timeline = new Timeline()
             screen.addTimeline(timeline)
           }
           if (id === undefined) return yield* Effect.sync(() => note("── new session: it starts with your first message", "info"))
-          timeline.note(`── session ${id}`, "info")
+          timeline.note(`── session ${id}${elsewhere ? ` · works in ${view.cwd}` : ""}`, elsewhere ? "warn" : "info")
           follower = run(
             followSession(client, id, 0, {
               onFrame: onFrame(id),
@@ -252,6 +269,13 @@ export const runApp = (config: AppConfig): Effect.Effect<AppExit, unknown> =>
             pendingMode = undefined
             yield* client.setMode(id, mode)
           }
+          if (chosenModel !== undefined) {
+            const model = chosenModel
+            chosenModel = undefined
+            yield* client.setModel(id, model)
+          }
+          // The commands a prompt can run are its workspace's.
+          if (elsewhere) yield* Effect.ignore(refreshCommands)
           render()
         })
 
@@ -260,10 +284,10 @@ export const runApp = (config: AppConfig): Effect.Effect<AppExit, unknown> =>
       const ensureSession = (text: string) =>
         Effect.gen(function* () {
           if (sessionId !== undefined) return { id: sessionId, created: false }
-          const model = nextModel
+          const model = chosenModel
           const view = yield* client.createSession({ cwd: config.cwd, title: titleOf(text), ...(model === undefined ? {} : { model }) })
           // The session was created with it: recorded in its first event, not as a change.
-          nextModel = undefined
+          chosenModel = undefined
           // Opening it records a mode chosen before it existed.
           yield* open(view.sessionId)
           return { id: view.sessionId, created: true }
@@ -274,17 +298,14 @@ export const runApp = (config: AppConfig): Effect.Effect<AppExit, unknown> =>
           const attached = attachFiles(text, { cwd: config.cwd, ...config.attach })
           for (const line of attached.notes) note(line)
           const { id } = yield* ensureSession(text)
-          const model = nextModel
           const permissionMode = pendingMode
           yield* client.prompt({
             sessionId: id,
             content: attached.content,
             mode,
             requestId: randomUUID(),
-            ...(model === undefined ? {} : { model }),
             ...(permissionMode === undefined ? {} : { permissionMode })
           })
-          if (nextModel === model) nextModel = undefined
           if (pendingMode === permissionMode) pendingMode = undefined
           render()
         })
@@ -292,6 +313,7 @@ export const runApp = (config: AppConfig): Effect.Effect<AppExit, unknown> =>
       const actions: SessionActions = {
         client,
         cwd: config.cwd,
+        workspace: () => workspace,
         sessionId: () => sessionId,
         timeline: () => timeline,
         note,
@@ -300,11 +322,15 @@ export const runApp = (config: AppConfig): Effect.Effect<AppExit, unknown> =>
             screen.choose(title, choices, filterable, (value) => resume(Effect.succeed(value)))
           }),
         open,
-        model: () => ({ current: timeline.state.model ?? (sessionId === undefined ? config.defaultModel : undefined), next: nextModel }),
-        setNextModel: (id) => {
-          nextModel = id
-          render()
-        },
+        model: currentModel,
+        // The session's at once (its next turn asks it); before one exists, the one it is created with.
+        setModel: (id) =>
+          sessionId === undefined
+            ? Effect.sync(() => {
+                chosenModel = id
+                note(`model: ${id} (the new session's, from your first message)`)
+              })
+            : client.setModel(sessionId, id),
         mode: currentMode,
         setMode: (mode) =>
           sessionId === undefined
@@ -328,7 +354,7 @@ export const runApp = (config: AppConfig): Effect.Effect<AppExit, unknown> =>
           timeline.note(`command file ${problem.path}: ${problem.message}`, "warn")
         }
       }
-      const refreshCommands = Effect.map(client.listCommands(config.cwd), takeCommands)
+      const refreshCommands = Effect.suspend(() => Effect.map(client.listCommands(workspace), takeCommands))
       const reportedProblems = new Set<string>()
 
       const submit = (text: string, mode: MessageMode) => {

@@ -31,6 +31,7 @@ export const localSessionClient = Effect.gen(function* () {
       ),
     cancel: host.cancel,
     setMode: (sessionId, mode) => host.setMode(sessionId, mode, BY),
+    setModel: (sessionId, model) => host.setModel(sessionId, { model, by: BY }),
     compact: (sessionId) =>
       Effect.map(host.compact(sessionId), (event) => ({
         compacted: event._tag === "Some",
@@ -40,6 +41,9 @@ export const localSessionClient = Effect.gen(function* () {
     rewind: host.rewind,
     redo: host.redo,
     fork: (sessionId) => host.forkSession(sessionId, { by: BY }),
+    projectTrust: permissions.projectTrust,
+    // As the trust question before a session asks it: the person's own decision.
+    trustProject: (workspaceRoot, sha256) => permissions.trustProject(workspaceRoot, sha256, "user"),
     rememberedAnswers: (workspaceRoot) => permissions.listRemembered({ workspaceRoot }),
     revokeAnswer: (id) => permissions.revokeRemembered(id, BY),
     memories: (workspaceRoot) =>

@@ -2,7 +2,9 @@ import type { Component, Focusable } from "@mariozechner/pi-tui"
 import type { EventOf } from "../../domain/events.js"
 import type { PermissionAnswer } from "../../domain/host.js"
 import type { ApprovalRequest } from "../../services/Approvals.js"
-import { describeQuestion } from "../permission-question.js"
+import { type LastingChoice, lastingChoices } from "../../domain/lasting-choices.js"
+import { describeQuestion, withChoice } from "../permission-question.js"
+import { safeInline } from "./safe-text.js"
 import type { Theme } from "./theme.js"
 import { wrapLines } from "./wrap-lines.js"
 
@@ -37,8 +39,10 @@ export const requestOf = (event: EventOf<"permission.requested">): ApprovalReque
 /**
  * A permission question in the session: the whole command or diff, what a lasting answer would
  * store (the path globs or command prefixes, shown before anything is stored), and one key per
- * answer. The words are `run`'s (`describeQuestion`, which shows every character of the
- * question visibly); `onAnswer` sends the answer.
+ * answer. A lasting answer (s, a, d) about paths then asks how far it reaches, among the
+ * question's offers (`lastingChoices`), one digit each, as `run` asks. The words are `run`'s
+ * (`describeQuestion`, which shows every character of the question visibly); `onAnswer` sends
+ * the answer, with the choice.
  */
 export class PermissionCard implements Component, Focusable {
   focused = false
@@ -46,25 +50,43 @@ export class PermissionCard implements Component, Focusable {
   readonly #request: ApprovalRequest
   readonly #theme: Theme
   readonly #onAnswer: (answer: CardAnswer) => void
+  readonly #offers: ReadonlyArray<LastingChoice>
+  /** A lasting answer waiting for how far it reaches. */
+  #lasting: CardAnswer | undefined
 
   constructor(request: ApprovalRequest, theme: Theme, onAnswer: (answer: CardAnswer) => void) {
     this.#request = request
     this.toolCallId = request.toolCallId
     this.#theme = theme
     this.#onAnswer = onAnswer
+    this.#offers = request.lasting === undefined ? [] : lastingChoices(request.lasting)
   }
 
   handleInput(data: string): void {
+    const lasting = this.#lasting
+    if (lasting !== undefined) {
+      const line = data === "\r" ? "" : /^\d$/.test(data) ? data : undefined
+      const chosen = line === undefined ? undefined : withChoice(lasting, this.#offers, line)
+      if (chosen !== undefined) this.#onAnswer(chosen)
+      return
+    }
     const chosen = data.length === 1 ? permissionKeys[data.toLowerCase()] : undefined
-    if (chosen !== undefined) this.#onAnswer(chosen)
+    if (chosen === undefined) return
+    if (chosen.scope === "once" || this.#offers.length < 2) return this.#onAnswer(chosen)
+    this.#lasting = chosen
   }
 
   render(width: number): Array<string> {
     const t = this.#theme
     const question = describeQuestion(this.#request, t.color).text.replace(/^\n/, "").replace(/\n$/, "")
     const bar = t.yellow("│ ")
-    const body = wrapLines(question.split("\n"), Math.max(1, width - 2)).map((line) => `${bar}${line}`)
-    return [...body, ...wrapLines([t.bold(CHOICES)], Math.max(1, width - 2)).map((line) => `${bar}${line}`)]
+    const inner = Math.max(1, width - 2)
+    const body = wrapLines(question.split("\n"), inner).map((line) => `${bar}${line}`)
+    const lasting = this.#lasting
+    if (lasting === undefined) return [...body, ...wrapLines([t.bold(CHOICES)], inner).map((line) => `${bar}${line}`)]
+    const what = `${lasting.decision === "allow" ? "allow" : "deny"} ${lasting.scope === "always" ? "always" : "for this session"}`
+    const offers = this.#offers.map((offer, i) => t.dim(`  [${i + 1}] ${safeInline(offer.label)}`))
+    return [...body, ...wrapLines([t.bold(`${what}: remember which?`), ...offers, t.bold(`[1]-[${this.#offers.length}] choose (Enter: 1)`)], inner).map((line) => `${bar}${line}`)]
   }
 
   invalidate(): void {

@@ -3,7 +3,7 @@ import type * as Stream from "effect/Stream"
 import type { RedoRequest, RewindRequest } from "../../core/SessionEngine.js"
 import type { AgentEvent, MessageMode } from "../../domain/events.js"
 import type { HostFrame, PermissionAnswer, PromptReceipt, SessionListItem, SessionView } from "../../domain/host.js"
-import type { PermissionMode, RememberedAnswer } from "../../domain/permissions.js"
+import type { PermissionMode, ProjectTrust, RememberedAnswer } from "../../domain/permissions.js"
 import type { SlashCommandList } from "../../domain/slash-commands.js"
 import type { RewindResult } from "../../domain/rewind.js"
 import type { McpServerStatus } from "../../services/McpHub.js"
@@ -15,7 +15,6 @@ export interface PromptInput {
   /** `queue` waits for the next turn, `steer` joins the running one at its next step. */
   readonly mode: MessageMode
   readonly permissionMode?: PermissionMode
-  readonly model?: string
   readonly requestId: string
 }
 
@@ -46,11 +45,17 @@ export interface SessionClient {
   readonly respondPermission: (sessionId: string, toolCallId: string, answer: PermissionAnswer) => Effect.Effect<boolean, unknown>
   readonly cancel: (sessionId: string) => Effect.Effect<void, unknown>
   readonly setMode: (sessionId: string, mode: PermissionMode) => Effect.Effect<void, unknown>
+  /** Makes `model` the session's now (`session.model_changed`): its next turn asks it. */
+  readonly setModel: (sessionId: string, model: string) => Effect.Effect<void, unknown>
   readonly compact: (sessionId: string) => Effect.Effect<{ readonly compacted: boolean; readonly summary?: string | undefined }, unknown>
   readonly exportSession: (sessionId: string) => Stream.Stream<AgentEvent, unknown>
   readonly rewind: (sessionId: string, request: RewindRequest) => Effect.Effect<RewindResult, unknown>
   readonly redo: (sessionId: string, request: RedoRequest) => Effect.Effect<RewindResult, unknown>
   readonly fork: (sessionId: string) => Effect.Effect<SessionView, unknown>
+  /** Whether a workspace's own configuration is trusted, with what trust would turn on (where the host runs). */
+  readonly projectTrust: (workspaceRoot: string) => Effect.Effect<ProjectTrust, unknown>
+  /** Trusts it as shown (`sha256` from projectTrust); refused when it changed since. */
+  readonly trustProject: (workspaceRoot: string, sha256: string) => Effect.Effect<ProjectTrust, unknown>
   readonly rememberedAnswers: (workspaceRoot: string) => Effect.Effect<ReadonlyArray<RememberedAnswer>, unknown>
   readonly revokeAnswer: (id: string) => Effect.Effect<RememberedAnswer, unknown>
   readonly memories: (workspaceRoot: string) => Effect.Effect<{ readonly memories: ReadonlyArray<Memory>; readonly candidates: ReadonlyArray<MemoryCandidate> }, unknown>

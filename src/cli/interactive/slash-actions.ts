@@ -5,6 +5,7 @@ import * as Stream from "effect/Stream"
 import { writeFileSync } from "node:fs"
 import { resolve } from "node:path"
 import type { AgentEvent } from "../../domain/events.js"
+import type { SessionListItem } from "../../domain/host.js"
 import { type PermissionMode, describeCover } from "../../domain/permissions.js"
 import { relativeTime } from "../../domain/relative-time.js"
 import { RewindDrift, type RewindResult, type RewindWhat } from "../../domain/rewind.js"
@@ -16,7 +17,8 @@ import { modelIdOf } from "../model-notice.js"
 import { makeRenderer } from "../render.js"
 import { jsonText } from "../terminal-text.js"
 import type { Choice } from "./choice-list.js"
-import type { SessionClient } from "./session-client.js"
+import { withSubagents } from "../export-tree.js"
+import { hasTag, type SessionClient } from "./session-client.js"
 import type { SlashCommandSpec } from "./slash.js"
 import { formatTokens } from "../view/units.js"
 import type { Timeline, Tone } from "./timeline.js"
@@ -24,7 +26,10 @@ import type { Timeline, Tone } from "./timeline.js"
 /** What a slash command may do in the session: the only way the commands reach the screen and the host. */
 export interface SessionActions {
   readonly client: SessionClient
+  /** Where the interactive session was started: a new session's workspace, where /export writes. */
   readonly cwd: string
+  /** The open session's own workspace (another folder when one from elsewhere was resumed): its rules, answers, memories, agents and hooks. */
+  readonly workspace: () => string
   readonly sessionId: () => string | undefined
   readonly timeline: () => Timeline
   readonly note: (text: string, tone?: Tone) => void
@@ -32,13 +37,18 @@ export interface SessionActions {
   readonly choose: <A>(title: string, choices: ReadonlyArray<Choice<A>>, filterable: boolean) => Effect.Effect<A | undefined>
   /** Shows this session (a new one for undefined) from here on. */
   readonly open: (sessionId: string | undefined) => Effect.Effect<void, unknown>
-  readonly model: () => { readonly current: string | undefined; readonly next: string | undefined }
-  readonly setNextModel: (id: string | undefined) => void
+  /** The session's model (or, before one exists, the one it will be created with). */
+  readonly model: () => string | undefined
+  /** Makes `id` the session's model now (`session.model_changed`); before one exists, the new session's. */
+  readonly setModel: (id: string) => Effect.Effect<void, unknown>
   readonly mode: () => PermissionMode
   readonly setMode: (mode: PermissionMode) => Effect.Effect<void, unknown>
   readonly commands: () => ReadonlyArray<SlashCommandSpec>
   /** The workspace's agents and hooks, as `agents list` and `hooks list` print them (text). */
-  readonly listings: { readonly agents: Effect.Effect<string, unknown>; readonly hooks: Effect.Effect<string, unknown> }
+  readonly listings: {
+    readonly agents: (workspace: string) => Effect.Effect<string, unknown>
+    readonly hooks: (workspace: string) => Effect.Effect<string, unknown>
+  }
   readonly quit: () => void
 }
 
@@ -104,16 +114,17 @@ const help = (actions: SessionActions) =>
   })
 
 const model = (actions: SessionActions, args: string) =>
-  Effect.sync(() => {
-    const { current, next } = actions.model()
+  Effect.suspend(() => {
     if (args === "") {
-      return actions.note(`model: ${current ?? "the default"}${next === undefined || next === current ? "" : ` (${next} from your next message)`} · /model <id> to choose another: scripted, anthropic, anthropic/<id>, openai/<id>`)
+      return Effect.sync(() => actions.note(`model: ${actions.model() ?? "the default"} · /model <id> to choose another: scripted, anthropic, anthropic/<id>, openai/<id>`))
     }
     const parsed = parseModelSpec(args)
-    if (Either.isLeft(parsed)) return actions.note(`/model: ${parsed.left.message}`, "warn")
+    if (Either.isLeft(parsed)) return Effect.sync(() => actions.note(`/model: ${parsed.left.message}`, "warn"))
     const id = modelIdOf(args)
-    actions.setNextModel(id)
-    actions.note(`model ${id}: recorded with your next message`, "info")
+    if (id === actions.model()) return Effect.sync(() => actions.note(`model: ${id} already`))
+    // The change shows as its event (`model: … (set by cli)`); a running turn keeps its own to the end.
+    const running = actions.sessionId() !== undefined && actions.timeline().state.running
+    return Effect.zipRight(actions.setModel(id), Effect.sync(() => (running ? actions.note("the running turn ends on the model it started with; the next one asks this one") : undefined)))
   })
 
 const mode = (actions: SessionActions, args: string) => {
@@ -130,11 +141,13 @@ const resume = (actions: SessionActions) =>
     const elsewhere = items.filter((item) => !here.includes(item))
     if (items.length === 0) return actions.note("no other session to resume", "warn")
     const now = Date.now()
+    const when = (item: SessionListItem) => `${relativeTime(item.updatedAt, now)} · ${item.sessionId} · ${item.status}`
+    // This workspace's first; then the others, each marked with the folder it works in (opening one asks first).
     const choices: Array<Choice<string>> = [
-      ...here.map((item) => ({ label: item.title ?? "(untitled)", detail: `${relativeTime(item.updatedAt, now)} · ${item.sessionId} · ${item.status}`, value: item.sessionId })),
-      ...elsewhere.map((item) => ({ label: item.title ?? "(untitled)", detail: `elsewhere: ${item.cwd ?? "?"} · ${item.sessionId}`, value: item.sessionId }))
+      ...here.map((item) => ({ label: item.title ?? "(untitled)", detail: when(item), value: item.sessionId })),
+      ...elsewhere.map((item) => ({ label: `${item.title ?? "(untitled)"}  [in ${item.cwd ?? "an unknown folder"}]`, detail: when(item), value: item.sessionId }))
     ]
-    const chosen = yield* actions.choose(`Resume a session (this workspace's first; ${here.length} here)`, choices, true)
+    const chosen = yield* actions.choose(`Resume a session: ${here.length} of this workspace first, then ${elsewhere.length} of others (marked with their folder)`, choices, true)
     if (chosen !== undefined) yield* actions.open(chosen)
   })
 
@@ -222,7 +235,7 @@ const permissions = (actions: SessionActions, args: string) =>
       return actions.note(`revoked ${revoked.id}: ${revoked.decision} ${describeCover(revoked, revoked.decision)}`, "info")
     }
     if (args !== "") return actions.note("/permissions lists the remembered answers; /permissions revoke ID forgets one", "warn")
-    const answers = yield* actions.client.rememberedAnswers(actions.cwd)
+    const answers = yield* actions.client.rememberedAnswers(actions.workspace())
     if (answers.length === 0) return actions.note("no remembered answers for this workspace")
     actions.timeline().detail("remembered answers (/permissions revoke ID)", answers.map((a) => `${a.id}  ${a.decision}  ${describeCover(a, a.decision)}`).join("\n"))
   })
@@ -236,7 +249,7 @@ const memory = (actions: SessionActions, args: string) =>
       return actions.note(`${verb === "approve" ? "approved" : "rejected"} ${id}`, "info")
     }
     if (args !== "") return actions.note("/memory lists memories and candidates; /memory approve ID or /memory reject ID decides one", "warn")
-    const { memories, candidates } = yield* actions.client.memories(actions.cwd)
+    const { memories, candidates } = yield* actions.client.memories(actions.workspace())
     const lines = [
       ...(memories.length === 0 ? ["no memories for this workspace"] : memories.map((m) => `${m.id}  (${m.scope === "user" ? "all projects" : "this project"}) ${m.text}`)),
       "",
@@ -262,14 +275,29 @@ const mcp = (actions: SessionActions) =>
 const exportSession = (actions: SessionActions, args: string) =>
   withSession(actions, "/export", (id) =>
     Effect.gen(function* () {
-      const events = yield* collect(actions.client.exportSession(id))
-      const path = resolve(actions.cwd, args === "" ? `${id}.jsonl` : args)
+      const words = args.split(/\s+/).filter((word) => word !== "")
+      const subagents = !words.includes("--no-subagents")
+      const named = words.filter((word) => word !== "--no-subagents").join(" ")
+      // As `sessions export` writes it: the session, then the subagent sessions both logs agree it started.
+      const tree = withSubagents(
+        {
+          exportOne: actions.client.exportSession,
+          subagents,
+          isMissing: (error) => hasTag(error, "SessionNotFound"),
+          leftOut: (childId, parentId) => Effect.sync(() => actions.note(`left out session ${childId}: ${parentId}'s log names it as a subagent, but its own log does not say so`, "warn"))
+        },
+        id
+      )
+      const events = yield* collect(tree)
+      const path = resolve(actions.cwd, named === "" ? `${id}.jsonl` : named)
       // The same lines as `sessions export`: characters a terminal would obey written as `\uXXXX`.
       yield* Effect.try({
         try: () => writeFileSync(path, events.map((event) => `${jsonText(JSON.stringify(event)).text}\n`).join(""), { flag: "wx", mode: 0o600 }),
         catch: (error) => error
       })
-      actions.note(`wrote ${events.length} events to ${path} (its subagents' sessions: custom-agent sessions export --subagents)`, "info")
+      const others = new Set(events.map((event) => event.sessionId).filter((sessionId) => sessionId !== id)).size
+      const children = others === 0 ? "" : ` (with ${others} subagent session${others === 1 ? "" : "s"})`
+      actions.note(`wrote ${events.length} events to ${path}${children}`, "info")
     })
   )
 
@@ -307,9 +335,9 @@ export const runSlashCommand = (actions: SessionActions, name: string, args: str
     case "mcp":
       return mcp(actions)
     case "agents":
-      return Effect.map(actions.listings.agents, (text) => actions.timeline().detail("agents", text))
+      return Effect.map(actions.listings.agents(actions.workspace()), (text) => actions.timeline().detail("agents", text))
     case "hooks":
-      return Effect.map(actions.listings.hooks, (text) => actions.timeline().detail("hooks", text))
+      return Effect.map(actions.listings.hooks(actions.workspace()), (text) => actions.timeline().detail("hooks", text))
     case "export":
       return exportSession(actions, args)
     case "quit":

@@ -14,10 +14,10 @@ export interface SlashCommandSpec {
 /** The session's own commands: each runs here and is never sent to the model. */
 export const builtinCommands: ReadonlyArray<SlashCommandSpec> = [
   { name: "help", description: "Keys and commands" },
-  { name: "model", description: "Show the model, or choose another for the next messages", argumentHint: "[model]" },
+  { name: "model", description: "Show the session's model, or make another its model now", argumentHint: "[model]" },
   { name: "mode", description: "Show the permission mode, or set it", argumentHint: "[default|plan|accept-edits|bypass]" },
   { name: "new", description: "Start a new session in this workspace" },
-  { name: "resume", description: "Pick another session of this workspace to resume" },
+  { name: "resume", description: "Pick another session to resume (this workspace's first)" },
   { name: "rewind", description: "Restore files, conversation or both to before a turn" },
   { name: "redo", description: "Undo the last rewind" },
   { name: "fork", description: "Go on in a copy of this session (the original stays as it is)" },
@@ -30,7 +30,7 @@ export const builtinCommands: ReadonlyArray<SlashCommandSpec> = [
   { name: "mcp", description: "The session's MCP servers and their tools" },
   { name: "agents", description: "The subagents the task tool can start" },
   { name: "hooks", description: "The configured hooks and whether they run" },
-  { name: "export", description: "Write the session's events to a JSONL file", argumentHint: "[file]" },
+  { name: "export", description: "Write the session's events, with its subagents' sessions, to a JSONL file", argumentHint: "[--no-subagents] [file]" },
   { name: "quit", description: "Leave (the session stays; custom-agent -c resumes it)" }
 ]
 

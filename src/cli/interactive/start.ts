@@ -62,7 +62,7 @@ const session = (client: SessionClient, args: InteractiveArgs, setting: Setting)
       mode: Option.getOrUndefined(args.mode),
       notices: [...(notice === undefined ? [] : [{ text: notice.trimEnd(), tone: "warn" as const }]), ...(note === undefined ? [] : [{ text: note, tone: "dim" as const }])],
       attach: { home: process.env["HOME"], configDir, dataDir },
-      listings: { agents: agentsText(cwd, configDir), hooks: hooksText(cwd, configDir, dataDir) },
+      listings: { agents: (workspace) => agentsText(workspace, configDir), hooks: (workspace) => hooksText(workspace, configDir, dataDir) },
       version: packageVersion()
     })
     if (exit.sessionId !== undefined) {

@@ -12,10 +12,10 @@ export const elapsed = (ms: number): string => {
 export interface StatusView {
   /** The model the session's turns ask (or a new session's will). */
   readonly model: string | undefined
-  /** A model chosen with /model, recorded with the next message. */
-  readonly nextModel: string | undefined
   readonly mode: PermissionMode
   readonly now: number
+  /** The session's workspace, when it is not the folder the interactive session was started in. */
+  readonly elsewhere?: string
 }
 
 /**
@@ -25,9 +25,9 @@ export interface StatusView {
  */
 export const statusParts = (state: SessionState, view: StatusView): ReadonlyArray<string> => {
   const parts: Array<string> = []
-  const model = view.nextModel === undefined ? (view.model ?? "default model") : `${view.nextModel} (from your next message)`
-  parts.push(safeInline(model))
+  parts.push(safeInline(view.model ?? "default model"))
   parts.push(`mode ${view.mode}`)
+  if (view.elsewhere !== undefined) parts.push(`in ${safeInline(view.elsewhere)}`)
   if (state.running && state.turnStartedAt !== undefined) {
     const turn = spendText(state.turnSpend)
     parts.push(`turn ${elapsed(Math.max(0, view.now - state.turnStartedAt))}${turn === undefined ? "" : ` ${turn}`}`)
@@ -40,7 +40,10 @@ export const statusParts = (state: SessionState, view: StatusView): ReadonlyArra
 export const statusLine = (t: Theme, state: SessionState, view: StatusView): string => {
   const [model, mode, ...rest] = statusParts(state, view)
   const modeText = view.mode === "default" ? t.dim(mode ?? "") : view.mode === "bypass" ? t.red(mode ?? "") : t.yellow(mode ?? "")
-  return [t.cyan(model ?? ""), modeText, ...rest.map(t.dim)].join(t.dim(" · "))
+  // Another folder than this one: said in colour, it is where the tools act.
+  const where = view.elsewhere === undefined ? [] : rest.slice(0, 1).map(t.yellow)
+  const after = view.elsewhere === undefined ? rest : rest.slice(1)
+  return [t.cyan(model ?? ""), modeText, ...where, ...after.map(t.dim)].join(t.dim(" · "))
 }
 
 /** The keys worth knowing, while nothing else needs the line. */

@@ -1,12 +1,15 @@
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Ref from "effect/Ref"
 import { randomBytes } from "node:crypto"
 import { statSync } from "node:fs"
 import { dirname, join } from "node:path"
+import { chosenCover } from "../../domain/lasting-choices.js"
 import type { PermissionRule, ProjectTrust, RememberedAnswer, RuleRef } from "../../domain/permissions.js"
 import {
+  CoverNotOffered,
   type PermissionCheck,
   PermissionEngine,
   type PermissionEngineShape,
@@ -22,7 +25,6 @@ import {
   coverFor,
   idOf,
   loadApprovalsFile,
-  pickedCover,
   type RememberedApproval,
   rememberedMatches,
   saveApprovalsFile
@@ -224,10 +226,13 @@ export const make = (options: PermissionEngineOptions) =>
     const lasting: PermissionEngineShape["lasting"] = (check) =>
       Effect.sync(() => coverFor(check.workspaceRoot, check.tool, check.call, callPaths(check.call), check.input))
 
-    const remember: PermissionEngineShape["remember"] = Effect.fn("PermissionEngine.remember")(function* (check, decision, scope, cover, picked) {
+    const remember: PermissionEngineShape["remember"] = Effect.fn("PermissionEngine.remember")(function* (check, decision, scope, cover, chosen) {
+      // Never wider than the question offered, whoever answered: a refusal stores nothing.
+      const stored = chosenCover(cover, chosen)
+      if (Either.isLeft(stored)) return yield* new CoverNotOffered({ message: `not remembered: ${stored.left}` })
       const createdAt = new Date(yield* Clock.currentTimeMillis).toISOString()
       const entry: RememberedApproval = {
-        ...pickedCover(cover, check.workspaceRoot, picked),
+        ...stored.right,
         id: `ans_${randomBytes(8).toString("hex")}`,
         workspaceRoot: check.workspaceRoot,
         decision,

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import { isAbsolute, join } from "node:path"
+import { isAbsolute } from "node:path"
 import { AnswerCover, type PathAccess, RevokedAnswer } from "../../domain/permissions.js"
 import type { PermissionStoreError } from "../../services/PermissionEngine.js"
 import type { PreparedCall } from "../../services/ToolRouter.js"
@@ -15,8 +15,9 @@ import { prefixesCover, prefixesDeny, shellPrefixes } from "./shell-rules.js"
 /**
  * An answer a person gave "for the session" or "always". It never names a whole tool: a
  * shell answer holds the analysed command prefixes (`git status *`), a file answer the paths
- * or the globs the person picked and how they are touched (any file tool that touches them
- * so), any other tool's answer that exact input.
+ * or the globs the person picked among those offered (`lastingChoices`) and how they are
+ * touched (so every file tool that touches them that way is covered), another tool's answer
+ * that exact input.
  */
 export const RememberedApproval = Schema.Struct({
   ...AnswerCover.fields,
@@ -71,7 +72,6 @@ const side = (access: PathAccess) => (access === "write" ? "write" : "read")
 
 /** A path as a glob that matches only itself: a file named `*` or `src/**` must not become a wildcard. */
 export const literalGlob = (path: string) => path.replace(/[\\*?[\]{}()!@+]/g, (c) => `\\${c}`)
-const unescapeGlob = (pattern: string) => pattern.replace(/\\(.)/g, "$1")
 
 /**
  * What a lasting answer to this call would cover, or none when the call holds nothing that
@@ -96,19 +96,6 @@ export const coverFor = (workspaceRoot: string, tool: string, call: PreparedCall
 /** Every real path is named by a pattern; outside the workspace only by an absolute one. */
 const coversAll = (patterns: ReadonlyArray<string>, root: string, real: ReadonlyArray<string>) =>
   real.every((p) => patterns.some((pattern) => (isWithin(root, p) || isAbsolute(pattern)) && glob(pattern)(rulePath(root, p))))
-
-/**
- * The cover to store: the one shown, or the globs a person picked when they cover every path
- * shown (judged at the paths of the cover, not at what the links say now).
- */
-export const pickedCover = (cover: AnswerCover, workspaceRoot: string, picked: ReadonlyArray<string> | undefined): AnswerCover => {
-  if (cover.paths === undefined || picked === undefined || picked.length === 0) return cover
-  const shown = cover.paths.map((p) => {
-    const raw = unescapeGlob(p)
-    return isAbsolute(raw) ? raw : join(workspaceRoot, raw)
-  })
-  return coversAll(picked, workspaceRoot, shown) ? { ...cover, paths: [...picked] } : cover
-}
 
 export type Match = "yes" | "maybe" | "no"
 

@@ -1,10 +1,12 @@
 import { afterAll, describe, expect, it } from "@effect/vitest"
-import { existsSync, readFileSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { allowOnTheWeb } from "../../support/answer-elsewhere.js"
 import { startServer, stop } from "../../support/cli.js"
 import { keys, openOnPty } from "../../support/pty-screen.js"
+import { eventsOf } from "../../support/events.js"
 import { makeTemp } from "../../support/temp-dirs.js"
+import { exportedEvents, sessionIdOn } from "../../support/tui-session.js"
 
 const temps = makeTemp()
 afterAll(temps.cleanup)
@@ -41,6 +43,40 @@ describe("a permission question in the interactive session", () => {
       }
     })
   }
+
+  it("a lasting answer asks how far it reaches, among the question's offers, and the host stores the one picked", { timeout: 60_000 }, async () => {
+    const cwd = temps.dir("tui-reach-")
+    const home = temps.dir("tui-home-")
+    mkdirSync(join(cwd, "src", "deep"), { recursive: true })
+    const write = (path: string) => ({ chunks: [{ toolCall: { name: "write_file", input: { path, content: "hello\n" } } }] })
+    writeFileSync(join(cwd, "script.json"), JSON.stringify({ responses: [write("src/a.ts"), "wrote a", write("src/deep/b.ts"), "wrote b"] }))
+    const session = openOnPty(["--script", "script.json"], { cwd, home, cols: 100 })
+    try {
+      await session.waitFor("custom-agent")
+      session.type("write a")
+      session.type(keys.enter)
+      await session.waitFor("[n] deny")
+      session.type("a")
+      const reach = await session.waitFor("choose (Enter: 1)")
+      expect(reach).toContain("allow always: remember which?")
+      expect(reach).toMatch(/\[1\] src\/a\.ts \(as shown\)[\s\S]*\[2\] src\/\*[\s\S]*\[3\] src\/\*\*/)
+      session.type("3")
+      await session.waitFor("wrote a")
+      // The next write under src/ is covered by what was picked: no question.
+      session.type("write b")
+      session.type(keys.enter)
+      const after = await session.waitFor("wrote b")
+      expect(after).toMatch(/✓ write_file src\/deep\/b\.ts/)
+      const events = await exportedEvents(home, sessionIdOn(after))
+      const resolved = eventsOf(events, "permission.resolved").map((event) => [event.payload.by, event.payload.remembered?.paths])
+      expect(resolved).toEqual([
+        ["user", ["src/**"]],
+        ["remembered", undefined]
+      ])
+    } finally {
+      session.kill()
+    }
+  })
 
   it("answered by another client of the server (the web page), is withdrawn, saying who answered and where", { timeout: 90_000 }, async () => {
     const cwd = temps.dir("tui-withdrawn-")

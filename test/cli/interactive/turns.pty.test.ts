@@ -35,7 +35,7 @@ describe("turns in the interactive session", () => {
     }
   })
 
-  it("/model chooses the model of the next messages, recorded in the session's log when the next one is sent", { timeout: 60_000 }, async () => {
+  it("/model makes the model the session's at once: recorded in its log and shown in the status line before the next message", { timeout: 60_000 }, async () => {
     const cwd = workspace(["first", "second"])
     const home = temps.dir("tui-home-")
     const session = openOnPty(["--script", "script.json"], { cwd, home, cols: 120 })
@@ -44,17 +44,22 @@ describe("turns in the interactive session", () => {
       session.type("one")
       session.type(keys.enter)
       await session.waitFor(/^first/m)
+      const sessionId = sessionIdOn(session.all())
       session.type("/model openai/gpt-4o-mini")
       session.type(keys.enter)
-      const chosen = await session.waitFor("recorded with your next message")
-      expect(chosen).toContain("openai/gpt-4o-mini (from your next message)")
+      await session.waitFor("model: openai/gpt-4o-mini (set by cli)")
+      // The status line says it, with nothing pending.
+      await session.waitFor((text) => /openai\/gpt-4o-mini · mode default/.test(text) && !text.includes("from your next message"), { where: "screen" })
+      // Recorded now, before another message is sent.
+      const recorded = await exportedEvents(home, sessionId)
+      expect(recorded.filter((event) => event.type === "session.model_changed").map((event) => event.payload)).toEqual([{ model: "openai/gpt-4o-mini", by: "cli" }])
+      expect(recorded.filter((event) => event.type === "turn.started")).toHaveLength(1)
       session.type("two")
       session.type(keys.enter)
-      const after = await session.waitFor(/^second/m)
-      expect(after).toContain("model: openai/gpt-4o-mini (set by cli)")
-      const events = await exportedEvents(home, sessionIdOn(after))
-      expect(events.filter((event) => event.type === "session.model_changed").map((event) => event.payload)).toEqual([{ model: "openai/gpt-4o-mini", by: "cli" }])
-      // A name that is no model is refused here, and nothing is sent.
+      await session.waitFor(/^second/m)
+      const events = await exportedEvents(home, sessionId)
+      expect(events.filter((event) => event.type === "session.model_changed")).toHaveLength(1)
+      // A name that is no model is refused here, and nothing is recorded.
       session.type("/model gpt-5")
       session.type(keys.enter)
       await session.waitFor("/model:")

@@ -94,6 +94,6 @@ export const remember = (c: PermissionCheck, decision: "allow" | "deny", scope: 
     const engine = yield* PermissionEngine
     const cover = yield* engine.lasting(c)
     if (Option.isNone(cover)) return false
-    yield* engine.remember(c, decision, scope, cover.value, picked)
+    yield* engine.remember(c, decision, scope, cover.value, picked === undefined ? undefined : { paths: picked })
     return true
   })

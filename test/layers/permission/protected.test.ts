@@ -118,7 +118,7 @@ describe("protected paths", () => {
     const s = scratch()
     return Effect.gen(function* () {
       const rules = join(s.root, ".custom-agent", "permissions.json")
-      yield* remember(check(s.root, "write_file", write(rules)), "allow", "always", ["**"])
+      yield* remember(check(s.root, "write_file", write(rules)), "allow", "always", [".custom-agent/**"])
       expect((yield* decide(check(s.root, "write_file", write(rules)))).decision).toBe("ask")
     }).pipe(Effect.provide(s.layer()))
   })

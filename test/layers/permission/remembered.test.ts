@@ -10,7 +10,7 @@ const { scratch, cleanup } = makeScratch()
 afterAll(cleanup)
 
 describe("remembered answers are scoped", () => {
-  it.effect("a write answer holds the path, or the glob a person picked, never the tool", () => {
+  it.effect("a write answer holds the path, or the glob a person picked among those offered, never the tool", () => {
     const s = scratch()
     return Effect.gen(function* () {
       const write = (p: string) => check(s.root, "write_file", call("write", { paths: [join(s.root, p)] }))
@@ -18,11 +18,12 @@ describe("remembered answers are scoped", () => {
       expect(yield* decide(write("a.txt"))).toMatchObject({ decision: "allow", by: "remembered", scope: "session" })
       expect((yield* decide(write("b.txt"))).decision).toBe("ask")
       expect((yield* decide(check(s.root, "write_file", call("write", { paths: [join(s.root, "a.txt")] }), "default", "ses_other"))).decision).toBe("ask")
-      // A picked glob must cover what was asked; it then covers its siblings.
+      // A picked glob the question offered (its folder's) then covers the folder.
       yield* remember(write("src/x.ts"), "allow", "session", ["src/**"])
       expect(yield* decide(write("src/deep/y.ts"))).toMatchObject({ decision: "allow", reason: "an earlier answer, for this session (src/**)" })
-      yield* remember(write("lib/x.ts"), "allow", "session", ["docs/**"])
-      expect((yield* decide(write("lib/x.ts"))).decision).toBe("allow")
+      // One it did not offer is refused: nothing is remembered, not even the path asked.
+      expect((yield* Effect.flip(remember(write("lib/x.ts"), "allow", "session", ["docs/**"])))._tag).toBe("CoverNotOffered")
+      expect((yield* decide(write("lib/x.ts"))).decision).toBe("ask")
       expect((yield* decide(write("docs/y.md"))).decision).toBe("ask")
     }).pipe(Effect.provide(s.layer()))
   })
@@ -139,11 +140,13 @@ describe("an answer about a path covers every tool that touches it the same way"
       const stored = yield* engine.remember(asked, "allow", "always", Option.getOrThrow(shown))
       expect(stored).toMatchObject({ paths: ["c.txt"], access: "write", scope: "always" })
       expect((yield* decide(check(s.root, "write_file", call("write", { paths: [join(s.outside, "victim")], outsideWorkspace: true })))).decision).toBe("ask")
-      // Picked globs must cover what was shown, judged at the shown paths.
-      const picked = yield* engine.remember(asked, "allow", "session", Option.getOrThrow(shown), ["**"])
-      expect(picked.paths).toEqual(["**"])
-      const refused = yield* engine.remember(asked, "allow", "session", Option.getOrThrow(shown), ["docs/**"])
-      expect(refused.paths).toEqual(["c.txt"])
+      // A picked glob must be one the question offered (here only `*`, the top folder's files): never the whole workspace, never another folder.
+      const picked = yield* engine.remember(asked, "allow", "session", Option.getOrThrow(shown), { paths: ["*"] })
+      expect(picked.paths).toEqual(["*"])
+      for (const wider of [["**"], ["docs/**"], ["*", "docs/*"]]) {
+        const refused = yield* Effect.flip(engine.remember(asked, "allow", "session", Option.getOrThrow(shown), { paths: wider }))
+        expect(refused._tag, wider.join(" ")).toBe("CoverNotOffered")
+      }
     }).pipe(Effect.provide(s.layer()))
   })
 })

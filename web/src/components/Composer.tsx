@@ -1,7 +1,6 @@
 import { useState } from "preact/hooks"
 import type { MessageMode } from "../../../src/domain/events.js"
 import type { PermissionMode } from "../../../src/domain/permissions.js"
-import { modelToSend } from "../model-choices.js"
 import { ModelPicker, ModeSwitch } from "./SessionSettings.js"
 import { type Api, describe, isUnreachable } from "../api.js"
 import { loadDraft, saveDraft } from "../drafts.js"
@@ -9,7 +8,7 @@ import { loadDraft, saveDraft } from "../drafts.js"
 /**
  * Idle: a message starts a turn. Running: it either waits for the next turn (queue) or is
  * read at the running turn's next step (steer). What is typed is kept per session until sent.
- * Beside the send buttons: the session's mode (changed at once) and the model for the next message.
+ * Beside the send buttons: the session's mode and model, each changed at once.
  */
 interface Props {
   readonly api: Api
@@ -24,7 +23,6 @@ interface Props {
 
 export const Composer = ({ api, sessionId, running, mode, model, modelChoices }: Props) => {
   const [text, setTextNow] = useState(() => loadDraft(sessionId))
-  const [picked, setPicked] = useState("")
   const [busy, setBusy] = useState(false)
   const [error, setError] = useState<string | undefined>(undefined)
   const setText = (next: string) => {
@@ -34,10 +32,7 @@ export const Composer = ({ api, sessionId, running, mode, model, modelChoices }:
   const send = async (mode: MessageMode) => {
     if (text.trim() === "") return
     setBusy(true)
-    const nextModel = modelToSend(picked, model)
-    const result = await api.call((client) =>
-      client.Prompt({ sessionId, content: text, mode, client: "web", ...(nextModel === undefined ? {} : { model: nextModel }) })
-    )
+    const result = await api.call((client) => client.Prompt({ sessionId, content: text, mode, client: "web" }))
     setBusy(false)
     if (result._tag === "Left") {
       // The page's banner says why when nothing answers; here only what became of the text.
@@ -45,7 +40,6 @@ export const Composer = ({ api, sessionId, running, mode, model, modelChoices }:
     }
     setError(undefined)
     setText("")
-    setPicked("")
   }
   const onKeyDown = (event: KeyboardEvent) => {
     if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
@@ -66,7 +60,7 @@ export const Composer = ({ api, sessionId, running, mode, model, modelChoices }:
       />
       <div class="actions">
         <ModeSwitch api={api} sessionId={sessionId} mode={mode} />
-        <ModelPicker sessionId={sessionId} model={model} choices={modelChoices} picked={picked} onPick={setPicked} />
+        <ModelPicker api={api} sessionId={sessionId} model={model} choices={modelChoices} />
         <span class="spacer" />
         {running ? (
           <>

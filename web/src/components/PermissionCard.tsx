@@ -1,5 +1,7 @@
 import { useState } from "preact/hooks"
 import type { PermissionAnswer } from "../../../src/domain/host.js"
+import { lastingChoices } from "../../../src/domain/lasting-choices.js"
+import { describeCover } from "../../../src/domain/permissions.js"
 import { type Api, describe } from "../api.js"
 import type { Ask } from "../timeline.js"
 import { Diff, looksLikeDiff } from "./Diff.js"
@@ -25,9 +27,16 @@ interface Props {
 export const PermissionCard = ({ api, sessionId, toolCallId, ask, detail }: Props) => {
   const [busy, setBusy] = useState(false)
   const [note, setNote] = useState<{ readonly text: string; readonly quiet: boolean } | undefined>(undefined)
+  // How far a lasting answer reaches: one of the question's offers (the host refuses any other).
+  const offers = ask.lasting === undefined ? [] : lastingChoices(ask.lasting)
+  const [reach, setReach] = useState(0)
+  const chosen = offers[reach]?.chosen
+  // What the buttons below would store, in the words the CLI uses.
+  const covered = ask.lasting === undefined || chosen?.paths === undefined ? ask.lasting : { ...ask.lasting, paths: chosen.paths }
   const respond = async (answer: PermissionAnswer) => {
     setBusy(true)
-    const result = await api.call((client) => client.RespondPermission({ sessionId, toolCallId, answer }))
+    const sent = answer.scope === "once" || chosen === undefined ? answer : { ...answer, cover: chosen }
+    const result = await api.call((client) => client.RespondPermission({ sessionId, toolCallId, answer: sent }))
     setBusy(false)
     if (result._tag === "Right") return
     // Someone else answered first (another tab, the CLI): the resolution arrives as an event.
@@ -40,6 +49,23 @@ export const PermissionCard = ({ api, sessionId, toolCallId, ask, detail }: Prop
         <span class={`risk ${ask.risk}`}>{ask.risk}</span> {ask.summary}
       </p>
       {detail === undefined ? null : looksLikeDiff(detail) ? <Diff text={detail} /> : <pre>{detail}</pre>}
+      <p class="muted lasting">
+        {covered === undefined
+          ? "Session, always and deny always apply to this call only: nothing in it can be remembered safely."
+          : `Session and always cover ${describeCover(covered, "allow")}; deny always covers ${describeCover(covered, "deny")}.`}
+      </p>
+      {offers.length < 2 ? null : (
+        <label class="reach">
+          Remember{" "}
+          <select name="reach" aria-label="What a lasting answer remembers" value={String(reach)} disabled={busy} onChange={(e) => setReach(Number(e.currentTarget.value))}>
+            {offers.map((offer, i) => (
+              <option key={offer.label} value={String(i)}>
+                {offer.label}
+              </option>
+            ))}
+          </select>
+        </label>
+      )}
       <div class="actions">
         {permissionAnswers.map(({ label, answer }) => (
           <button key={label} type="button" class={answer.decision} disabled={busy} onClick={() => respond(answer)}>

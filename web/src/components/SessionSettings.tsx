@@ -1,6 +1,7 @@
 import { useState } from "preact/hooks"
 import { PermissionMode } from "../../../src/domain/permissions.js"
 import { type Api, describe } from "../api.js"
+import { modelToSet } from "../model-choices.js"
 
 const modeTitles: Readonly<Record<PermissionMode, string>> = {
   default: "Reads in the workspace run; everything else asks",
@@ -53,39 +54,58 @@ export const ModeSwitch = ({ api, sessionId, mode }: ModeProps) => {
 }
 
 interface ModelProps {
+  readonly api: Api
   readonly sessionId: string
   /** The session's model now. */
   readonly model: string | undefined
   readonly choices: ReadonlyArray<string>
-  /** What was picked for the next message ("" for the session's own). */
-  readonly picked: string
-  readonly onPick: (model: string) => void
 }
 
 /**
- * The model for the next message: the API changes a session's model only with a prompt, so the
- * pick is sent with the next message, and from then on the session keeps it (recorded).
+ * The session's model, changed at once when a pick is committed (Enter, leaving the field, a
+ * suggestion): recorded in its log as set by `web`, asked by the session's next turn (a turn
+ * running meanwhile ends on the model it started with).
  */
-export const ModelPicker = ({ sessionId, model, choices, picked, onPick }: ModelProps) => {
+export const ModelPicker = ({ api, sessionId, model, choices }: ModelProps) => {
   const listId = `models-${sessionId}`
-  const pending = picked.trim() !== "" && picked.trim() !== model
+  const [picked, setPicked] = useState("")
+  const [busy, setBusy] = useState(false)
+  const [error, setError] = useState<string | undefined>(undefined)
+  const commit = async () => {
+    const next = modelToSet(picked, model)
+    if (next === undefined || busy) return
+    setBusy(true)
+    const result = await api.call((client) => client.SetModel({ sessionId, model: next, by: "web" }))
+    setBusy(false)
+    if (result._tag === "Left") return setError(describe(result.left))
+    setError(undefined)
+    // The placeholder says the session's model once its change arrives.
+    setPicked("")
+  }
   return (
-    <label class={pending ? "setting model pending" : "setting model"} title="Takes effect with your next message, which makes it the session's model">
+    <label class="setting model" title="The model the session's next turn asks (a running turn ends on its own)">
       <span class="label">Model</span>
       <input
         name="model"
-        aria-label="Model for the next message"
+        aria-label="Session model"
         list={listId}
         placeholder={model ?? "the server's"}
         value={picked}
-        onInput={(e) => onPick(e.currentTarget.value)}
+        disabled={busy}
+        onInput={(e) => setPicked(e.currentTarget.value)}
+        onChange={() => void commit()}
+        onKeyDown={(e) => {
+          if (e.key !== "Enter") return
+          e.preventDefault()
+          void commit()
+        }}
       />
       <datalist id={listId}>
         {choices.map((choice) => (
           <option key={choice} value={choice} />
         ))}
       </datalist>
-      {pending ? <span class="hint">from your next message</span> : null}
+      {error === undefined ? null : <span class="error">{error}</span>}
     </label>
   )
 }
