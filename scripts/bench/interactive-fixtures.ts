@@ -28,6 +28,9 @@ export const answerChunks = (chunks: number): ReadonlyArray<string> =>
 export const paragraphMarks = (chunks: number): ReadonlyArray<string> =>
   Array.from({ length: Math.ceil((chunks - 1) / PARAGRAPH) }, (_, i) => `para-${i}`)
 
+/** Where the last chunk is among `streamFixture`'s events (two opening events come before the chunks, three closing ones after). */
+export const lastChunkEvent = (chunks: ReadonlyArray<string>) => ({ index: 1 + chunks.length, of: chunks.length + 5 })
+
 /** A replay fixture: one Anthropic Messages stream of `chunks` text deltas, each written `delayMs` after the one before. */
 export const streamFixture = (chunks: ReadonlyArray<string>, delayMs: number) => ({
   format: "anthropic",

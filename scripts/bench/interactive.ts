@@ -4,7 +4,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { packageVersion } from "../../src/app/package-root.js"
 import { type ChainRunner, chainRunner, failed, MODEL } from "./chain-run.js"
-import { answerChunks, LAST_CHUNK, paragraphMarks, prepareLongSession, storedEvents, streamFixture } from "./interactive-fixtures.js"
+import { answerChunks, LAST_CHUNK, lastChunkEvent, paragraphMarks, prepareLongSession, storedEvents, streamFixture } from "./interactive-fixtures.js"
 import { cleanEnv, repoRoot, snapshotCli, startService, timedRun } from "./processes.js"
 import { type PtyRun, runOnPty, screenOf } from "./pty-run.js"
 import { fmt, median, mib, ms, printMachine, printResults, type Result, underBudget } from "./report.js"
@@ -53,7 +53,7 @@ const replayUrl = (output: string): string | undefined => /^\{"url":"(http:\/\/[
 
 const ReplayTiming = Schema.Struct({
   timeOrigin: Schema.Number,
-  requests: Schema.Array(Schema.Struct({ timing: Schema.Struct({ lastEventAt: Schema.optional(Schema.Number) }) }))
+  requests: Schema.Array(Schema.Struct({ timing: Schema.Struct({ writtenAt: Schema.Array(Schema.Number) }) }))
 })
 
 /**
@@ -180,8 +180,12 @@ const streamRun = async ({ freshRunDir }: ChainRunner, cliPath: string): Promise
       const idleRss = await idleRssOf(session)
       const peakRss = session.peakRssBytes()
       const timing = Schema.decodeUnknownSync(ReplayTiming)(await (await fetch(`${server.ready}/__requests`)).json())
-      const lastEventAt = timing.requests[0]?.timing.lastEventAt
-      if (timing.requests.length !== 1 || lastEventAt === undefined) throw new Error(`the replay server answered ${timing.requests.length} requests, expected one stream`)
+      const written = timing.requests[0]?.timing.writtenAt ?? []
+      const last = lastChunkEvent(chunks)
+      const lastChunkAt = written[last.index]
+      if (timing.requests.length !== 1 || written.length !== last.of || lastChunkAt === undefined) {
+        throw new Error(`the replay server answered ${timing.requests.length} requests and wrote ${written.length} events, expected one stream of ${last.of}`)
+      }
       const sessionId = /── session (ses_[0-9a-z]+)/.exec(session.output())?.[1]
       if (sessionId === undefined) throw new Error("the session's id is not on the terminal")
       await quitCleanly(session, "streamed answer")
@@ -200,7 +204,7 @@ const streamRun = async ({ freshRunDir }: ChainRunner, cliPath: string): Promise
         bytes,
         answerBytes,
         fullRedraws: during.split("\x1b[2J").length - 1,
-        fromServer: (shown.epoch - (timing.timeOrigin + lastEventAt)) / 1000,
+        fromServer: (shown.epoch - (timing.timeOrigin + lastChunkAt)) / 1000,
         fromEvent: (shown.epoch - Date.parse(lastDelta.timestamp)) / 1000,
         streamSeconds: (shown.at - sentAt) / 1000,
         deltaEvents: deltas.length,
