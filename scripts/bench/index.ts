@@ -5,6 +5,7 @@ import * as EffectOps from "./effect-ops.js"
 import * as EndToEnd from "./end-to-end.js"
 import * as EventStore from "./event-store.js"
 import * as Floors from "./floors.js"
+import * as Interactive from "./interactive.js"
 import * as Profile from "./profile.js"
 import * as Sandbox from "./sandbox.js"
 import * as Sessions from "./sessions.js"
@@ -24,6 +25,7 @@ const benches: ReadonlyArray<{ readonly id: string; readonly name: string; reado
   { id: "cluster", name: "cluster: prompts per second through 1, 2 and 3 runners, failover time (issue 17)", run: Cluster.run },
   { id: "checkpoints", name: "checkpoints: a snapshot of a 10,000-file workspace, unchanged and with one file changed (issue 19)", run: Checkpoints.run },
   { id: "telemetry", name: "telemetry: what tracing costs per step, off and on (issue 23)", run: Telemetry.run },
+  { id: "interactive", name: "interactive session: first frame, a streamed answer, resuming a long session (issue 32)", run: Interactive.run },
   { id: "profile", name: "profile of a 100-step chain", run: Profile.run, onlyWhenNamed: true },
   { id: "floors", name: "floors: the engine alone, one HTTP round trip", run: Floors.run, onlyWhenNamed: true },
   { id: "effect-ops", name: "effect operations per chain step", run: EffectOps.run, onlyWhenNamed: true }

@@ -33,8 +33,8 @@ export interface RecordedRequest {
   readonly response: number | undefined
   /** The client went away before the response ended (an aborted request). */
   readonly closedByClient: boolean
-  /** Milliseconds on the server's clock (performance.now): request handed over, body read, connection closed. */
-  readonly timing: { readonly receivedAt: number; readonly bodyReadAt: number; readonly closedAt: number | undefined }
+  /** Milliseconds on the server's clock (performance.now): request handed over, body read, each event of a stream written, connection closed. */
+  readonly timing: { readonly receivedAt: number; readonly bodyReadAt: number; readonly writtenAt: ReadonlyArray<number>; readonly closedAt: number | undefined }
 }
 
 export interface ReplaySummary {
@@ -43,6 +43,8 @@ export interface ReplaySummary {
   readonly served: number
   /** Distinct tool result ids seen across all requests. */
   readonly toolResultsSeen: number
+  /** The server's `performance.timeOrigin`: its timings plus this are milliseconds since the epoch, comparable with another process's. */
+  readonly timeOrigin: number
 }
 
 export interface ReplayServer {
@@ -69,7 +71,7 @@ interface MutableRecord {
   closedByClient: boolean
   closed: boolean
   droppedByServer: boolean
-  timing: { receivedAt: number; bodyReadAt: number; closedAt: number | undefined }
+  timing: { receivedAt: number; bodyReadAt: number; writtenAt: Array<number>; closedAt: number | undefined }
 }
 
 const paths: Readonly<Record<WireFormat, ReadonlyArray<string>>> = {
@@ -138,13 +140,14 @@ const makeHandler = (fixture: Fixture, state: { shuttingDown: boolean }) => {
     toolResultIds: record.toolResultIds,
     response: record.response,
     closedByClient: record.closedByClient,
-    timing: { ...record.timing }
+    timing: { ...record.timing, writtenAt: [...record.timing.writtenAt] }
   })
 
   const summary = (): ReplaySummary => ({
     requests: records.map(snapshot),
     served: next,
-    toolResultsSeen: seenToolResults.size
+    toolResultsSeen: seenToolResults.size,
+    timeOrigin: performance.timeOrigin
   })
 
   const onClosed = (record: MutableRecord) => {
@@ -167,6 +170,7 @@ const makeHandler = (fixture: Fixture, state: { shuttingDown: boolean }) => {
       if (response.delayMs > 0) await sleep(response.delayMs)
       if (res.destroyed) return
       res.write(sseText(event))
+      record.timing.writtenAt.push(performance.now())
     }
     switch (response.then) {
       case "end":
@@ -201,7 +205,7 @@ const makeHandler = (fixture: Fixture, state: { shuttingDown: boolean }) => {
       closedByClient: false,
       closed: false,
       droppedByServer: false,
-      timing: { receivedAt, bodyReadAt: performance.now(), closedAt: undefined }
+      timing: { receivedAt, bodyReadAt: performance.now(), writtenAt: [], closedAt: undefined }
     }
     records.push(record)
     for (const id of record.toolResultIds) seenToolResults.add(id)

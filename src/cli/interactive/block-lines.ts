@@ -4,6 +4,7 @@ import { renderMarkdown } from "../view/markdown.js"
 import { liveTailLines } from "../view/live-tail.js"
 import { diffLines } from "../view/tool-line.js"
 import { turnSummary } from "../view/turn-summary.js"
+import { textWidth } from "../view/width.js"
 import { foldAttachments, oneLine, safeInline, safeText } from "./safe-text.js"
 import type { Block, Tone } from "./timeline.js"
 import type { Paint, Theme } from "./theme.js"
@@ -33,8 +34,11 @@ const hanging = (text: string, width: number, first: string, rest: string, first
   return wrapTextWithAnsi(text, inner).map((line, i) => `${i === 0 ? first : rest}${line}`)
 }
 
-/** A line fitted to the width: cut with `…`, never wider (the screen refuses wider lines). */
-export const fit = (line: string, width: number): string => truncateToWidth(line, Math.max(1, width), "…")
+/** A line fitted to the width: cut with `…`, never wider (the screen refuses wider lines). One that fits is measured quickly (`textWidth`) and kept. */
+export const fit = (line: string, width: number): string => {
+  const room = Math.max(1, width)
+  return textWidth(line) <= room ? line : truncateToWidth(line, room, "…")
+}
 
 /**
  * Draws blocks as lines of at most `width` columns. Assistant text and plans are Markdown, a

@@ -1,5 +1,6 @@
 import { type Component, Container, Editor, Loader, ProcessTerminal, setCapabilities, type Terminal, TUI } from "@mariozechner/pi-tui"
 import { ChoiceList, type Choice } from "./choice-list.js"
+import { Compacted } from "./compact-lines.js"
 import { SessionCompletion } from "./completion.js"
 import { LiveArea, type LiveState } from "./live-area.js"
 import type { SlashCommandSpec } from "./slash.js"
@@ -89,8 +90,9 @@ export const makeScreen = (options: ScreenOptions) => {
   tui.addChild(sections)
   tui.addChild(live)
   tui.addChild(questions)
-  tui.addChild(spinnerSlot)
-  tui.addChild(editor)
+  // Drawn again each time the conversation grows by a line: in as few bytes as they can be.
+  tui.addChild(new Compacted(spinnerSlot))
+  tui.addChild(new Compacted(editor))
   tui.addChild(new Drawn(options.footer))
   tui.addInputListener((data) => (options.onKey(data) ? { consume: true } : undefined))
 

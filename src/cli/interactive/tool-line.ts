@@ -1,5 +1,5 @@
-import { visibleWidth } from "@mariozechner/pi-tui"
 import { type ToolCallView, toolLine as finishedLine, toolTarget } from "../view/tool-line.js"
+import { textWidth } from "../view/width.js"
 import { oneLine } from "./safe-text.js"
 import type { ChildCall, ToolBlock, ToolState } from "./timeline.js"
 import type { Paint, Theme } from "./theme.js"
@@ -61,9 +61,9 @@ export const toolLine = (t: Theme, call: ToolBlock | ChildCall, name: string, wi
   const finished = asFinished(call, name)
   if (finished !== undefined) {
     const said = verdict === undefined ? "" : t.dim(` · ${oneLine(verdict, 120)}`)
-    const room = Math.max(20, width - visibleWidth(said))
+    const room = Math.max(20, width - textWidth(said))
     const line = finishedLine(finished, { width: room, color: t.color, indent }).text
-    return visibleWidth(line) + visibleWidth(said) <= width ? `${line}${said}` : line
+    return textWidth(line) + textWidth(said) <= width ? `${line}${said}` : line
   }
   const subject = oneLine(toolSubject(call.input, call), 200)
   const said = progress(t, call.state, verdict === undefined ? undefined : oneLine(verdict, 160))

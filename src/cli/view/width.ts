@@ -1,10 +1,25 @@
 import { visibleWidth } from "@mariozechner/pi-tui"
 
 /**
- * Terminal columns, measured the way pi-tui measures them (the interactive session draws with
- * it): a wide (CJK) character takes two, an SGR colour none.
+ * Characters pi-tui measures as one column each that never join a neighbour into one
+ * grapheme: printable ASCII and the symbols the views draw (marks, separators, borders).
+ * test/cli/view/width.test.ts holds each to pi-tui's measure.
  */
-export const textWidth = (text: string): number => visibleWidth(text)
+export const NARROW_SYMBOLS = "·…─│└›✓✗⊘⋯▸☐↺✎⧗↪◆▾∴↑↓←→×"
+const narrowOnly = new RegExp(`^[\\x20-\\x7e${NARROW_SYMBOLS}]*$`)
+const sgrCodes = /\x1b\[[0-9;]*m/g
+
+/**
+ * Terminal columns, measured the way pi-tui measures them (the interactive session draws with
+ * it): a wide (CJK) character takes two, an SGR colour none. A line of plain text, marks and
+ * colours is counted directly: pi-tui splits every other line into graphemes and tests each
+ * against Unicode property patterns (its first `✓` compiles the emoji one), which was most of
+ * the time a resumed session's tool lines took to draw.
+ */
+export const textWidth = (text: string): number => {
+  const plain = text.includes("\x1b") ? text.replace(sgrCodes, "") : text
+  return narrowOnly.test(plain) ? plain.length : visibleWidth(text)
+}
 
 const segmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" })
 

@@ -57,7 +57,9 @@ describe("replay server", () => {
       const timings = (yield* server.summary).requests.map((request) => request.timing)
       timings.forEach((timing, i) => {
         expect(timing.bodyReadAt).toBeGreaterThanOrEqual(timing.receivedAt)
-        expect(timing.closedAt).toBeGreaterThanOrEqual(timing.bodyReadAt)
+        expect(timing.writtenAt.length).toBeGreaterThan(0)
+        expect(timing.writtenAt[0]).toBeGreaterThanOrEqual(timing.bodyReadAt)
+        expect(timing.closedAt).toBeGreaterThanOrEqual(timing.writtenAt.at(-1) ?? Infinity)
         const next = timings[i + 1]
         if (next !== undefined) expect(next.receivedAt).toBeGreaterThanOrEqual(timing.closedAt ?? Infinity)
       })
