@@ -72,6 +72,7 @@ export const slowLane: ReadonlyArray<string> = [
   "test/layers/subprocess-env.test.ts",
   "test/layers/checkpoints/breaker.test.ts",
   "test/layers/checkpoints/checkpoints.test.ts",
+  "test/layers/checkpoints/history.property.test.ts",
   "test/layers/checkpoints/watch.test.ts",
   "test/layers/cluster/**",
   "test/layers/event-store/postgres-store.test.ts",

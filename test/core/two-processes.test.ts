@@ -9,6 +9,8 @@ import { EventStore } from "../../src/services/EventStore.js"
 import { engineLayer } from "../support/engine-harness.js"
 import { tempDir } from "../support/mcp-fixtures.js"
 
+const LEASE_TTL_MS = 1_500
+
 /**
  * Two processes on one data directory (`serve` and `run --session`), as two engines on one
  * SQLite file: the store's turn lease is all they share. One runs a turn with a message queued
@@ -20,11 +22,14 @@ describe("two processes on one session", () => {
       Effect.gen(function* () {
         const dir = yield* tempDir("two-processes-")
         const file = join(dir, "events.db")
+        // A shorter lease than the default 10 s: the refused process watches the holder for a third of
+        // it (and a margin) before it gives up, twice here; the holder renews at that third either way.
+        const opened = () => SqliteStore.layer({ filename: file, leaseTtlMs: LEASE_TTL_MS })
         const engineOn = (script: Scripted.Script) =>
-          Effect.map(Layer.build(engineLayer(SqliteStore.layer({ filename: file }), script)), (context) => Context.get(context, SessionEngine.SessionEngine))
+          Effect.map(Layer.build(engineLayer(opened(), script)), (context) => Context.get(context, SessionEngine.SessionEngine))
         const log = Effect.flatMap(EventStore, (store) => Stream.runCollect(store.replay(sessionId))).pipe(
           Effect.map(Chunk.toArray),
-          Effect.provide(SqliteStore.layer({ filename: file }))
+          Effect.provide(opened())
         )
         const userMessages = (events: ReadonlyArray<AgentEvent>) =>
           events.flatMap((event) => (event.type === "user.message" ? [event.payload.content] : []))
