@@ -247,11 +247,16 @@ export const runApp = (config: AppConfig): Effect.Effect<AppExit, unknown> =>
           children.clear()
           screen.clearCards()
           sessionId = id
+          const before = workspace
           workspace = view?.cwd ?? config.cwd
           historyEnd = 0
           if (timeline.blocks.length > 0 || id !== undefined) {
             timeline = new Timeline()
             screen.addTimeline(timeline)
+          }
+          // The commands a prompt can run are its workspace's: read again when that changed.
+          if (resolve(before) !== resolve(workspace)) {
+            yield* refreshCommands.pipe(Effect.catchAll((error) => Effect.sync(() => note(`the workspace's command files cannot be listed: ${client.describe(error)}`, "warn"))))
           }
           if (id === undefined) return yield* Effect.sync(() => note("── new session: it starts with your first message", "info"))
           timeline.note(`── session ${id}${elsewhere ? ` · works in ${view.cwd}` : ""}`, elsewhere ? "warn" : "info")
@@ -274,8 +279,6 @@ export const runApp = (config: AppConfig): Effect.Effect<AppExit, unknown> =>
             chosenModel = undefined
             yield* client.setModel(id, model)
           }
-          // The commands a prompt can run are its workspace's.
-          if (elsewhere) yield* Effect.ignore(refreshCommands)
           render()
         })
 
