@@ -107,6 +107,8 @@ export const recordingOutput =
           return Effect.provideService(effect, ToolOutput, service)
         }),
         Effect.onInterrupt(() => record),
-        Effect.ensuring(stop)
+        // Once something was recorded, the rest is too, so the live view ends where the output did;
+        // a call over before its first record leaves its result to say it all.
+        Effect.ensuring(Effect.zipRight(stop, Effect.suspend(() => (last === Number.NEGATIVE_INFINITY ? Effect.void : record))))
       )
     })
