@@ -5,7 +5,7 @@ import { slowLane } from "./test/lanes.js"
 /**
  * The fast lane (`npm test`): everything but the slow lane (test/lanes.ts).
  *
- * How it runs, measured on the 2-core machine (docs/performance.md#the-fast-lane):
+ * How it runs, measured on the 2-core machine (docs/performance.md#the-fast-lane-issue-33):
  * - `isolate: false`: each worker imports effect, the platform and our sources once, not once per
  *   file; the import was most of the lane's CPU (test/core alone: 119 s of CPU isolated, 40 s not).
  *   Files still run one at a time in a worker. They leave nothing behind that another reads:

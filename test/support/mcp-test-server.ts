@@ -1,5 +1,5 @@
 /**
- * A small stdio MCP server for the hub's tests, run with `node --import tsx`. Its tools:
+ * A small stdio MCP server for the hub's tests, compiled and run by node (testServer in mcp-fixtures.ts). Its tools:
  * `echo` (read-only), `trace` (with MCP_TEST_TRACE=1: answers the call's `_meta.traceparent`), `crash` (the process exits while answering), `wait` (answers only when
  * cancelled), `grow` (adds a tool, so the server announces a changed tool list).
  * MCP_TEST_PID_FILE gets its pid; MCP_TEST_EVENTS_FILE gets a line per notable moment. With
