@@ -101,6 +101,7 @@ export const slowLane: ReadonlyArray<string> = [
   "test/security/nested-git.test.ts",
   "test/security/prompt-attachments.test.ts",
   "test/security/round31.test.ts",
+  "test/security/round34.test.ts",
   "test/security/sandbox-exposure.test.ts",
   "test/security/sandbox.test.ts",
   "test/security/session-ids.test.ts",

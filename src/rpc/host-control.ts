@@ -19,7 +19,12 @@ export const HostStatus = Schema.Struct({
   /** Sessions with a turn running now. */
   working: Schema.Array(Schema.String),
   /** Seconds with no client and no turn after which the host exits. */
-  idleExitSeconds: Schema.NonNegativeInt
+  idleExitSeconds: Schema.NonNegativeInt,
+  /**
+   * The sandbox the host was started with (`--sandbox`, `--sandbox-network`): a client joins
+   * only a host whose sandbox is the one it asks for. Absent: unknown, never joined.
+   */
+  sandbox: Schema.optional(Schema.Struct({ mode: Schema.Literal("auto", "off", "on"), network: Schema.Boolean }))
 })
 export type HostStatus = typeof HostStatus.Type
 

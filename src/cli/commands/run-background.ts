@@ -3,8 +3,9 @@ import * as Option from "effect/Option"
 import { randomUUID } from "node:crypto"
 import { AgentClient } from "../../rpc/client.js"
 import { workspaceMismatch } from "../../host/session-workspace.js"
-import { CliError } from "../errors.js"
+import { CliError, USAGE_EXIT_CODE } from "../errors.js"
 import { modelIdOf } from "../model-notice.js"
+import { termsOf } from "../output-schema.js"
 import { stderr, stdout } from "../io.js"
 import { term } from "../terminal-text.js"
 import { titleOf, type RunArgs } from "../turn-output.js"
@@ -16,6 +17,12 @@ import { titleOf, type RunArgs } from "../turn-output.js"
  */
 export const runBackground = (args: RunArgs) =>
   Effect.gen(function* () {
+    if (Option.isSome(args.approve)) {
+      return yield* new CliError({
+        message: "--approve cannot answer a --bg turn's questions (this process is gone by then): answer them with `custom-agent attach`, or run without --bg",
+        exitCode: USAGE_EXIT_CODE
+      })
+    }
     const client = yield* AgentClient
     const model = Option.map(args.model, modelIdOf)
     const view = Option.isSome(args.session)
@@ -29,6 +36,8 @@ export const runBackground = (args: RunArgs) =>
         })
     const mismatch = Option.isSome(args.session) ? workspaceMismatch(view.sessionId, view.cwd, process.cwd()) : undefined
     if (mismatch !== undefined) return yield* new CliError({ message: `${mismatch} (cd ${view.cwd} first)` })
+    // The turn's limits and output schema go with it: the host enforces them.
+    const terms = termsOf(args)
     const receipt = yield* client.Prompt({
       sessionId: view.sessionId,
       content: args.prompt,
@@ -37,6 +46,7 @@ export const runBackground = (args: RunArgs) =>
       ...(Option.isSome(model) ? { model: model.value } : {}),
       ...(args.attach.length === 0 ? {} : { attachments: args.attach }),
       ...(Option.isSome(args.maxSteps) ? { maxSteps: args.maxSteps.value } : {}),
+      ...(terms === undefined ? {} : { terms }),
       requestId: randomUUID()
     })
     yield* stdout(`${view.sessionId}\n`)

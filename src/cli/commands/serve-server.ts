@@ -135,7 +135,7 @@ export const serve = (args: ServeArgs) =>
         )
       }
       const stopped = yield* Deferred.make<void>()
-      const socket = claim?._tag === "Free" ? socketHostLayer(claim, { idleExit: 0, done: stopped }) : Layer.empty
+      const socket = claim?._tag === "Free" ? socketHostLayer(claim, { idleExit: 0, done: stopped, sandbox: { mode: args.sandbox ?? "auto", network: args.sandboxNetwork ?? false } }) : Layer.empty
       // The host first, then the port, then the announcement: nothing is accepted before it can be answered.
       const app = Layer.merge(
         announce.pipe(

@@ -45,6 +45,8 @@ export const claimHostSocket = (dataDir: string): Effect.Effect<SocketClaim, Cli
 export interface SocketHostOptions {
   /** Seconds with no client connected and no turn running after which the host is done (0: never). */
   readonly idleExit: number
+  /** The sandbox this host's agent runs commands in, as it was asked for. */
+  readonly sandbox: { readonly mode: "auto" | "off" | "on"; readonly network: boolean }
   /** Completed when the host should go: asked to stop, or idle for long enough. */
   readonly done: Deferred.Deferred<void>
 }
@@ -72,7 +74,8 @@ export const socketHostLayer = (claim: { readonly path: string; readonly token: 
               startedAt,
               clients: connections.open,
               working: [...working],
-              idleExitSeconds: options.idleExit
+              idleExitSeconds: options.idleExit,
+              sandbox: options.sandbox
             })),
             stop: (when: StopWhen) => (when === "now" ? Deferred.succeed(options.done, undefined) : Ref.set(stopWhenIdle, true))
           })

@@ -16,13 +16,26 @@ import { type LocalHost, runningHost, startHost } from "./connect.js"
 const configuresProcess = (args: AgentArgs) => Option.isSome(args.script) || Option.isSome(args.maxOutputTokens) || Option.isSome(args.thinkingBudget)
 
 /**
+ * Whether the host runs commands in the sandbox this client asks for: the same mode and network
+ * (a client asking for the sandbox never joins a host without one, nor a closed network an open one).
+ */
+const sameSandbox = (host: LocalHost, args: AgentArgs) =>
+  host.status.sandbox !== undefined && host.status.sandbox.mode === (args.sandbox ?? "auto") && host.status.sandbox.network === (args.sandboxNetwork ?? false)
+
+/**
  * The running host a client joins, or none: none runs, the client configures its own process,
- * or the host cannot be used (another version: said in one line, and the client runs here).
+ * or the host cannot be used (another version, another sandbox: said in one line, and the
+ * client runs here).
  */
 export const hostToJoin = (dataDir: string, args: AgentArgs): Effect.Effect<LocalHost | undefined> =>
   configuresProcess(args)
     ? Effect.succeed(undefined)
     : runningHost(dataDir).pipe(
+        Effect.flatMap((host) =>
+          host === undefined || sameSandbox(host, args)
+            ? Effect.succeed(host)
+            : Effect.as(stderr(term`the local host runs commands with another sandbox setting than this client's (--sandbox, --sandbox-network); running in this process instead\n`), undefined)
+        ),
         Effect.catchAll((error) => Effect.as(stderr(term`${error.message}; running in this process instead\n`), undefined))
       )
 
@@ -31,9 +44,9 @@ export const hostForBackground = (dataDir: string, args: AgentArgs): Effect.Effe
   Effect.gen(function* () {
     const running = yield* runningHost(dataDir)
     if (running === undefined) return yield* startHost(dataDir, hostArguments(args))
-    if (configuresProcess(args)) {
+    if (configuresProcess(args) || !sameSandbox(running, args)) {
       return yield* new CliError({
-        message: `the local host of ${dataDir} runs already, with its own model options (--script, --max-output-tokens, --thinking-budget are its): \`custom-agent host stop\` first to start one with yours`
+        message: `the local host of ${dataDir} runs already, with its own model and sandbox options (--script, --max-output-tokens, --thinking-budget, --sandbox, --sandbox-network are its): \`custom-agent host stop\` first to start one with yours`
       })
     }
     return running

@@ -1,0 +1,146 @@
+import { afterAll, describe, expect, it } from "@effect/vitest"
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs"
+import { createServer } from "node:net"
+import { join } from "node:path"
+import { runCli } from "../support/cli.js"
+import { eventsOf, parseEventLines } from "../support/events.js"
+
+/**
+ * Round 34's attacker pass over the local host and what joins it: a client joins only a host
+ * with its own sandbox setting, and `run --bg` sends the turn's limits. Each case did its harm
+ * before its rule; each has its control, the same client without the host, so a case cannot
+ * pass because its attack is a dud.
+ */
+
+// Under /var/tmp: the sandbox's private /tmp would hide a write to the host's /tmp.
+const roots: Array<string> = []
+afterAll(() => {
+  for (const root of roots) rmSync(root, { recursive: true, force: true })
+})
+
+const fixture = (responses: (outside: string) => ReadonlyArray<unknown>) => {
+  const root = realpathSync(mkdtempSync("/var/tmp/ca-r34-"))
+  roots.push(root)
+  const ws = join(root, "ws")
+  const outside = join(root, "outside")
+  const data = join(root, "data")
+  const home = join(root, "home")
+  for (const dir of [ws, outside, home]) mkdirSync(dir)
+  writeFileSync(join(ws, "script.json"), JSON.stringify({ responses: responses(outside) }))
+  const config = join(root, "config")
+  const env = { HOME: home, CUSTOM_AGENT_HOME: data, CUSTOM_AGENT_CONFIG_HOME: config }
+  const cli = (args: ReadonlyArray<string>) => runCli(args, { cwd: ws, env, timeoutMs: 60_000 })
+  return { ws, outside, config, cli, stop: () => cli(["host", "stop", "--now"]) }
+}
+
+/** A shell line writing outside the workspace: what the sandbox (`--sandbox on`) must hold. */
+const escape = (outside: string) => ({
+  chunks: [{ toolCall: { name: "shell", input: { command: `echo pwned > ${join(outside, "pwned.txt")}` }, id: "call_1" } }]
+})
+
+describe("round 34: a client joining the local host gets the host's sandbox, not its own", () => {
+  it(
+    "run --sandbox on joins a host started with --sandbox off: the command runs unsandboxed and writes outside the workspace (the client said to refuse without the sandbox)",
+    { timeout: 180_000 },
+    async () => {
+      // The control: the same client in its own process. `--sandbox on` holds the write (or refuses to start without bubblewrap).
+      const control = fixture((outside) => [escape(outside), "done"])
+      const own = await control.cli(["run", "--no-host", "--sandbox", "on", "--approve", "allow-all", "--script", "script.json", "--json", "go"])
+      expect(existsSync(join(control.outside, "pwned.txt")), `control (exit ${own.code}: ${own.stderr.slice(0, 300)}): the client's own sandbox holds the write`).toBe(false)
+
+      const attack = fixture((outside) => [escape(outside), "done"])
+      try {
+        // Whoever started the host (an earlier `run --bg --sandbox off`, a script) chose no sandbox.
+        const started = await attack.cli(["host", "start", "--script", "script.json", "--sandbox", "off"])
+        expect(started.code, started.stderr).toBe(0)
+        // The person now asks for a sandboxed run: "on refuses to start without it".
+        const joined = await attack.cli(["run", "--sandbox", "on", "--approve", "allow-all", "--json", "go"])
+        const joinedRan = eventsOf(parseEventLines(joined.stdout), "tool.started").length
+        expect(joinedRan, `the joined run's call ran (the attack is no dud): ${joined.stderr}`).toBe(1)
+        expect(existsSync(join(attack.outside, "pwned.txt")), "a run asking for the sandbox must not run a command outside it").toBe(false)
+      } finally {
+        await attack.stop()
+      }
+    }
+  )
+})
+
+describe("round 34: a client joining the local host gets the host's network, not its own", () => {
+  it(
+    "a plain run (network closed in the sandbox) joins a host started with --sandbox-network: its command reaches a TCP listener the client never opened the network to",
+    { timeout: 180_000 },
+    async () => {
+      const connections: Array<string> = []
+      const listener = createServer((socket) => {
+        connections.push("connected")
+        socket.destroy()
+      })
+      await new Promise<void>((resolve) => listener.listen(0, "127.0.0.1", resolve))
+      const address = listener.address()
+      const port = typeof address === "object" && address !== null ? address.port : 0
+      // Connects and says so in the workspace (writable in the sandbox), so the call's effect is seen either way.
+      const knock = {
+        chunks: [{ toolCall: { name: "shell", input: { command: `(echo hi > /dev/tcp/127.0.0.1/${port}) && echo open > knocked.txt || echo closed > knocked.txt` }, id: "call_1" } }]
+      }
+      try {
+        // The control: the same client in its own process, sandbox on, network closed (the default).
+        const control = fixture(() => [knock, "done"])
+        const own = await control.cli(["run", "--no-host", "--sandbox", "on", "--approve", "allow-all", "--script", "script.json", "--json", "go"])
+        expect(eventsOf(parseEventLines(own.stdout), "tool.started").length, `control ran its call: ${own.stderr}`).toBe(1)
+        expect(connections, "control: the closed network holds the connection").toEqual([])
+
+        const attack = fixture(() => [knock, "done"])
+        try {
+          const started = await attack.cli(["host", "start", "--script", "script.json", "--sandbox", "on", "--sandbox-network"])
+          expect(started.code, started.stderr).toBe(0)
+          // The person gives no --sandbox-network: "closed by default, loopback included".
+          const joined = await attack.cli(["run", "--sandbox", "on", "--approve", "allow-all", "--json", "go"])
+          expect(eventsOf(parseEventLines(joined.stdout), "tool.started").length, `the joined run's call ran: ${joined.stderr}`).toBe(1)
+          expect(existsSync(join(attack.ws, "knocked.txt")), "the command ran and said whether it got through").toBe(true)
+          expect(connections, "a run that did not open the network must not reach it").toEqual([])
+        } finally {
+          await attack.stop()
+        }
+      } finally {
+        listener.close()
+      }
+    }
+  )
+})
+
+describe("round 34: what `run --bg` passes to the host's turn", () => {
+  it(
+    "run --bg --max-turn-tokens 1000: the limit never reaches the turn, which runs past it (the same run joined in the foreground stops at it)",
+    { timeout: 180_000 },
+    async () => {
+      const step = { chunks: [{ toolCall: { name: "list_files", input: {} } }], usage: { inputTokens: 900, outputTokens: 200 } }
+      const fx = fixture(() => [step, step, "done", step, step, "done"])
+      const turns = async (sessionId: string) => {
+        const exported = await fx.cli(["sessions", "export", sessionId])
+        return parseEventLines(exported.stdout)
+      }
+      try {
+        expect((await fx.cli(["host", "start", "--script", "script.json"])).code).toBe(0)
+        // The control: a plain run joins the same host and its limit stops the turn.
+        const joined = await fx.cli(["run", "--mode", "bypass", "--max-turn-tokens", "1000", "--json", "look"])
+        const joinedEvents = parseEventLines(joined.stdout)
+        expect(eventsOf(joinedEvents, "turn.completed").map((e) => e.payload.stopReason), `control: ${joined.stderr}`).toEqual(["budget"])
+
+        const background = await fx.cli(["run", "--bg", "--mode", "bypass", "--max-turn-tokens", "1000", "look again"])
+        expect(background.code, background.stderr).toBe(0)
+        const sessionId = background.stdout.trim()
+        const deadline = Date.now() + 60_000
+        let completed: ReadonlyArray<string> = []
+        while (completed.length === 0 && Date.now() < deadline) {
+          completed = eventsOf(await turns(sessionId), "turn.completed").map((e) => e.payload.stopReason)
+          if (completed.length === 0) await new Promise((resolve) => setTimeout(resolve, 100))
+        }
+        const started = eventsOf(await turns(sessionId), "turn.started").map((e) => e.payload.terms)
+        expect(started, "the background turn carries the person's limit").toEqual([{ maxTurnTokens: 1000 }])
+        expect(completed, "the background turn stops at the person's limit").toEqual(["budget"])
+      } finally {
+        await fx.stop()
+      }
+    }
+  )
+})
