@@ -132,6 +132,13 @@ const SPAWNING = [
   "src/layers/tools/process-group.ts"
 ]
 
+/**
+ * Files that start the agent itself (the local host a client starts in the background): it is
+ * the same program the person ran, so it gets that command's environment (its API keys, PATH),
+ * as if typed in the same shell, and nothing else.
+ */
+const STARTING_ITSELF = ["src/layers/detached-process.ts"]
+
 const sourceFiles = (dir: string): Array<string> =>
   readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
     entry.isDirectory() ? sourceFiles(join(dir, entry.name)) : entry.name.endsWith(".ts") ? [join(dir, entry.name)] : []
@@ -146,7 +153,8 @@ describe("subprocess environment: every spawn goes through it", () => {
       .map((file) => relative(root, file))
       .sort()
     // A new place that starts processes must give them childEnvironment(...) (src/layers/subprocess-env.ts), then be listed here.
-    expect(found).toEqual(SPAWNING)
+    expect(found).toEqual([...SPAWNING, ...STARTING_ITSELF].sort())
+    for (const file of STARTING_ITSELF) expect(readFileSync(join(root, file), "utf8"), file).toContain("env: process.env")
     for (const file of SPAWNING) {
       const text = readFileSync(join(root, file), "utf8")
       expect(/childEnvironment\(|ChildEnvironment\b|extendEnv: false/.test(text), file).toBe(true)
