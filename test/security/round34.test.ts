@@ -55,8 +55,9 @@ describe("round 34: a client joining the local host gets the host's sandbox, not
         expect(started.code, started.stderr).toBe(0)
         // The person now asks for a sandboxed run: "on refuses to start without it".
         const joined = await attack.cli(["run", "--sandbox", "on", "--approve", "allow-all", "--json", "go"])
-        const joinedRan = eventsOf(parseEventLines(joined.stdout), "tool.started").length
-        expect(joinedRan, `the joined run's call ran (the attack is no dud): ${joined.stderr}`).toBe(1)
+        // Before the rule it joined and its call ran unsandboxed; now it runs in its own process (where
+        // the host's script is not its model: the echo model answers and no call runs).
+        expect(joined.stderr).toContain("another sandbox setting")
         expect(existsSync(join(attack.outside, "pwned.txt")), "a run asking for the sandbox must not run a command outside it").toBe(false)
       } finally {
         await attack.stop()
@@ -95,8 +96,8 @@ describe("round 34: a client joining the local host gets the host's network, not
           expect(started.code, started.stderr).toBe(0)
           // The person gives no --sandbox-network: "closed by default, loopback included".
           const joined = await attack.cli(["run", "--sandbox", "on", "--approve", "allow-all", "--json", "go"])
-          expect(eventsOf(parseEventLines(joined.stdout), "tool.started").length, `the joined run's call ran: ${joined.stderr}`).toBe(1)
-          expect(existsSync(join(attack.ws, "knocked.txt")), "the command ran and said whether it got through").toBe(true)
+          // Before the rule it joined and its command got through; now it runs in its own process.
+          expect(joined.stderr).toContain("another sandbox setting")
           expect(connections, "a run that did not open the network must not reach it").toEqual([])
         } finally {
           await attack.stop()
