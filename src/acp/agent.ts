@@ -68,7 +68,7 @@ export interface AcpAgent {
   readonly cancel: (params: CancelNotification) => Effect.Effect<void>
   /**
    * Tells the client the session's slash commands (`available_commands_update`), when it has
-   * any; sent once session/new, load or fork has been answered. A failure is logged, never sent.
+   * some; sent once session/new, load or fork has been answered. A failure is logged, never sent.
    */
   readonly announceCommands: (sessionId: string) => Effect.Effect<void>
 }

@@ -154,7 +154,7 @@ const ACCESS_TOOLS: Record<PathAccess, { readonly allow: string; readonly deny: 
 export const describeCover = (cover: AnswerCover, decision?: "allow" | "deny"): string => {
   if (cover.commands !== undefined) {
     const list = cover.commands.join(", ")
-    if (decision === undefined) return `the command${cover.commands.length === 1 ? "" : "s"} ${list} (allow: a line made only of these; deny: any line holding one)`
+    if (decision === undefined) return `the command${cover.commands.length === 1 ? "" : "s"} ${list} (allow: a line made only of these; deny: every line holding one)`
     return decision === "allow" ? `a shell line made only of ${list}` : `any shell line holding ${list}`
   }
   if (cover.paths !== undefined) {

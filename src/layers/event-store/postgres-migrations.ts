@@ -10,7 +10,7 @@ import { storeFailure } from "./store-failure.js"
 // Without the pg_dump schema dumps PgMigrator adds (a subprocess we do not want).
 const runMigrations = Migrator.make({})
 
-/** The advisory lock key of this store's migrations (any constant bigint; the same in every process). */
+/** The advisory lock key of this store's migrations (a constant bigint, the same in every process). */
 const MIGRATION_LOCK = 7_202_603_001
 
 /**

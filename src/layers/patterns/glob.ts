@@ -141,7 +141,7 @@ class Translator {
     this.i += 2
     if (this.pattern[this.i] === "/") {
       this.i++
-      // `**/`: any number of whole segments, none at all included.
+      // `**/`: zero or more whole segments.
       return `(?:${ANY_SEGMENT}/)*`
     }
     return `(?:${ANY_SEGMENT}(?:/${ANY_SEGMENT})*)?`

@@ -102,7 +102,7 @@ export type Match = "yes" | "maybe" | "no"
 /**
  * Whether a remembered answer applies to a call. An allow needs the call wholly covered: every
  * command of the line, or every path where it really lands by a file tool its access reaches.
- * A deny needs one piece: any command of the line (through wrappers), or any path as written or
+ * A deny needs one piece: one command of the line (through wrappers), or one path as written or
  * as resolved, by any file tool on its side, or a shell redirection of that side into it.
  * "maybe": a deny's command might be a word only known at run time.
  */

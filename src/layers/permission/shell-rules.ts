@@ -194,7 +194,7 @@ export const prefixesCover = (prefixes: ReadonlyArray<string>, analysis: ShellAn
 }
 
 /**
- * Whether remembered deny prefixes apply to a line: any command of it, through wrappers and
+ * Whether remembered deny prefixes apply to a line: one of its commands, through wrappers and
  * global options as a deny rule sees it, but with the pattern's own end (`npm test` is that
  * command exactly, `npm test *` any further arguments), so a deny covers what was shown.
  * "maybe" when a word only known at run time could make a command one of them.
