@@ -1,5 +1,4 @@
 import * as Deferred from "effect/Deferred"
-import { randomUUID } from "node:crypto"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -17,9 +16,9 @@ import { makeTerminalApprovals } from "./permission-question.js"
 import type { ApprovalAnswer, ApprovalRequest } from "../services/Approvals.js"
 import { PLAN_TOOL } from "../domain/plan.js"
 import type { TurnClient } from "./turn-client.js"
-import { termsOf } from "./output-schema.js"
-import { type DefaultModel, echoNotice, modelIdOf } from "./model-notice.js"
-import { interactive, makePrinter, onTerminal, type RunArgs, titleOf } from "./turn-output.js"
+import { chosenModel, newSessionRequest, promptRequest } from "./turn-requests.js"
+import { type DefaultModel, echoNotice } from "./model-notice.js"
+import { interactive, makePrinter, onTerminal, type RunArgs } from "./turn-output.js"
 
 /** How long Ctrl-C waits for the turn's cancel to be acknowledged before leaving anyway. */
 const cancelBound = Duration.seconds(5)
@@ -64,18 +63,8 @@ export const runTurn = <E>(client: TurnClient<E>, args: RunArgs, defaultModel: D
       : undefined
     const printer = makePrinter(args.json, { requireOutput: Option.isSome(args.outputSchema), ...(liveView === undefined ? {} : { view: liveView }) })
     yield* Effect.addFinalizer(() => printer.close)
-    const terms = termsOf(args)
-    // The host keeps the session's model; --model names another, recorded as the session's from this turn on.
-    const model = Option.map(args.model, modelIdOf)
-    const view = Option.isSome(args.session)
-      ? yield* client.getSession(args.session.value)
-      : yield* client.createSession({
-          cwd: process.cwd(),
-          title: titleOf(args.prompt),
-          client: "cli",
-          attachments: args.attach,
-          ...(Option.isSome(model) ? { model: model.value } : {})
-        })
+    const model = chosenModel(args)
+    const view = Option.isSome(args.session) ? yield* client.getSession(args.session.value) : yield* client.createSession(newSessionRequest(args))
     const sessionId = view.sessionId
     // A session acts on its own folder: continued from elsewhere only when the person here says so (and decides on its trust).
     const mismatch = Option.isSome(args.session) ? workspaceMismatch(sessionId, view.cwd, process.cwd()) : undefined
@@ -261,18 +250,7 @@ export const runTurn = <E>(client: TurnClient<E>, args: RunArgs, defaultModel: D
     const watcher = yield* Effect.fork(Effect.raceFirst(follow(args.json ? after : 0), FiberSet.join(questions)))
     // Wait for the subscription to be live (its baseline), or for it to fail trying.
     yield* Effect.raceFirst(Deferred.await(live), Effect.zipRight(Fiber.join(watcher), Deferred.await(live)))
-    const receipt = yield* client.prompt({
-      sessionId,
-      content: args.prompt,
-      client: "cli",
-      ...(Option.isSome(args.mode) ? { permissionMode: args.mode.value } : {}),
-      ...(Option.isSome(model) ? { model: model.value } : {}),
-      ...(args.attach.length === 0 ? {} : { attachments: args.attach }),
-      ...(Option.isSome(args.maxSteps) ? { maxSteps: args.maxSteps.value } : {}),
-      ...(terms === undefined ? {} : { terms }),
-      // A prompt retried after a dropped connection starts one turn, not two.
-      requestId: randomUUID()
-    })
+    const receipt = yield* client.prompt(promptRequest(args, sessionId))
     if (receipt._tag === "Queued") {
       yield* Fiber.interrupt(watcher)
       return yield* stderr(`session ${sessionId} is busy: your message waits in its queue (${receipt.messageId})\n`)

@@ -1,14 +1,12 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { randomUUID } from "node:crypto"
 import { AgentClient } from "../../rpc/client.js"
 import { workspaceMismatch } from "../../host/session-workspace.js"
 import { CliError, USAGE_EXIT_CODE } from "../errors.js"
-import { modelIdOf } from "../model-notice.js"
-import { termsOf } from "../output-schema.js"
+import { newSessionRequest, promptRequest } from "../turn-requests.js"
 import { stderr, stdout } from "../io.js"
 import { term } from "../terminal-text.js"
-import { titleOf, type RunArgs } from "../turn-output.js"
+import type { RunArgs } from "../turn-output.js"
 
 /**
  * `run --bg`: the prompt goes to the local host and this process returns at once; the turn
@@ -24,31 +22,10 @@ export const runBackground = (args: RunArgs) =>
       })
     }
     const client = yield* AgentClient
-    const model = Option.map(args.model, modelIdOf)
-    const view = Option.isSome(args.session)
-      ? yield* client.GetSession({ sessionId: args.session.value })
-      : yield* client.CreateSession({
-          cwd: process.cwd(),
-          title: titleOf(args.prompt),
-          client: "cli",
-          attachments: args.attach,
-          ...(Option.isSome(model) ? { model: model.value } : {})
-        })
+    const view = Option.isSome(args.session) ? yield* client.GetSession({ sessionId: args.session.value }) : yield* client.CreateSession(newSessionRequest(args))
     const mismatch = Option.isSome(args.session) ? workspaceMismatch(view.sessionId, view.cwd, process.cwd()) : undefined
     if (mismatch !== undefined) return yield* new CliError({ message: `${mismatch} (cd ${view.cwd} first)` })
-    // The turn's limits and output schema go with it: the host enforces them.
-    const terms = termsOf(args)
-    const receipt = yield* client.Prompt({
-      sessionId: view.sessionId,
-      content: args.prompt,
-      client: "cli",
-      ...(Option.isSome(args.mode) ? { permissionMode: args.mode.value } : {}),
-      ...(Option.isSome(model) ? { model: model.value } : {}),
-      ...(args.attach.length === 0 ? {} : { attachments: args.attach }),
-      ...(Option.isSome(args.maxSteps) ? { maxSteps: args.maxSteps.value } : {}),
-      ...(terms === undefined ? {} : { terms }),
-      requestId: randomUUID()
-    })
+    const receipt = yield* client.Prompt(promptRequest(args, view.sessionId))
     yield* stdout(`${view.sessionId}\n`)
     const where = receipt._tag === "Queued" ? "queued behind the running turn in the local host" : "running in the local host"
     yield* stderr(term`session ${view.sessionId}: ${where} · follow it: custom-agent attach ${view.sessionId}\n`)

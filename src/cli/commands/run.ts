@@ -137,12 +137,8 @@ export const runCommand = Command.make(
   // Two paths that fail differently; the CLI reports either one the same way (main.ts).
   (given): Effect.Effect<void, unknown> =>
     Effect.flatMap(promptFrom(given.prompt), (text): Effect.Effect<void, unknown> => {
-      const attached = attachFiles(text, {
-        cwd: process.cwd(),
-        home: process.env["HOME"],
-        configDir: resolveConfigDir(),
-        dataDir: resolveDataDir(Option.getOrUndefined(given.dataDir))
-      })
+      const dataDir = resolveDataDir(Option.getOrUndefined(given.dataDir))
+      const attached = attachFiles(text, { cwd: process.cwd(), home: process.env["HOME"], configDir: resolveConfigDir(), dataDir })
       const args = { ...given, prompt: attached.content }
       const notes = attached.notes.length === 0 ? Effect.void : stderr(attached.notes.map((note) => `${note}\n`).join(""))
       if (Option.isSome(args.server)) {
@@ -152,7 +148,6 @@ export const runCommand = Command.make(
           Effect.provide(remoteLayer(url, args.tokenFile))
         )
       }
-      const dataDir = resolveDataDir(Option.getOrUndefined(args.dataDir))
       const inProcess = Effect.flatMap(Effect.zipRight(notes, agentSetup(args)), ({ config, choice }) =>
         runEmbedded(args, choice).pipe(Effect.provide(hostLayer({ ...config, workspaceRoots: [process.cwd()] })))
       )
