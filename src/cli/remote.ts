@@ -51,14 +51,17 @@ export const remoteLayer = (url: string, tokenFile: Option.Option<string>): Laye
 const isTransportError = (error: unknown): boolean =>
   typeof error === "object" && error !== null && "_tag" in error && error._tag === "RpcClientError"
 
-/** An RPC transport failure (server down, refused token) as one line naming the server. */
-export const describeTransport = (url: string) => <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | CliError, R> =>
+/** An RPC transport failure (peer down, refused token) as one line beginning with `peer`, the server it names. */
+export const describeTransportAs = (peer: string) => <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | CliError, R> =>
   Effect.catchIf(effect, isTransportError, (error) =>
     Effect.flatMap(Effect.promise(() => import("../rpc/client.js")), (client) =>
       Effect.fail(
         new CliError({
-          message: `server ${url}: ${client.describeClientError(error)}`
+          message: `${peer}: ${client.describeClientError(error)}`
         })
       )
     )
   )
+
+/** An RPC transport failure (server down, refused token) as one line naming the server. */
+export const describeTransport = (url: string) => describeTransportAs(`server ${url}`)

@@ -9,7 +9,6 @@ import { CliError } from "../errors.js"
 import { stdout } from "../io.js"
 import * as shared from "../options.js"
 import { term } from "../terminal-text.js"
-import { hostSocketPath } from "../host/host-files.js"
 
 const idleExit = Options.integer("idle-exit").pipe(
   Options.withDescription("Seconds with no client connected and no turn running after which the host exits; 0 keeps it running (default: 600)"),
@@ -63,11 +62,9 @@ const startSubcommand = Command.make("start", hostOptions, (args) =>
 
 const statusSubcommand = Command.make("status", { dataDir: shared.dataDir }, (args) =>
   Effect.gen(function* () {
-    const { probeHost } = yield* Effect.promise(() => import("../host/probe.js"))
-    const { keptToken } = yield* Effect.promise(() => import("../kept-token.js"))
+    const { probeDataDir } = yield* Effect.promise(() => import("../host/connect.js"))
     const dataDir = dataDirOf(args)
-    const path = hostSocketPath(dataDir)
-    const found = yield* probeHost(path, (yield* keptToken(dataDir, false)).value)
+    const { path, found } = yield* probeDataDir(dataDir)
     switch (found._tag) {
       case "Missing":
         return yield* stdout(term`no local host runs for ${dataDir}\n`)
@@ -89,13 +86,10 @@ const statusSubcommand = Command.make("status", { dataDir: shared.dataDir }, (ar
 
 const stopSubcommand = Command.make("stop", { dataDir: shared.dataDir, now }, (args) =>
   Effect.gen(function* () {
-    const { probeHost } = yield* Effect.promise(() => import("../host/probe.js"))
-    const { keptToken } = yield* Effect.promise(() => import("../kept-token.js"))
+    const { probeDataDir } = yield* Effect.promise(() => import("../host/connect.js"))
     const { HostControlClient, hostControlLayer } = yield* Effect.promise(() => import("../../rpc/socket-client.js"))
     const dataDir = dataDirOf(args)
-    const path = hostSocketPath(dataDir)
-    const token = (yield* keptToken(dataDir, false)).value
-    const found = yield* probeHost(path, token)
+    const { path, token, found } = yield* probeDataDir(dataDir)
     if (found._tag !== "Live") {
       if (found._tag === "Refused") return yield* new CliError({ message: `the local host's socket ${path} ${found.reason}` })
       return yield* stdout(term`no local host runs for ${dataDir}\n`)
@@ -110,8 +104,8 @@ const stopSubcommand = Command.make("stop", { dataDir: shared.dataDir, now }, (a
       return yield* stdout(term`the local host (pid ${found.status.pid}) stops once its ${waiting} running turn(s) end\n`)
     }
     // Gone once nothing answers on the socket.
-    yield* probeHost(path, token).pipe(
-      Effect.repeat({ schedule: Schedule.spaced(Duration.millis(100)), until: (probe) => probe._tag !== "Live" }),
+    yield* probeDataDir(dataDir).pipe(
+      Effect.repeat({ schedule: Schedule.spaced(Duration.millis(100)), until: (probe) => probe.found._tag !== "Live" }),
       Effect.timeoutFail({ duration: Duration.seconds(30), onTimeout: () => new CliError({ message: `the local host (pid ${found.status.pid}) did not stop within 30 s` }) })
     )
     yield* stdout(term`local host stopped (pid ${found.status.pid})\n`)

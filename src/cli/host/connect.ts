@@ -32,7 +32,8 @@ const versionProblem = (dataDir: string, status: HostStatus): CliError =>
         : `it runs ${status.working.length} turn(s); \`custom-agent host stop\` ends it once they finish (\`--now\` interrupts them)`)
   })
 
-const probe = (dataDir: string): Effect.Effect<{ readonly path: string; readonly token: string; readonly found: HostProbe }, CliError> =>
+/** What is at `dataDir`'s host socket, with the token to ask it. */
+export const probeDataDir = (dataDir: string): Effect.Effect<{ readonly path: string; readonly token: string; readonly found: HostProbe }, CliError> =>
   Effect.gen(function* () {
     const path = hostSocketPath(dataDir)
     const tooLong = socketPathProblem(path)
@@ -45,7 +46,7 @@ const probe = (dataDir: string): Effect.Effect<{ readonly path: string; readonly
 
 /** The host of `dataDir` when one of this version answers; none when none runs. Another version, or a socket that refuses us, is an error saying what to do. */
 export const runningHost = (dataDir: string): Effect.Effect<LocalHost | undefined, CliError> =>
-  Effect.flatMap(probe(dataDir), ({ path, token, found }) => {
+  Effect.flatMap(probeDataDir(dataDir), ({ path, token, found }) => {
     switch (found._tag) {
       case "Missing":
       case "Stale":
@@ -77,7 +78,7 @@ export const startHost = (dataDir: string, hostArguments: ReadonlyArray<string>)
       try: () => spawnDetached(process.execPath, [entry, "host", "run", "--data-dir", dataDir, ...hostArguments], log),
       catch: (error) => new CliError({ message: `cannot start the local host: ${String(error)}` })
     })
-    const started = probe(dataDir).pipe(
+    const started = probeDataDir(dataDir).pipe(
       Effect.flatMap(({ path, token, found }) => {
         if (found._tag === "Live") return Effect.succeed<LocalHost>({ path, token, status: found.status })
         if (child.exitCode() !== undefined) return Effect.fail(new CliError({ message: `the local host exited at start (${String(child.exitCode())}):\n${readBoundedTail(log)}` }))

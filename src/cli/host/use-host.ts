@@ -1,11 +1,11 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { describeClientError } from "../../rpc/client.js"
 import { socketClientLayer } from "../../rpc/socket-client.js"
 import type { AgentArgs } from "../agent-setup.js"
 import { hostArguments } from "../commands/host.js"
 import { CliError } from "../errors.js"
 import { stderr } from "../io.js"
+import { describeTransportAs } from "../remote.js"
 import { term } from "../terminal-text.js"
 import { type LocalHost, runningHost, startHost } from "./connect.js"
 
@@ -55,8 +55,5 @@ export const hostForBackground = (dataDir: string, args: AgentArgs): Effect.Effe
 /** The agent's API on the host's socket. */
 export const localHostClient = (host: LocalHost) => socketClientLayer({ path: host.path, token: host.token })
 
-const isTransportError = (error: unknown): boolean => typeof error === "object" && error !== null && "_tag" in error && error._tag === "RpcClientError"
-
 /** A transport failure on the socket as one line naming the host. */
-export const describeLocalHost = (dataDir: string) => <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | CliError, R> =>
-  Effect.catchIf(effect, isTransportError, (error) => Effect.fail(new CliError({ message: `the local host of ${dataDir}: ${describeClientError(error)}` })))
+export const describeLocalHost = (dataDir: string) => describeTransportAs(`the local host of ${dataDir}`)
