@@ -3,7 +3,7 @@ import { RpcClient, RpcClientError, type RpcGroup, RpcSerialization } from "@eff
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { AgentRpcs } from "./group.js"
+import { AgentRpcs, rpcPath } from "./group.js"
 
 /** A typed client of the agent's API, for the CLI, the web page and other Effect apps. */
 export class AgentClient extends Context.Tag("custom-agent/AgentClient")<
@@ -58,7 +58,7 @@ export const clientLayer = (options: ClientOptions) =>
   Layer.scoped(AgentClient, RpcClient.make(AgentRpcs)).pipe(
     Layer.provide(
       RpcClient.layerProtocolHttp({
-        url: new URL("/rpc", options.url).toString(),
+        url: new URL(rpcPath, options.url).toString(),
         transformClient: HttpClient.mapRequest(HttpClientRequest.bearerToken(options.token))
       })
     ),

@@ -28,6 +28,9 @@ import {
   SubscriberLagged
 } from "../domain/host.js"
 
+/** Where the API is mounted on a server (and on the local host's socket). */
+export const rpcPath = "/rpc"
+
 /** What the engine may fail with, as it travels over the wire. */
 export const EngineFailure = Schema.Union(SessionNotFound, TurnInProgress, SequenceConflict, StoreFailure, EventDecodeError, InvalidSessionId)
 

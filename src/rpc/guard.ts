@@ -7,6 +7,9 @@ import { timingSafeEqual } from "node:crypto"
 import { envelopeProblem } from "./envelope.js"
 import { readBody } from "./request-body.js"
 
+/** The largest RPC request body a server (or the local host's socket) takes unless told otherwise. */
+export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
+
 export interface GuardOptions {
   /** Host header values this server answers to, lower-case (`acceptedHosts`: loopback names, the bound address, `--allowed-host`). */
   readonly allowedHosts: ReadonlyArray<string>

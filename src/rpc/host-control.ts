@@ -3,6 +3,9 @@ import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 
+/** The name a client on the host's socket puts in its Host header (its URL is `http://localhost`). */
+export const SOCKET_HOST = "localhost"
+
 /**
  * What a data directory's local host answers about itself, and how it is asked to go: only on
  * its Unix socket, never on a `serve` port. `HostStatus` is the first request every client makes,

@@ -4,8 +4,8 @@ import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { networkInterfaces } from "node:os"
-import { AgentRpcs } from "./group.js"
-import { type ExpectedToken, guard } from "./guard.js"
+import { AgentRpcs, rpcPath } from "./group.js"
+import { DEFAULT_MAX_BODY_BYTES, type ExpectedToken, guard } from "./guard.js"
 import { handlersLayer } from "./handlers.js"
 import { acceptedHosts } from "./host-names.js"
 import { staticFiles } from "./static-files.js"
@@ -22,8 +22,6 @@ export interface ServerOptions {
   /** How often idle streams send a keep-alive frame (default 15 s). */
   readonly keepAlive?: Duration.DurationInput
 }
-
-export const rpcPath = "/rpc"
 
 const portOf = (address: HttpServer.Address) => (address._tag === "TcpAddress" ? address.port : 0)
 
@@ -43,7 +41,7 @@ export const serverLayer = (options: ServerOptions) =>
         guard({
           allowedHosts: acceptedHosts({ boundHost: options.boundHost, port, extra: options.allowedHosts ?? [], interfaceAddresses }),
           token: options.token,
-          maxBodyBytes: options.maxBodyBytes ?? 4 * 1024 * 1024,
+          maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
           rpcPath
         })(router)
       )

@@ -6,10 +6,8 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { AgentOptions } from "node:https"
 import { AgentClient, refusalsFail } from "./client.js"
-import { AgentRpcs } from "./group.js"
-import { HostControlRpcs } from "./host-control.js"
-import { rpcPath } from "./server.js"
-import { SOCKET_HOST } from "./socket-server.js"
+import { AgentRpcs, rpcPath } from "./group.js"
+import { HostControlRpcs, SOCKET_HOST } from "./host-control.js"
 
 /** The local host's own control (status, stop), on its socket. */
 export class HostControlClient extends Context.Tag("custom-agent/HostControlClient")<

@@ -4,15 +4,11 @@ import { RpcSerialization, RpcServer } from "@effect/rpc"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { Server } from "node:http"
-import { AgentRpcs } from "./group.js"
-import { type ExpectedToken, guard } from "./guard.js"
+import { AgentRpcs, rpcPath } from "./group.js"
+import { DEFAULT_MAX_BODY_BYTES, type ExpectedToken, guard } from "./guard.js"
 import { handlersLayer } from "./handlers.js"
-import { HostControlRpcs, HostProcess } from "./host-control.js"
+import { HostControlRpcs, HostProcess, SOCKET_HOST } from "./host-control.js"
 import { makeNodeServer } from "./listen.js"
-import { rpcPath } from "./server.js"
-
-/** The name a client on the socket puts in its Host header (its URL is `http://localhost`). */
-export const SOCKET_HOST = "localhost"
 
 export interface SocketServerOptions {
   /** The Unix socket's path (in the data directory, which is the user's alone). */
@@ -59,7 +55,7 @@ export const socketServerLayer = (options: SocketServerOptions) =>
       const rpc = yield* RpcServer.toHttpApp(AgentRpcs.merge(HostControlRpcs), { disableFatalDefects: true })
       const router = HttpRouter.empty.pipe(HttpRouter.post(rpcPath, rpc))
       return HttpServer.serve(
-        guard({ allowedHosts: [SOCKET_HOST], token: options.token, maxBodyBytes: options.maxBodyBytes ?? 4 * 1024 * 1024, rpcPath })(router)
+        guard({ allowedHosts: [SOCKET_HOST], token: options.token, maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, rpcPath })(router)
       )
     })
   ).pipe(
