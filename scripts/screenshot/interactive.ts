@@ -4,12 +4,12 @@
  * what it wrote drawn by xterm.js in Debian's Chromium. Nothing is staged by hand: the
  * pictures are what the terminal showed. Run with `npm run screenshot` after `npm run build`.
  */
-import * as pty from "@lydell/node-pty"
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { chromium } from "playwright-core"
+import { runOnPty } from "../bench/pty-run.js"
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..")
 const cli = join(root, "bin", "custom-agent.js")
@@ -58,24 +58,14 @@ writeFileSync(join(workspace, "src", "math.js"), mathJs)
 writeFileSync(join(workspace, "package.json"), JSON.stringify({ name: "calc", type: "module", scripts: { test: "node --test" } }, null, 2))
 writeFileSync(join(workspace, "script.json"), JSON.stringify(script))
 
-const child = pty.spawn(process.execPath, [cli, "--script", "script.json"], {
-  name: "xterm-256color",
+const session = runOnPty([cli, "--script", "script.json"], {
+  cwd: workspace,
   cols,
   rows,
-  cwd: workspace,
-  env: { PATH: process.env["PATH"], HOME: home, TERM: "xterm-256color", COLORTERM: "truecolor", CUSTOM_AGENT_HOME: home, CUSTOM_AGENT_CONFIG_HOME: join(home, "config") }
+  env: { PATH: process.env["PATH"] ?? "", HOME: home, COLORTERM: "truecolor", CUSTOM_AGENT_HOME: home, CUSTOM_AGENT_CONFIG_HOME: join(home, "config") }
 })
-let raw = ""
-child.onData((data) => (raw += data))
-
-/** Waits until what the program wrote so far contains `text`; the scripted model answers at once, so this is quick. */
-const waitFor = async (text: string): Promise<void> => {
-  const deadline = Date.now() + 20_000
-  while (!raw.includes(text)) {
-    if (Date.now() > deadline) throw new Error(`the terminal never showed ${JSON.stringify(text)}`)
-    await new Promise((resolve) => setTimeout(resolve, 25))
-  }
-}
+/** Waits until what the program wrote so far contains `text` (the scripted model answers at once). */
+const waitFor = (text: string) => session.waitForText(text, { timeoutMs: 20_000 })
 
 const browser = await chromium.launch({
   executablePath: "/usr/bin/chromium",
@@ -104,7 +94,7 @@ try {
           term.open(host)
           term.write(data, () => requestAnimationFrame(() => resolve()))
         }),
-      { data: raw, cols, rows }
+      { data: session.output(), cols, rows }
     )
     await page.locator("#t").screenshot({ path: join(out, file) })
     process.stdout.write(`wrote docs/images/${file}\n`)
@@ -112,16 +102,16 @@ try {
 
   mkdirSync(out, { recursive: true })
   await waitFor("custom-agent")
-  child.write("parse(\"1,2\") gives strings, not numbers. Fix it.")
-  child.write("\r")
+  session.type("parse(\"1,2\") gives strings, not numbers. Fix it.")
+  session.type("\r")
   await waitFor("allow once")
   await shoot("interactive-question.png")
-  child.write("y")
+  session.type("y")
   await waitFor("to confirm")
   await waitFor("tokens")
   await shoot("interactive-answer.png")
 } finally {
   await browser.close()
-  child.kill()
+  await session.quit()
   rmSync(scratch, { recursive: true, force: true })
 }
