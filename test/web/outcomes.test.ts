@@ -2,6 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Either } from "effect"
 import { TurnInProgress } from "../../src/domain/errors.js"
 import { MemoryNotFound, MemoryStoreFailure } from "../../src/services/MemoryStore.js"
+import { RememberedAnswerNotFound } from "../../src/services/PermissionEngine.js"
 import { Unexpected } from "../../web/src/api.js"
 import { compactOutcomeOf } from "../../web/src/compaction.js"
 import { failureWords } from "../../web/src/failure-words.js"
@@ -14,6 +15,13 @@ describe("what the page says after a memory action or a compaction", () => {
     expect(outcomeOf(Either.left(gone), "Already reviewed elsewhere.")).toEqual({ _tag: "gone", message: "Already reviewed elsewhere." })
     expect(outcomeOf(Either.left(new MemoryStoreFailure({ message: "disk full" })), "gone")).toEqual({ _tag: "failed", message: "disk full" })
     expect(outcomeOf(Either.left(new Unexpected({ message: "boom" })), "gone")).toEqual({ _tag: "failed", message: "boom" })
+  })
+
+  it("says quietly that a remembered answer was revoked elsewhere, and a memory's absence is not that", () => {
+    const revoked = new RememberedAnswerNotFound({ id: "ans_1", message: "no remembered answer ans_1" })
+    expect(outcomeOf(Either.left(revoked), "Already revoked elsewhere.", "RememberedAnswerNotFound")).toEqual({ _tag: "gone", message: "Already revoked elsewhere." })
+    const memoryGone = new MemoryNotFound({ id: "mem_1", message: "memory mem_1 is gone" })
+    expect(outcomeOf(Either.left(memoryGone), "Already revoked elsewhere.", "RememberedAnswerNotFound")._tag).toBe("failed")
   })
 
   it("tells a summary from nothing to compact, and a running turn from a failure", () => {

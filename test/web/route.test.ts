@@ -9,6 +9,8 @@ describe("the page's route in the URL", () => {
     expect(parseRoute("?session=ses_1")).toEqual({ _tag: "session", sessionId: "ses_1" })
     expect(parseRoute("?session=ses_1&events=5-9")).toEqual({ _tag: "session", sessionId: "ses_1", events: { from: 5, to: 9 } })
     expect(parseRoute("?view=memory&session=ses_1")).toEqual({ _tag: "memory" })
+    expect(parseRoute("?view=permissions")).toEqual({ _tag: "permissions" })
+    expect(parseRoute("?view=elsewhere")).toEqual({ _tag: "home" })
   })
 
   it("ignores a malformed range and orders a reversed one", () => {
@@ -21,6 +23,7 @@ describe("the page's route in the URL", () => {
   it("writes what it reads", () => {
     expect(searchOf({ _tag: "home" })).toBe("")
     expect(searchOf({ _tag: "memory" })).toBe("?view=memory")
+    expect(searchOf({ _tag: "permissions" })).toBe("?view=permissions")
     expect(searchOf({ _tag: "session", sessionId: "ses 1&x" })).toBe("?session=ses+1%26x")
   })
 

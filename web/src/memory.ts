@@ -31,10 +31,17 @@ const by = "web"
 const newestFirst = <A>(items: ReadonlyArray<A>, at: (a: A) => string): ReadonlyArray<A> =>
   [...items].sort((a, b) => at(b).localeCompare(at(a)))
 
-/** A candidate or memory that is gone was settled by someone else: said quietly; anything else is an error. */
-export const outcomeOf = (result: Either.Either<void, { readonly _tag: string }>, gone: string): ActionOutcome => {
+/**
+ * A candidate, memory or remembered answer that is gone (`goneTag`) was settled by someone else:
+ * said quietly; anything else is an error.
+ */
+export const outcomeOf = (
+  result: Either.Either<unknown, { readonly _tag: string }>,
+  gone: string,
+  goneTag: string = "MemoryNotFound"
+): ActionOutcome => {
   if (Either.isRight(result)) return { _tag: "done" }
-  return result.left._tag === "MemoryNotFound" ? { _tag: "gone", message: gone } : { _tag: "failed", message: describe(result.left) }
+  return result.left._tag === goneTag ? { _tag: "gone", message: gone } : { _tag: "failed", message: describe(result.left) }
 }
 
 /** Memory review for the whole page: the sidebar's badge, the memory view and the timeline's inline buttons. */

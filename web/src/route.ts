@@ -5,13 +5,15 @@ export interface EventRange {
 }
 
 /**
- * What the page shows lives in the URL (`?session=ses_...&events=5-9`, `?view=memory`), so a
+ * What the page shows lives in the URL (`?session=ses_...&events=5-9`, `?view=memory`,
+ * `?view=permissions`), so a
  * reload or a shared link reopens it.
  */
 export type Route =
   | { readonly _tag: "home" }
   | { readonly _tag: "session"; readonly sessionId: string; readonly events?: EventRange }
   | { readonly _tag: "memory" }
+  | { readonly _tag: "permissions" }
 
 const rangeOf = (text: string | null): EventRange | undefined => {
   const match = /^(\d+)-(\d+)$/.exec(text ?? "")
@@ -24,6 +26,7 @@ const rangeOf = (text: string | null): EventRange | undefined => {
 export const parseRoute = (search: string): Route => {
   const params = new URLSearchParams(search)
   if (params.get("view") === "memory") return { _tag: "memory" }
+  if (params.get("view") === "permissions") return { _tag: "permissions" }
   const sessionId = params.get("session")
   if (sessionId === null || sessionId === "") return { _tag: "home" }
   const events = rangeOf(params.get("events"))
@@ -38,6 +41,9 @@ export const searchOf = (route: Route): string => {
       break
     case "memory":
       params.set("view", "memory")
+      break
+    case "permissions":
+      params.set("view", "permissions")
       break
     case "session":
       params.set("session", route.sessionId)

@@ -54,6 +54,9 @@ export const SessionList = ({ api, sessions, problem, route, pendingMemories, on
           </span>
         )}
       </a>
+      <a class={route._tag === "permissions" ? "nav permissions selected" : "nav permissions"} {...linkTo({ _tag: "permissions" }, onNavigate)}>
+        Permissions
+      </a>
       <h3>Sessions</h3>
       <div class="session-filters">
         <input

@@ -7,6 +7,7 @@ import { useQuestionNotices } from "../notify.js"
 import { makeRetrySignal } from "../retry.js"
 import { type ListProblem, watchSessions } from "../watch-sessions.js"
 import { MemoryPanel } from "./MemoryPanel.js"
+import { PermissionsPanel } from "./PermissionsPanel.js"
 import { SessionList } from "./SessionList.js"
 import { SessionPane } from "./SessionPane.js"
 
@@ -17,6 +18,8 @@ const placeOf = (route: Route, sessions: ReadonlyArray<SessionListItem> | undefi
       return "custom-agent"
     case "memory":
       return "Memory"
+    case "permissions":
+      return "Permissions"
     case "session":
       return sessions?.find((s) => s.sessionId === route.sessionId)?.title ?? route.sessionId
   }
@@ -85,6 +88,8 @@ export const Workspace = ({ api }: { readonly api: Api }) => {
         )
       case "memory":
         return <MemoryPanel review={memory} sessions={sessions} onOpen={navigate} />
+      case "permissions":
+        return <PermissionsPanel api={api} sessions={sessions} onOpen={navigate} />
       case "session":
         return (
           <SessionPane
