@@ -20,7 +20,7 @@ export const clientFileAccess = (peer: ClientPeer, barrier: UpdateBarrier): File
         ? barrier.caughtUp(sessionId).pipe(
             Effect.zipRight(peer.request(methods.client.fs.readTextFile, { sessionId, path })),
             Effect.map((response) => response.content),
-            Effect.mapError((error) => new FileAccessError({ path, message: `the editor could not read ${path}: ${error.message}` }))
+            Effect.mapError((error) => new FileAccessError({ path, message: `the editor could not read ${path}: ${error.message}`, cause: error }))
           )
         : LocalFileAccess.readText(path, judged),
     writeText: (path, content, judged) =>
@@ -28,7 +28,7 @@ export const clientFileAccess = (peer: ClientPeer, barrier: UpdateBarrier): File
         ? barrier.caughtUp(sessionId).pipe(
             Effect.zipRight(peer.request(methods.client.fs.writeTextFile, { sessionId, path, content })),
             Effect.asVoid,
-            Effect.mapError((error) => new FileAccessError({ path, message: `the editor could not write ${path}: ${error.message}` }))
+            Effect.mapError((error) => new FileAccessError({ path, message: `the editor could not write ${path}: ${error.message}`, cause: error }))
           )
         : LocalFileAccess.writeText(path, content, judged)
   })

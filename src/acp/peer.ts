@@ -15,6 +15,8 @@ import { messageOf } from "../domain/cause-message.js"
 export class ClientCallFailed extends Data.TaggedError("ClientCallFailed")<{
   readonly method: string
   readonly message: string
+  /** What the connection failed with, kept for whoever handles or logs this. */
+  readonly cause?: unknown
 }> {}
 
 /**
@@ -49,7 +51,7 @@ export class ClientPeer {
       if (context === undefined) return Effect.fail(new ClientCallFailed({ method, message: "not connected" }))
       return Effect.tryPromise({
         try: (signal) => context.request(method, params, { cancellationSignal: signal, stopWaitingOnCancel: true }),
-        catch: (error) => new ClientCallFailed({ method, message: messageOf(error) })
+        catch: (error) => new ClientCallFailed({ method, message: messageOf(error), cause: error })
       })
     })
   }
@@ -61,7 +63,7 @@ export class ClientPeer {
       if (context === undefined) return Effect.fail(new ClientCallFailed({ method: methods.client.session.update, message: "not connected" }))
       return Effect.tryPromise({
         try: () => context.notify(methods.client.session.update, notification),
-        catch: (error) => new ClientCallFailed({ method: methods.client.session.update, message: messageOf(error) })
+        catch: (error) => new ClientCallFailed({ method: methods.client.session.update, message: messageOf(error), cause: error })
       })
     })
   }

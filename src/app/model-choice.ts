@@ -19,7 +19,9 @@ export interface ModelChoice {
 
 export class ModelSettingsError extends Schema.TaggedError<ModelSettingsError>()("ModelSettingsError", {
   file: Schema.String,
-  problem: Schema.String
+  problem: Schema.String,
+  /** The failure underneath, when there was one, kept for whoever handles or logs this. */
+  cause: Schema.optional(Schema.Defect)
 }) {
   override get message() {
     return `${this.file}: model: ${this.problem}`
@@ -41,7 +43,7 @@ const settingsModel = (file: string): Effect.Effect<Option.Option<string>, Model
       if (model === undefined) return Effect.succeedNone
       // A wrong name stops start-up here, naming the file, rather than failing every turn later.
       return Either.match(parseModelSpec(model), {
-        onLeft: (error) => Effect.fail(new ModelSettingsError({ file, problem: error.message })),
+        onLeft: (error) => Effect.fail(new ModelSettingsError({ file, problem: error.message, cause: error })),
         onRight: () => Effect.succeed(Option.some(model.trim()))
       })
     })

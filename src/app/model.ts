@@ -25,7 +25,7 @@ export const loadScript = (path: string): Effect.Effect<Scripted.Script, Scripte
   Effect.tryPromise({
     try: () => readFile(path, "utf8"),
     catch: (error) =>
-      new Scripted.ScriptError({ message: `cannot read script ${path}: ${messageOf(error)}` })
+      new Scripted.ScriptError({ message: `cannot read script ${path}: ${messageOf(error)}`, cause: error })
   }).pipe(Effect.flatMap((text) => Scripted.parseScript(text, path)))
 
 /** What choosing and building the model can fail with: a bad spec, an unreadable script, missing settings (a key). */

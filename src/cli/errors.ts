@@ -5,7 +5,9 @@ import { paragraphsOf } from "./command-tree.js"
 /** A user-facing failure: one line on stderr and a non-zero exit, never a stack trace. */
 export class CliError extends Schema.TaggedError<CliError>()("CliError", {
   message: Schema.String,
-  exitCode: Schema.optionalWith(Schema.Number, { default: () => 1 })
+  exitCode: Schema.optionalWith(Schema.Number, { default: () => 1 }),
+  /** The failure underneath, when there was one, kept for whoever handles or logs this. */
+  cause: Schema.optional(Schema.Defect)
 }) {}
 
 /** The exit code of a usage error (a mistake on the command line), as the README promises. */

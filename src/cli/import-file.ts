@@ -62,7 +62,7 @@ export const readSessionFile = (path: string, options: ImportFileOptions): Effec
       }
       return { sessions }
     },
-    catch: (error) => new CliError({ message: `cannot read ${path}: ${messageOf(error)}` })
+    catch: (error) => new CliError({ message: `cannot read ${path}: ${messageOf(error)}`, cause: error })
   }).pipe(
     Effect.flatMap((result) =>
       "sessions" in result ? Effect.succeed(result.sessions) : Effect.fail(new CliError({ message: `${path}: ${result.error}; nothing was imported` }))

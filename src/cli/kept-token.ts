@@ -35,7 +35,7 @@ const failure = (file: string, problem: string) =>
   })
 
 const attempt = <A>(what: string, run: () => A) =>
-  Effect.try({ try: run, catch: (error) => new CliError({ message: `cannot ${what}: ${messageOf(error)}` }) })
+  Effect.try({ try: run, catch: (error) => new CliError({ message: `cannot ${what}: ${messageOf(error)}`, cause: error }) })
 
 type KeptRead = { readonly _tag: "missing" } | { readonly _tag: "refused"; readonly problem: string } | { readonly _tag: "token"; readonly value: string }
 

@@ -34,7 +34,7 @@ const readAll = (input: NodeJS.ReadableStream, maxBytes: number): Effect.Effect<
     }
     const onError = (error: unknown) => {
       cleanup()
-      resume(Effect.fail(new CliError({ message: `cannot read the prompt from stdin: ${messageOf(error)}` })))
+      resume(Effect.fail(new CliError({ message: `cannot read the prompt from stdin: ${messageOf(error)}`, cause: error })))
     }
     input.on("data", onData)
     input.on("end", onEnd)

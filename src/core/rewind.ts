@@ -119,7 +119,7 @@ const restoreFiles = (
     const store = yield* storeOf(ctx)
     const root = ctx.workspaceRoot
     const { path, force, by, redo } = options
-    const fail = (doing: string) => (error: { readonly message: string }) => new RewindUnavailable({ message: `${doing} failed: ${error.message}` })
+    const fail = (doing: string) => (error: { readonly message: string }) => new RewindUnavailable({ message: `${doing} failed: ${error.message}`, cause: error })
     const drifted = yield* driftOf(store, root, currentFiles(ctx.history)).pipe(Effect.mapError(fail("checking the files for changes")))
     const drift = path === undefined ? drifted : drifted.filter((p) => p === path)
     if (drift.length > 0 && !force) return yield* new RewindDrift({ paths: drift })

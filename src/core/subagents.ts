@@ -168,7 +168,7 @@ const prepareTask = (ctx: TaskCall, running: { count: number }, toolCallId: stri
     }
     const { agent: name, prompt } = decoded.right
     const agent = yield* ctx.agents.get(workspaceRoot, name).pipe(
-      Effect.mapError((error) => new ToolCallRejected({ toolCallId, reason: "invalid_input", message: error.message }))
+      Effect.mapError((error) => new ToolCallRejected({ toolCallId, reason: "invalid_input", message: error.message, cause: error }))
     )
     const depth = ctx.turn.delegation.depth + 1
     const run = Effect.suspend((): Effect.Effect<ToolResult> => {

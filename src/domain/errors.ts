@@ -18,7 +18,9 @@ export class EventDecodeError extends Schema.TaggedError<EventDecodeError>()("Ev
   message: Schema.String,
   eventType: Schema.optional(Schema.String),
   /** 1-based line number when the event came from a JSONL file. */
-  line: Schema.optional(Schema.Finite)
+  line: Schema.optional(Schema.Finite),
+  /** The failure underneath, when there was one, kept for whoever handles or logs this. */
+  cause: Schema.optional(Schema.Defect)
 }) {}
 
 /** An append whose sequence is not exactly the next one of its session. */

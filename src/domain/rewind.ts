@@ -41,5 +41,7 @@ export class RewindDrift extends Schema.TaggedError<RewindDrift>()("RewindDrift"
  * event, nothing to redo, no checkpoint store, ... `message` says which.
  */
 export class RewindUnavailable extends Schema.TaggedError<RewindUnavailable>()("RewindUnavailable", {
-  message: Schema.String
+  message: Schema.String,
+  /** The failure underneath, when there was one, kept for whoever handles or logs this. */
+  cause: Schema.optional(Schema.Defect)
 }) {}

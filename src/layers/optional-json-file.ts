@@ -5,7 +5,7 @@ import { messageOf } from "../domain/cause-message.js"
 import { readBoundedSync } from "./bounded-file.js"
 
 /** Why a configuration file could not be used, in words, for a message that names the file. */
-export class JsonFileProblem extends Data.TaggedError("JsonFileProblem")<{ readonly problem: string }> {}
+export class JsonFileProblem extends Data.TaggedError("JsonFileProblem")<{ readonly problem: string; readonly cause?: unknown }> {}
 
 /**
  * A text file that may not exist: `Option.none()` when it is missing; one that cannot be read,
@@ -27,7 +27,7 @@ const readOptionalText = (file: string): Effect.Effect<Option.Option<string>, Js
 export const parseJson = (text: string): Effect.Effect<unknown, JsonFileProblem> =>
   Effect.try({
     try: (): unknown => JSON.parse(text),
-    catch: (error) => new JsonFileProblem({ problem: `not valid JSON (${messageOf(error)})` })
+    catch: (error) => new JsonFileProblem({ problem: `not valid JSON (${messageOf(error)})`, cause: error })
   })
 
 /**

@@ -4,7 +4,7 @@ import type { Readable } from "node:stream"
 
 export class BodyTooLarge extends Data.TaggedError("BodyTooLarge")<{ readonly limit: number }> {}
 
-export class BodyUnreadable extends Data.TaggedError("BodyUnreadable")<{ readonly reason: string }> {}
+export class BodyUnreadable extends Data.TaggedError("BodyUnreadable")<{ readonly reason: string; readonly cause?: unknown }> {}
 
 /**
  * After the limit, what the client still sends is read and dropped rather than left unread:
@@ -55,7 +55,7 @@ export const readBody = (source: Readable, maxBytes: number): Effect.Effect<stri
     }
     const onError = (error: Error) => {
       stop()
-      resume(Effect.fail(new BodyUnreadable({ reason: error.message })))
+      resume(Effect.fail(new BodyUnreadable({ reason: error.message, cause: error })))
     }
     // Closed before its end: the client went away mid-body.
     const onClose = () => {

@@ -35,7 +35,9 @@ export class MemoryNotFound extends Schema.TaggedError<MemoryNotFound>()("Memory
 }) {}
 
 export class MemoryStoreFailure extends Schema.TaggedError<MemoryStoreFailure>()("MemoryStoreFailure", {
-  message: Schema.String
+  message: Schema.String,
+  /** The failure underneath, when there was one, kept for whoever handles or logs this. */
+  cause: Schema.optional(Schema.Defect)
 }) {}
 
 /**

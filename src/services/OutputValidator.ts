@@ -4,7 +4,9 @@ import * as Schema from "effect/Schema"
 
 /** The output schema itself is not a JSON Schema the validator can use. */
 export class OutputSchemaInvalid extends Schema.TaggedError<OutputSchemaInvalid>()("OutputSchemaInvalid", {
-  problem: Schema.String
+  problem: Schema.String,
+  /** The failure underneath, when there was one, kept for whoever handles or logs this. */
+  cause: Schema.optional(Schema.Defect)
 }) {
   override get message() {
     return `the output schema is not a usable JSON Schema: ${this.problem}`

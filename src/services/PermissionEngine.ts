@@ -37,7 +37,9 @@ export type Verdict =
     }
 
 export class PermissionStoreError extends Schema.TaggedError<PermissionStoreError>()("PermissionStoreError", {
-  message: Schema.String
+  message: Schema.String,
+  /** The failure underneath, when there was one, kept for whoever handles or logs this. */
+  cause: Schema.optional(Schema.Defect)
 }) {}
 
 /** A revoke of an id no remembered answer has (never remembered, or already revoked). */

@@ -6,7 +6,9 @@ import type { SandboxProfile } from "../domain/sandbox.js"
 
 /** A command could not be put in the sandbox (a protected path could not be prepared); it was not run. */
 export class SandboxError extends Schema.TaggedError<SandboxError>()("SandboxError", {
-  message: Schema.String
+  message: Schema.String,
+  /** The failure underneath, when there was one, kept for whoever handles or logs this. */
+  cause: Schema.optional(Schema.Defect)
 }) {}
 
 /** `--sandbox on` was asked for, and no sandbox can be had here. */

@@ -8,7 +8,9 @@ import type { RiskClass, ToolCall, ToolResult } from "../domain/tools.js"
 
 export class FileAccessError extends Schema.TaggedError<FileAccessError>()("FileAccessError", {
   path: Schema.String,
-  message: Schema.String
+  message: Schema.String,
+  /** The failure underneath, when there was one, kept for whoever handles or logs this. */
+  cause: Schema.optional(Schema.Defect)
 }) {}
 
 /**
@@ -79,7 +81,9 @@ export interface PreparedCall {
 }
 
 export class ToolInputError extends Schema.TaggedError<ToolInputError>()("ToolInputError", {
-  message: Schema.String
+  message: Schema.String,
+  /** The failure underneath, when there was one, kept for whoever handles or logs this. */
+  cause: Schema.optional(Schema.Defect)
 }) {}
 
 /** A tool from any source (local, MCP, skills): its definition for the model and how to prepare a call. */
@@ -92,7 +96,9 @@ export interface Tool {
 export class ToolCallRejected extends Schema.TaggedError<ToolCallRejected>()("ToolCallRejected", {
   toolCallId: Schema.String,
   reason: Schema.Literal("unknown_tool", "invalid_input"),
-  message: Schema.String
+  message: Schema.String,
+  /** The failure underneath, when there was one, kept for whoever handles or logs this. */
+  cause: Schema.optional(Schema.Defect)
 }) {}
 
 /** Whose tools: tool sets can differ by session (its MCP servers) and by workspace (project config). */

@@ -97,7 +97,7 @@ const stopSubcommand = Command.make("stop", { dataDir: shared.dataDir, now }, (a
     yield* Effect.flatMap(HostControlClient, (control) => control.StopHost({ when: args.now ? "now" : "idle" })).pipe(
       Effect.scoped,
       Effect.provide(hostControlLayer({ path, token })),
-      Effect.mapError((error) => new CliError({ message: `cannot ask the local host to stop: ${String(error)}` }))
+      Effect.mapError((error) => new CliError({ message: `cannot ask the local host to stop: ${String(error)}`, cause: error }))
     )
     const waiting = found.status.working.length
     if (!args.now && waiting > 0) {

@@ -56,7 +56,7 @@ const list = Command.make("list", { cwd, sandbox: shared.sandbox, sandboxNetwork
     const userConfigDir = resolveConfigDir()
     const dir = resolve(Option.getOrElse(args.cwd, () => process.cwd()))
     const servers = yield* loadConfiguredServers({ userConfigDir, cwd: dir }).pipe(
-      Effect.mapError((error) => new CliError({ message: error.message }))
+      Effect.mapError((error) => new CliError({ message: error.message, cause: error }))
     )
     if (servers.length === 0) {
       return yield* stdout(`no MCP servers configured (looked in ${userConfigFile(userConfigDir)} and ${projectConfigFile(dir)})\n`)

@@ -49,7 +49,7 @@ const revoke = Command.make("revoke", { id, dataDir: shared.dataDir }, (args) =>
   Effect.gen(function* () {
     const permissions = yield* PermissionEngine
     const revoked = yield* permissions.revokeRemembered(args.id, "cli").pipe(
-      Effect.catchTag("RememberedAnswerNotFound", (error) => new CliError({ message: `${error.message} (see custom-agent permissions list)` }))
+      Effect.catchTag("RememberedAnswerNotFound", (error) => new CliError({ message: `${error.message} (see custom-agent permissions list)`, cause: error }))
     )
     yield* stdout(term`revoked ${revoked.id}: ${revoked.decision} ${describeCover(revoked, revoked.decision)}\n`)
   }).pipe(Effect.provide(engineLayer(args.dataDir)))

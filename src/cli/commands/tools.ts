@@ -47,7 +47,7 @@ const list = Command.make("list", { cwd, json, mcp, mode, sandbox: shared.sandbo
     const definitions = yield* Effect.gen(function* () {
       if (args.mcp) {
         // A malformed configuration is one clear error, as in `mcp list`.
-        yield* loadConfiguredServers({ userConfigDir: configDir, cwd: workspaceRoot }).pipe(Effect.mapError((error) => new CliError({ message: error.message })))
+        yield* loadConfiguredServers({ userConfigDir: configDir, cwd: workspaceRoot }).pipe(Effect.mapError((error) => new CliError({ message: error.message, cause: error })))
         const hub = yield* McpHub
         yield* hub.configureSession(SESSION, workspaceRoot, [])
         // Waits until every server is ready or failed, so the listing has all they offer.

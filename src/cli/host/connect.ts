@@ -69,14 +69,14 @@ export const startHost = (dataDir: string, hostArguments: ReadonlyArray<string>)
     if (existing !== undefined) return existing
     yield* Effect.try({
       try: () => claimPrivateDir(dataDir),
-      catch: (error) => new CliError({ message: `cannot create the data directory ${dataDir}: ${String(error)}` })
+      catch: (error) => new CliError({ message: `cannot create the data directory ${dataDir}: ${String(error)}`, cause: error })
     })
     const log = hostLogPath(dataDir)
     const entry = process.argv[1]
     if (entry === undefined) return yield* new CliError({ message: "cannot start the local host: this process's own script is unknown" })
     const child = yield* Effect.try({
       try: () => spawnDetached(process.execPath, [entry, "host", "run", "--data-dir", dataDir, ...hostArguments], log),
-      catch: (error) => new CliError({ message: `cannot start the local host: ${String(error)}` })
+      catch: (error) => new CliError({ message: `cannot start the local host: ${String(error)}`, cause: error })
     })
     const started = probeDataDir(dataDir).pipe(
       Effect.flatMap(({ path, token, found }) => {

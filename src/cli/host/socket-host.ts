@@ -105,7 +105,7 @@ export const socketHostLayer = (claim: { readonly path: string; readonly token: 
 
       // The data directory (0700) already keeps others out; the socket says so itself too.
       const restrict = Layer.effectDiscard(
-        Effect.try({ try: () => chmodSync(claim.path, 0o600), catch: (error) => new CliError({ message: `cannot restrict ${claim.path}: ${String(error)}` }) })
+        Effect.try({ try: () => chmodSync(claim.path, 0o600), catch: (error) => new CliError({ message: `cannot restrict ${claim.path}: ${String(error)}`, cause: error }) })
       )
       // Acquired first, so released last: after the server has closed.
       const removal = Layer.scopedDiscard(Effect.addFinalizer(() => Effect.sync(() => rmSync(claim.path, { force: true }))))

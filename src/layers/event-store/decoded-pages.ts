@@ -44,5 +44,5 @@ export const locateDecodeError = (error: EventDecodeError, where: string, line?:
     message: `${where}: ${line === undefined ? "" : `line ${line}: `}${error.message}`,
     ...(error.eventType === undefined ? {} : { eventType: error.eventType }),
     ...(at === undefined ? {} : { line: at })
-  })
+, cause: error  })
 }

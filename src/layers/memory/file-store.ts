@@ -39,13 +39,13 @@ export const make = (file: string) =>
       Effect.catchAll((error) =>
         typeof error === "object" && error !== null && "code" in error && error.code === "ENOENT"
           ? Effect.succeed(undefined)
-          : Effect.fail(new MemoryStoreFailure({ message: `${file}: cannot be read (${messageOf(error)})` }))
+          : Effect.fail(new MemoryStoreFailure({ message: `${file}: cannot be read (${messageOf(error)})`, cause: error }))
       ),
       Effect.flatMap((text) =>
         text === undefined
           ? Effect.succeed<MemoryFile>({ candidates: [], memories: [] })
           : Schema.decodeUnknown(Schema.parseJson(MemoryFile))(text).pipe(
-              Effect.mapError((error) => new MemoryStoreFailure({ message: `${file}: malformed memory file (${error.message})` }))
+              Effect.mapError((error) => new MemoryStoreFailure({ message: `${file}: malformed memory file (${error.message})`, cause: error }))
             )
       )
     )
@@ -54,7 +54,7 @@ export const make = (file: string) =>
       Effect.tryPromise({
         // Memories quote the user's work: private like the transcripts beside them.
         try: () => writePrivateFile(file, `${JSON.stringify(content, null, 2)}\n`),
-        catch: (error) => new MemoryStoreFailure({ message: `${file}: cannot be written (${messageOf(error)})` })
+        catch: (error) => new MemoryStoreFailure({ message: `${file}: cannot be written (${messageOf(error)})`, cause: error })
       })
 
     const update = <A, E>(change: (content: MemoryFile) => Effect.Effect<readonly [A, MemoryFile], E>) =>

@@ -8,7 +8,9 @@ import * as Schema from "effect/Schema"
 export class ModelConfigError extends Schema.TaggedError<ModelConfigError>()("ModelConfigError", {
   /** The environment variable (or option) at fault. */
   variable: Schema.String,
-  message: Schema.String
+  message: Schema.String,
+  /** The failure underneath, when there was one, kept for whoever handles or logs this. */
+  cause: Schema.optional(Schema.Defect)
 }) {}
 
 /** A variable that may be unset; blank counts as unset. */
@@ -18,7 +20,7 @@ export const optionalVariable = (name: string): Effect.Effect<Option.Option<stri
       const trimmed = value.trim()
       return trimmed === "" ? Option.none() : Option.some(trimmed)
     })),
-    Effect.mapError((error) => new ModelConfigError({ variable: name, message: `${name} could not be read: ${String(error)}` }))
+    Effect.mapError((error) => new ModelConfigError({ variable: name, message: `${name} could not be read: ${String(error)}`, cause: error }))
   )
 
 /** A secret that must be set (and not blank). */

@@ -75,7 +75,9 @@ export type Script = typeof Script.Encoded
 type ValidScript = typeof Script.Type
 
 export class ScriptError extends Schema.TaggedError<ScriptError>()("ScriptError", {
-  message: Schema.String
+  message: Schema.String,
+  /** The failure underneath, when there was one, kept for whoever handles or logs this. */
+  cause: Schema.optional(Schema.Defect)
 }) {}
 
 const decodeScript = Schema.decodeUnknownEither(Script)
@@ -95,7 +97,7 @@ const validate = (value: unknown, source: string): Effect.Effect<ValidScript, Sc
 export const parseScript = (json: string, source: string): Effect.Effect<Script, ScriptError> =>
   Effect.try({
     try: (): unknown => JSON.parse(json),
-    catch: (error) => new ScriptError({ message: `${source}: not valid JSON (${messageOf(error)})` })
+    catch: (error) => new ScriptError({ message: `${source}: not valid JSON (${messageOf(error)})`, cause: error })
   }).pipe(Effect.flatMap((value) => validate(value, source)), Effect.map((script) => Schema.encodeSync(Script)(script)))
 
 const words = (text: string): ReadonlyArray<Chunk> =>

@@ -17,7 +17,7 @@ export const compileSchema = (schema: Readonly<Record<string, unknown>>): Effect
     Effect.try({
       try: () =>
         (typeof schema["$schema"] === "string" && schema["$schema"].includes("2020-12") ? new Ajv2020(options) : new Ajv(options)).compile(schema),
-      catch: (error) => new OutputSchemaInvalid({ problem: messageOf(error) })
+      catch: (error) => new OutputSchemaInvalid({ problem: messageOf(error), cause: error })
     })
   )
 

@@ -16,7 +16,7 @@ export const loadStoreFile = <A, I>(file: string, schema: Schema.Schema<A, I>, w
         onSome: (json) =>
           Schema.decodeUnknown(schema)(json).pipe(
             Effect.map(Option.some),
-            Effect.mapError((error) => new PermissionStoreError({ message: `${file}: malformed ${what} (${error.message})` }))
+            Effect.mapError((error) => new PermissionStoreError({ message: `${file}: malformed ${what} (${error.message})`, cause: error }))
           )
       })
     )
@@ -26,5 +26,5 @@ export const loadStoreFile = <A, I>(file: string, schema: Schema.Schema<A, I>, w
 export const saveStoreFile = (file: string, content: unknown) =>
   Effect.tryPromise({
     try: () => writePrivateFile(file, `${JSON.stringify(content, null, 2)}\n`),
-    catch: (error) => new PermissionStoreError({ message: `${file}: cannot be written (${messageOf(error)})` })
+    catch: (error) => new PermissionStoreError({ message: `${file}: cannot be written (${messageOf(error)})`, cause: error })
   })

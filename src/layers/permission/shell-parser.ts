@@ -6,7 +6,9 @@ import { messageOf } from "../../domain/cause-message.js"
 
 /** The bash grammar could not be loaded: every shell call then asks. */
 export class ShellParserError extends Schema.TaggedError<ShellParserError>()("ShellParserError", {
-  message: Schema.String
+  message: Schema.String,
+  /** The failure underneath, when there was one, kept for whoever handles or logs this. */
+  cause: Schema.optional(Schema.Defect)
 }) {}
 
 const require = createRequire(import.meta.url)
@@ -52,7 +54,7 @@ export const makeParserLoader = (grammarPath: () => string): Effect.Effect<Parse
       })
       return loading
     },
-    catch: (error) => new ShellParserError({ message: messageOf(error) })
+    catch: (error) => new ShellParserError({ message: messageOf(error), cause: error })
   })
 }
 

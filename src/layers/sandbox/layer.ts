@@ -60,7 +60,7 @@ const filterFile = (settings: UserSandboxSettings): Effect.Effect<string | undef
         await writeFile(join(dir, "no-unix-sockets.bpf"), filter, { mode: 0o400 })
         return dir
       },
-      catch: (error) => new SandboxError({ message: `cannot write the sandbox's seccomp filter: ${String(error)}` })
+      catch: (error) => new SandboxError({ message: `cannot write the sandbox's seccomp filter: ${String(error)}`, cause: error })
     }),
     (dir) => Effect.promise(() => rm(dir, { recursive: true, force: true }))
   ).pipe(Effect.map((dir) => join(dir, "no-unix-sockets.bpf")))
@@ -132,7 +132,7 @@ export const make = (options: SandboxOptions): Effect.Effect<SandboxShape, Sandb
         if (request.profile._tag === "none" || found._tag === "unavailable") return yield* unsandboxed(request.profile, request.argv)
         const workspaceRoot = yield* Effect.tryPromise({
           try: () => realpath(request.workspaceRoot),
-          catch: (error) => new SandboxError({ message: `cannot find the workspace ${request.workspaceRoot}: ${String(error)}` })
+          catch: (error) => new SandboxError({ message: `cannot find the workspace ${request.workspaceRoot}: ${String(error)}`, cause: error })
         })
         const own = yield* protectedPaths(workspaceRoot, options.configDir, options.dataDir)
         const nested = yield* Effect.flatMap(nestedGitOf(workspaceRoot), (found) => nestedGitPaths(workspaceRoot, found))

@@ -106,7 +106,7 @@ const lstatOrUndefined = (path: string): Effect.Effect<Stats | undefined, Sandbo
   }).pipe(
     Effect.catchAll((error) =>
       // Under a file: it does not exist (planMounts says whether what is there can be held).
-      errnoCode(error) === "ENOTDIR" ? Effect.succeed(undefined) : Effect.fail(new SandboxError({ message: `cannot inspect ${path}: ${String(error)}` }))
+      errnoCode(error) === "ENOTDIR" ? Effect.succeed(undefined) : Effect.fail(new SandboxError({ message: `cannot inspect ${path}: ${String(error)}`, cause: error }))
     )
   )
 

@@ -84,7 +84,7 @@ export const make: Effect.Effect<Placeholders> = Effect.gen(function* () {
         entries.set(held.path, { users: 1, created })
         return held.path
       },
-      catch: (error) => new SandboxError({ message: `cannot create ${held.path} to protect it: ${String(error)}` })
+      catch: (error) => new SandboxError({ message: `cannot create ${held.path} to protect it: ${String(error)}`, cause: error })
     })
 
   const release = (key: string | undefined) =>

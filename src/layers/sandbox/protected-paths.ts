@@ -22,7 +22,7 @@ const lstatOrUndefined = (path: string): Effect.Effect<Stats | undefined, Sandbo
     catch: (error) => error
   }).pipe(
     Effect.catchAll((error) =>
-      errnoCode(error) === "ENOENT" ? Effect.succeed(undefined) : Effect.fail(new SandboxError({ message: `cannot inspect ${path}: ${String(error)}` }))
+      errnoCode(error) === "ENOENT" ? Effect.succeed(undefined) : Effect.fail(new SandboxError({ message: `cannot inspect ${path}: ${String(error)}`, cause: error }))
     )
   )
 
@@ -104,7 +104,7 @@ const resolveHeld = (path: string, workspaceRoot: string): Effect.Effect<string,
           // Missing, or under a file: the path does not exist. Inside the workspace, a file
           // where a directory should be could be replaced by one, so it cannot be held.
           if (code === "ENOENT" || (code === "ENOTDIR" && !isWithin(workspaceRoot, current))) return Effect.succeed(undefined)
-          return Effect.fail(new SandboxError({ message: `cannot protect ${path}: cannot inspect ${next}: ${String(error)}` }))
+          return Effect.fail(new SandboxError({ message: `cannot protect ${path}: cannot inspect ${next}: ${String(error)}`, cause: error }))
         })
       )
       if (stat === undefined) return resolve(next, ...pending)
@@ -120,7 +120,7 @@ const resolveHeld = (path: string, workspaceRoot: string): Effect.Effect<string,
       if (++links > 40) return yield* new SandboxError({ message: `cannot protect ${path}: too many symbolic links` })
       const target = yield* Effect.tryPromise({
         try: () => readlink(next),
-        catch: (error) => new SandboxError({ message: `cannot protect ${path}: cannot read the link ${next}: ${String(error)}` })
+        catch: (error) => new SandboxError({ message: `cannot protect ${path}: cannot read the link ${next}: ${String(error)}`, cause: error })
       })
       if (target.startsWith(sep)) current = sep
       pending.unshift(...target.split(sep).filter((part) => part !== ""))

@@ -4,7 +4,9 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 
 export class OtlpConfigError extends Schema.TaggedError<OtlpConfigError>()("OtlpConfigError", {
-  problem: Schema.String
+  problem: Schema.String,
+  /** The failure underneath, when there was one, kept for whoever handles or logs this. */
+  cause: Schema.optional(Schema.Defect)
 }) {
   override get message() {
     return `OpenTelemetry settings: ${this.problem}`
@@ -38,7 +40,7 @@ export const parseHeaders = (text: string): Effect.Effect<Record<string, string>
       }
       return headers
     },
-    catch: (error) => new OtlpConfigError({ problem: `OTEL_EXPORTER_OTLP_HEADERS: ${error instanceof Error ? error.message : String(error)}` })
+    catch: (error) => new OtlpConfigError({ problem: `OTEL_EXPORTER_OTLP_HEADERS: ${error instanceof Error ? error.message : String(error)}`, cause: error })
   })
 
 /**
@@ -47,7 +49,7 @@ export const parseHeaders = (text: string): Effect.Effect<Record<string, string>
  * the general ones, as the spec says. Only OTLP over HTTP is spoken (grpc is refused).
  */
 export const otlpConfig: Effect.Effect<Option.Option<OtlpConfig>, OtlpConfigError> = Effect.gen(function* () {
-  const read = <A>(config: Config.Config<A>) => Effect.mapError(config, (error) => new OtlpConfigError({ problem: String(error) }))
+  const read = <A>(config: Config.Config<A>) => Effect.mapError(config, (error) => new OtlpConfigError({ problem: String(error), cause: error }))
   const disabled = yield* read(optionalString("OTEL_SDK_DISABLED"))
   const exporter = yield* read(optionalString("OTEL_TRACES_EXPORTER"))
   if (Option.getOrUndefined(disabled)?.toLowerCase() === "true" || Option.getOrUndefined(exporter)?.toLowerCase() === "none") return Option.none()

@@ -60,11 +60,11 @@ export const makeGrepTool = (privatePlaces: ReadonlyArray<PrivatePlace>) => make
     Effect.gen(function* () {
       const regex = yield* Effect.try({
         try: () => compileLinearRegex(input.pattern, { ignoreCase: input.ignore_case === true }),
-        catch: (error) => new ToolInputError({ message: `pattern: not a usable regular expression: ${messageOf(error)}` })
+        catch: (error) => new ToolInputError({ message: `pattern: not a usable regular expression: ${messageOf(error)}`, cause: error })
       })
       const filter = yield* Effect.try({
         try: () => makePathFilter(input.glob),
-        catch: (error) => new ToolInputError({ message: `glob: not a usable glob: ${messageOf(error)}` })
+        catch: (error) => new ToolInputError({ message: `glob: not a usable glob: ${messageOf(error)}`, cause: error })
       })
       const target = yield* resolveWorkspacePath(ctx.workspaceRoot, input.path ?? ".")
       return {

@@ -42,7 +42,7 @@ export const makeListFilesTool = (privatePlaces: ReadonlyArray<PrivatePlace>) =>
     Effect.gen(function* () {
       const filter = yield* Effect.try({
         try: () => makePathFilter(input.pattern),
-        catch: (error) => new ToolInputError({ message: `pattern: ${messageOf(error)}` })
+        catch: (error) => new ToolInputError({ message: `pattern: ${messageOf(error)}`, cause: error })
       })
       const target = yield* resolveWorkspacePath(ctx.workspaceRoot, input.path ?? ".")
       return {

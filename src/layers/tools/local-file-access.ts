@@ -22,7 +22,7 @@ const smallFileSize = (p: string): number | undefined => {
 }
 
 const accessError = (verb: "read" | "write", p: string) => (error: unknown) =>
-  new FileAccessError({ path: p, message: error instanceof MovedError ? error.message : describeFsError(verb, p, error) })
+  new FileAccessError({ path: p, message: error instanceof MovedError ? error.message : describeFsError(verb, p, error), cause: error })
 
 /** The judged file's text, read from the descriptor that was checked to be it. */
 const readJudged = (p: string, judged: string): Effect.Effect<string, FileAccessError> =>

@@ -45,7 +45,7 @@ export const make = (sources: ReadonlyArray<ToolSource>): ToolRouterShape => {
             toolCallId: call.toolCallId,
             reason: "invalid_input",
             message: `Invalid input for ${call.name}: ${error.message}`
-          })
+, cause: error          })
         )
       )
     })
