@@ -56,19 +56,7 @@ export const sessionEntityLayer = (options: { readonly maxIdleTime: Duration.Dur
               })
             )
           ),
-        Prompt: ({ payload }) =>
-          host.prompt({
-            sessionId,
-            content: payload.content,
-            mode: payload.mode,
-            client: payload.client,
-            requestId: payload.requestId,
-            ...(payload.permissionMode === undefined ? {} : { permissionMode: payload.permissionMode }),
-            ...(payload.model === undefined ? {} : { model: payload.model }),
-            ...(payload.attachments === undefined ? {} : { attachments: payload.attachments }),
-            ...(payload.maxSteps === undefined ? {} : { maxSteps: payload.maxSteps }),
-            ...(payload.terms === undefined ? {} : { terms: payload.terms })
-          }),
+        Prompt: ({ payload }) => host.prompt({ ...payload, sessionId }),
         EditQueue: ({ payload }) => host.editQueue(sessionId, payload.messageId, payload.action),
         Compact: () => host.compact(sessionId),
         GetSession: () => host.getSession(sessionId),

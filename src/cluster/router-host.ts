@@ -105,18 +105,9 @@ export const routerHostLayer: Layer.Layer<AgentHost, never, AgentHost | Sharding
       listCommands: (target) => ("cwd" in target ? local.listCommands(target) : delivered(entity(target.sessionId).ListCommands())),
       prompt: (request) =>
         Effect.gen(function* () {
-          const payload = new PromptPayload({
-            requestId: request.requestId ?? (yield* requestId),
-            content: request.content,
-            mode: request.mode ?? "queue",
-            client: request.client ?? "rpc",
-            ...(request.permissionMode === undefined ? {} : { permissionMode: request.permissionMode }),
-            ...(request.model === undefined ? {} : { model: request.model }),
-            ...(request.attachments === undefined ? {} : { attachments: request.attachments }),
-            ...(request.maxSteps === undefined ? {} : { maxSteps: request.maxSteps }),
-            ...(request.terms === undefined ? {} : { terms: request.terms })
-          })
-          return yield* delivered(entity(request.sessionId).Prompt(payload))
+          const { sessionId, ...fields } = request
+          const payload = new PromptPayload({ ...fields, requestId: request.requestId ?? (yield* requestId), client: request.client ?? "rpc" })
+          return yield* delivered(entity(sessionId).Prompt(payload))
         }),
       cancel: (sessionId) => delivered(entity(sessionId).Cancel()),
       setMode: (sessionId, mode, by) => delivered(entity(sessionId).SetMode({ mode, by })),

@@ -3,13 +3,13 @@ import * as Entity from "@effect/cluster/Entity"
 import { Rpc } from "@effect/rpc"
 import * as PrimaryKey from "effect/PrimaryKey"
 import * as Schema from "effect/Schema"
+import * as Struct from "effect/Struct"
 import { PermissionMode } from "../domain/permissions.js"
-import { AgentEvent, MessageMode } from "../domain/events.js"
-import { AnswerNotOffered, PermissionAnswer, PermissionNotPending, PromptReceipt, QueueAction, QueuedMessageNotFound, SessionView, SetModelRequest } from "../domain/host.js"
+import { AgentEvent } from "../domain/events.js"
+import { AnswerNotOffered, PermissionAnswer, PermissionNotPending, PromptReceipt, PromptRequest, QueueAction, QueuedMessageNotFound, SessionView, SetModelRequest } from "../domain/host.js"
 import { EngineFailure } from "../rpc/group.js"
 import { McpError } from "../services/McpHub.js"
 import { MemoryStoreFailure } from "../services/MemoryStore.js"
-import { TurnTerms } from "../domain/turn-terms.js"
 import { SlashCommandList } from "../domain/slash-commands.js"
 import { RewindDrift, RewindResult, RewindTarget, RewindUnavailable, RewindWhat } from "../domain/rewind.js"
 
@@ -31,16 +31,10 @@ export class CreatePayload extends Schema.Class<CreatePayload>("CreatePayload")(
   }
 }
 
+/** The domain's `PromptRequest` without the session (the entity's key), with the request id it is delivered by. */
 export class PromptPayload extends Schema.Class<PromptPayload>("PromptPayload")({
-  requestId: Schema.String,
-  content: Schema.String,
-  mode: MessageMode,
-  permissionMode: Schema.optional(PermissionMode),
-  model: Schema.optional(Schema.String),
-  client: Schema.String,
-  attachments: Schema.optional(Schema.Array(Schema.String)),
-  maxSteps: Schema.optional(Schema.Int),
-  terms: Schema.optional(TurnTerms)
+  ...Struct.omit(PromptRequest.fields, "sessionId"),
+  requestId: Schema.String
 }) {
   [PrimaryKey.symbol]() {
     return this.requestId

@@ -14,12 +14,12 @@ import * as Ref from "effect/Ref"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { type EngineError, type EventStoreError, SessionNotFound, type StoreFailure, TurnInProgress } from "../domain/errors.js"
-import type { AgentEvent, MessageMode } from "../domain/events.js"
-import type { PromptReceipt, QueueAction, QueuedMessageNotFound } from "../domain/host.js"
+import type { AgentEvent } from "../domain/events.js"
+import type { PromptReceipt, QueueAction, QueuedMessageNotFound, TurnRequest } from "../domain/host.js"
 import type { PermissionMode } from "../domain/permissions.js"
 import type { RewindResult } from "../domain/rewind.js"
 import { titleOf } from "../domain/session-title.js"
-import { type CommandInvocation, typedLine } from "../domain/slash-commands.js"
+import { typedLine } from "../domain/slash-commands.js"
 import { Approvals } from "../services/Approvals.js"
 import { Checkpoints } from "../services/Checkpoints.js"
 import { ContextBuilder } from "../services/ContextBuilder.js"
@@ -66,7 +66,6 @@ import { withPlanTool } from "./plan-tool.js"
 import { outputCheck } from "./output-check.js"
 import { OutputValidator } from "../services/OutputValidator.js"
 import { TraceContext } from "../services/TraceContext.js"
-import type { TurnTerms } from "../domain/turn-terms.js"
 import { turnBudget, turnSpend } from "./budget.js"
 import { turnAllowance } from "./turn-allowance.js"
 
@@ -83,41 +82,8 @@ export interface CreateSessionInput {
   readonly sessionId?: string
 }
 
-export interface RunTurnInput {
-  readonly sessionId: string
-  readonly content: string
-  /** For a prompt on a busy session: wait for the next turn (`queue`, the default) or steer the running one at its next step (`steer`). */
-  readonly mode?: MessageMode
-  /**
-   * The permission mode the client asks for. A mode other than the session's is first recorded
-   * as the session's new mode (`session.mode_changed`, before `turn.started`; for a queued
-   * message, at once); left out, the session's mode holds.
-   */
-  readonly permissionMode?: PermissionMode
-  /**
-   * The model the client asks for. Another than the session's is first recorded as the
-   * session's model (`session.model_changed`, like `permissionMode`); left out, the session's
-   * model holds. One that cannot be used ends the turn with `model_unavailable`.
-   */
-  readonly model?: string
-  /** Which client runs the turn (`by` of a mode or model change it makes; default `library`). */
-  readonly client?: string
-  /** Overrides the engine's step limit for this turn (not kept for a queued message). */
-  readonly maxSteps?: number
-  /** Spending limits and an output schema for this turn (not kept for a queued message). */
-  readonly terms?: TurnTerms
-  /**
-   * The client's id for this prompt. A prompt delivered again with the same id (a cluster
-   * delivers at least once) gets the first one's receipt and starts nothing; for a queued
-   * message it is the message's id.
-   */
-  readonly requestId?: string
-  /**
-   * The slash command `content` is the expansion of (the host expands `/name args`): recorded
-   * on the `user.message` (and the inbox entry of a queued message) with the content.
-   */
-  readonly command?: CommandInvocation
-}
+/** A turn's request: the domain's `TurnRequest`, the shape a prompt has at every hop. */
+export type RunTurnInput = TurnRequest
 
 /** A message for a session's inbox: it starts a turn when the session is idle, else it waits. */
 export type PromptMessage = RunTurnInput

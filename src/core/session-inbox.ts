@@ -3,10 +3,8 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type { EngineError, EventStoreError, StoreFailure, TurnInProgress } from "../domain/errors.js"
 import type { AgentEvent, MessageMode, QueuedMessage } from "../domain/events.js"
-import { type PromptReceipt, type QueueAction, QueuedMessageNotFound } from "../domain/host.js"
+import { type PromptReceipt, type QueueAction, QueuedMessageNotFound, type TurnRequest } from "../domain/host.js"
 import type { RunningTurn, SessionActor } from "./session-actor.js"
-import type { TurnTerms } from "../domain/turn-terms.js"
-import type { CommandInvocation } from "../domain/slash-commands.js"
 
 type Inbox = SessionActor["state"]["inbox"]
 
@@ -69,14 +67,8 @@ export const editQueue = (actor: SessionActor, messageId: string, action: QueueA
   )
 
 /** What a turn starts from: the message, and for a prompt's own turn maybe a step limit and the client's request id. */
-export interface TurnMessage {
-  readonly content: string
-  /** The slash command `content` is the expansion of. */
-  readonly command?: CommandInvocation
-  readonly maxSteps?: number
-  readonly terms?: TurnTerms
-  readonly requestId?: string
-}
+/** What a turn starts from: the message, and for a prompt's own turn maybe a step limit, terms and the client's request id. */
+export type TurnMessage = Pick<TurnRequest, "content" | "command" | "maxSteps" | "terms" | "requestId">
 
 export interface DriveServices {
   /** Claims the session's turn here and its lease in the store (TurnInProgress when either is taken). */

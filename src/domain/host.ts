@@ -5,6 +5,7 @@ import { SessionId } from "./ids.js"
 import { PermissionMode, PermissionScope } from "./permissions.js"
 import { PlanExitMode, PlanNote } from "./plan.js"
 import { RiskClass } from "./tools.js"
+import type { CommandInvocation } from "./slash-commands.js"
 import { TurnTerms } from "./turn-terms.js"
 
 /** A permission question a running turn is waiting on; any client may answer it. */
@@ -130,25 +131,48 @@ export const ModelId = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(
 export const SetModelRequest = Schema.Struct({ model: ModelId, by: Schema.String })
 export type SetModelRequest = typeof SetModelRequest.Type
 
-export const PromptInput = Schema.Struct({
+/**
+ * A prompt, one shape at every hop: the RPC `Prompt`'s payload, the host's `prompt`, the
+ * engine's (`TurnRequest`: attachments already read into the content, the slash command it
+ * expanded), and the cluster entity's payload (without `sessionId`, the entity's key).
+ */
+export const PromptRequest = Schema.Struct({
   sessionId: SessionId,
   content: Schema.String.pipe(Schema.minLength(1)),
-  mode: Schema.optionalWith(MessageMode, { default: () => "queue" }),
-  /** Becomes the session's mode (recorded) when it is another; left out, the session's mode holds. */
+  /** For a busy session: wait for the next turn (`queue`, the default) or steer the running one at its next step (`steer`). */
+  mode: Schema.optional(MessageMode),
+  /** Becomes the session's mode (recorded) when it is another, also for a queued message; left out, the session's mode holds. */
   permissionMode: Schema.optional(PermissionMode),
-  /** Becomes the session's model (recorded) when it is another: `anthropic/<id>`, `openai/<id>`, `scripted`; left out, the session's model holds. */
+  /**
+   * Becomes the session's model (recorded) when it is another: `anthropic/<id>`, `openai/<id>`,
+   * `scripted`; left out, the session's model holds. One that cannot be used ends the turn with
+   * `model_unavailable`.
+   */
   model: Schema.optional(ModelId),
-  /** Which client sends it (`cli`, `web`, ...), recorded as who changed the mode or model; over the HTTP API recorded as `rpc:<this>` (`rpc` when left out). */
+  /** Which client sends it (`cli`, `web`, ...), recorded as who changed the mode or model (default `library`); over the HTTP API recorded as `rpc:<this>` (`rpc` when left out). */
   client: Schema.optional(Schema.String),
-  /** URIs of MCP resources whose text is attached to the message. */
+  /** URIs of MCP resources (served by the session's MCP servers) whose text is attached to the message. */
   attachments: Schema.optional(Schema.Array(Schema.String)),
-  /** Model steps the turn this message starts may take (the server's limit when left out). */
+  /** Model steps the turn this message starts may take (the server's limit when left out; not kept for a queued message). */
   maxSteps: Schema.optional(Schema.Int.pipe(Schema.positive())),
-  /** Spending limits and an output schema for the turn this message starts. */
+  /** Spending limits and an output schema for the turn this message starts (not kept for a queued message). */
   terms: Schema.optional(TurnTerms),
-  /** The client's id for this prompt: sent again (a retry after a dropped connection), it starts nothing new and gets the first receipt. */
+  /**
+   * The client's id for this prompt: sent again (a retry after a dropped connection, a cluster
+   * delivering twice), it starts nothing new and gets the first receipt; for a queued message
+   * it is the message's id.
+   */
   requestId: Schema.optional(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(200)))
 })
+export type PromptRequest = typeof PromptRequest.Type
+
+/**
+ * A prompt as the engine takes it: the host has read its attachments into `content` and
+ * expanded a slash command, which `command` names (recorded on the `user.message`).
+ */
+export type TurnRequest = Omit<PromptRequest, "attachments"> & {
+  readonly command?: CommandInvocation
+}
 
 export const QueueAction = Schema.Union(
   Schema.TaggedStruct("Edit", { content: Schema.String.pipe(Schema.minLength(1)) }),

@@ -10,7 +10,7 @@ import { withAttachments } from "../core/attachments.js"
 import { approveMemory, deleteMemory, rejectMemory, type ReviewError } from "../core/memory-review.js"
 import { type Draft, type RedoRequest, type RewindRequest, SessionEngine } from "../core/SessionEngine.js"
 import type { EngineError } from "../domain/errors.js"
-import type { AgentEvent, MessageMode } from "../domain/events.js"
+import type { AgentEvent } from "../domain/events.js"
 import {
   type AnswerNotOffered,
   type HostFrame,
@@ -18,6 +18,7 @@ import {
   type PermissionAnswer,
   type PermissionNotPending,
   type PromptReceipt,
+  type PromptRequest,
   type QueueAction,
   QueuedMessageNotFound,
   SessionExists,
@@ -46,30 +47,12 @@ import { PendingAsks } from "./pending-asks.js"
 import { listSessionItems } from "./session-list.js"
 import { deleteSessionTree } from "./session-delete.js"
 import { makeSessionWatch, SessionWatchTiming } from "./session-watch.js"
-import type { TurnTerms } from "../domain/turn-terms.js"
 import type { CommandsTarget, SlashCommandList } from "../domain/slash-commands.js"
 import { SlashCommands } from "../services/SlashCommands.js"
 import { expandPrompt, listCommandsIn } from "./slash-commands.js"
 
-export interface PromptRequest {
-  readonly sessionId: string
-  readonly content: string
-  /** Resource URIs (served by the session's MCP servers) whose text is attached to the message. */
-  readonly attachments?: ReadonlyArray<string>
-  readonly mode?: MessageMode
-  /** Made the session's mode first when it is another (recorded, also for a queued message); left out, the session's holds. */
-  readonly permissionMode?: PermissionMode
-  /** Made the session's model first when it is another (recorded like the mode); left out, the session's holds. */
-  readonly model?: string
-  /** Which client sends it, recorded as who changed the mode: `rpc`, `acp`, `cli`, `web`, ... (default `library`). */
-  readonly client?: string
-  /** Model steps the turn this message starts may take (not kept for a queued message). */
-  readonly maxSteps?: number
-  /** Spending limits and an output schema for the turn this message starts (not kept for a queued message). */
-  readonly terms?: TurnTerms
-  /** The client's id for this prompt: delivered twice, it gets the first one's receipt. */
-  readonly requestId?: string
-}
+/** A prompt as every client sends it: one Schema (`src/domain/host.ts`) for the RPC, the cluster entity, the host and the engine. */
+export type { PromptRequest }
 
 /**
  * Many sessions in one process, behind one API. At most one turn runs per session (an
@@ -257,18 +240,8 @@ export const make = Effect.gen(function* () {
       const { header } = yield* engine.recover(request.sessionId)
       const expanded = yield* expandPrompt(commands, header.cwd, request.content)
       const content = yield* withAttachments(mcp, { sessionId: request.sessionId, cwd: header.cwd }, expanded.content, request.attachments ?? [])
-      return yield* engine.prompt({
-        sessionId: request.sessionId,
-        content,
-        ...(expanded.command === undefined ? {} : { command: expanded.command }),
-        ...(request.mode === undefined ? {} : { mode: request.mode }),
-        ...(request.permissionMode === undefined ? {} : { permissionMode: request.permissionMode }),
-        ...(request.model === undefined ? {} : { model: request.model }),
-        ...(request.client === undefined ? {} : { client: request.client }),
-        ...(request.maxSteps === undefined ? {} : { maxSteps: request.maxSteps }),
-        ...(request.terms === undefined ? {} : { terms: request.terms }),
-        ...(request.requestId === undefined ? {} : { requestId: request.requestId })
-      })
+      const { attachments: _read, ...turn } = request
+      return yield* engine.prompt({ ...turn, content, ...(expanded.command === undefined ? {} : { command: expanded.command }) })
     })
 
   /** Opens a subscription in the scope; failing to open fails its first pull. */

@@ -16,7 +16,7 @@ import {
   InvalidSessionLog,
   PermissionAnswer,
   PermissionNotPending,
-  PromptInput,
+  PromptRequest,
   PromptReceipt,
   QueueAction,
   QueuedMessageNotFound,
@@ -91,7 +91,7 @@ export class AgentRpcs extends RpcGroup.make(
    * cannot be used. Run one by sending `/name args` as a `Prompt`.
    */
   Rpc.make("ListCommands", { payload: CommandsTarget, success: SlashCommandList, error: EngineFailure }),
-  Rpc.make("Prompt", { payload: PromptInput, success: PromptReceipt, error: Schema.Union(EngineFailure, McpError) }),
+  Rpc.make("Prompt", { payload: PromptRequest, success: PromptReceipt, error: Schema.Union(EngineFailure, McpError) }),
   Rpc.make("Subscribe", {
     payload: SubscribeInput,
     success: HostFrame,

@@ -41,19 +41,7 @@ export const handlersLayer = (options: HandlerOptions = {}) => AgentRpcs.toLayer
       DeleteSession: ({ sessionId, by }) => host.deleteSession(sessionId, rpcOrigin(by)),
       GetSession: ({ sessionId }) => host.getSession(sessionId),
       ListCommands: (target) => host.listCommands(target),
-      Prompt: ({ sessionId, content, mode, permissionMode, model, client, attachments, maxSteps, terms, requestId }) =>
-        host.prompt({
-          sessionId,
-          content,
-          mode,
-          client: rpcOrigin(client),
-          ...(permissionMode === undefined ? {} : { permissionMode }),
-          ...(model === undefined ? {} : { model }),
-          ...(attachments === undefined ? {} : { attachments }),
-          ...(maxSteps === undefined ? {} : { maxSteps }),
-          ...(terms === undefined ? {} : { terms }),
-          ...(requestId === undefined ? {} : { requestId })
-        }),
+      Prompt: (request) => host.prompt({ ...request, client: rpcOrigin(request.client) }),
       Subscribe: ({ sessionId, afterSequence }) =>
         withKeepAlive(host.subscribe(sessionId, afterSequence), keepAliveFrame, options.keepAlive ?? defaultKeepAlive),
       Cancel: ({ sessionId }) => host.cancel(sessionId),

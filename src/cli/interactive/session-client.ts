@@ -1,22 +1,16 @@
 import type * as Effect from "effect/Effect"
 import type * as Stream from "effect/Stream"
 import type { RedoRequest, RewindRequest } from "../../core/SessionEngine.js"
-import type { AgentEvent, MessageMode } from "../../domain/events.js"
-import type { HostFrame, PermissionAnswer, PromptReceipt, SessionListItem, SessionView } from "../../domain/host.js"
+import type { AgentEvent } from "../../domain/events.js"
+import type { HostFrame, PermissionAnswer, PromptReceipt, PromptRequest, SessionListItem, SessionView } from "../../domain/host.js"
 import type { PermissionMode, ProjectTrust, RememberedAnswer } from "../../domain/permissions.js"
 import type { SlashCommandList } from "../../domain/slash-commands.js"
 import type { RewindResult } from "../../domain/rewind.js"
 import type { McpServerStatus } from "../../services/McpHub.js"
 import type { Memory, MemoryCandidate } from "../../services/MemoryStore.js"
 
-export interface PromptInput {
-  readonly sessionId: string
-  readonly content: string
-  /** `queue` waits for the next turn, `steer` joins the running one at its next step. */
-  readonly mode: MessageMode
-  readonly permissionMode?: PermissionMode
-  readonly requestId: string
-}
+/** A prompt as the session sends it: the domain's one shape, its client set by the transport. */
+export type PromptInput = Omit<PromptRequest, "client">
 
 /**
  * What the interactive session asks of the agent: the same calls whether the host runs in this
