@@ -1,4 +1,5 @@
 import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -18,6 +19,14 @@ export interface LiveOutputTiming {
 
 export const LIVE_OUTPUT_TIMING: LiveOutputTiming = { quietMs: 500, intervalMs: 200, thinnedIntervalMs: 2000 }
 
+/**
+ * The timing a turn's calls record by: `LIVE_OUTPUT_TIMING` unless the context sets another
+ * (what is recorded depends on how fast a command writes; a golden transcript must not).
+ */
+export class LiveOutputTimingSetting extends Context.Reference<LiveOutputTimingSetting>()("custom-agent/LiveOutputTiming", {
+  defaultValue: (): LiveOutputTiming => LIVE_OUTPUT_TIMING
+}) {}
+
 export interface LiveOutputOptions {
   readonly limits?: LiveOutputLimits
   readonly timing?: LiveOutputTiming
@@ -35,8 +44,8 @@ export interface LiveOutputOptions {
 export const recordingOutput =
   (turn: Pick<CurrentTurnShape, "turnId" | "emitAll">, toolCallId: string, options: LiveOutputOptions = {}) =>
   <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, Exclude<R, ToolOutput>> =>
-    Effect.suspend(() => {
-      const timing = options.timing ?? LIVE_OUTPUT_TIMING
+    Effect.flatMap(LiveOutputTimingSetting, (contextTiming) => {
+      const timing = options.timing ?? contextTiming
       const output = new LiveOutput(options.limits ?? LIVE_OUTPUT_LIMITS)
       // Taking a record and committing it are one step: records are committed in the order taken.
       const lock = Effect.unsafeMakeSemaphore(1)

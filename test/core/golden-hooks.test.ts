@@ -11,7 +11,7 @@ import { sandboxOff } from "../../src/layers/sandbox/off.js"
 import { localTools } from "../../src/layers/tools/local.js"
 import { EventStore } from "../../src/services/EventStore.js"
 import { engineLayer, replayAll } from "../support/engine-harness.js"
-import { expectGolden, goldenTimeline, goldenTranscript } from "../support/golden.js"
+import { expectGolden, goldenTimeline, goldenTranscript, withoutLiveOutput } from "../support/golden.js"
 import { parseEventLines } from "../support/events.js"
 import { hooksLayer } from "../support/hooks-fixture.js"
 import { RecordedRequests, recordingScripted } from "../support/recording-model.js"
@@ -56,6 +56,7 @@ describe("the golden transcript of a turn with hooks", () => {
       const beforeAnswer = log.slice(0, log.findLastIndex((e) => e.type === "context.built"))
       expect(JSON.stringify(sent.at(-1)?.messages).split(workspace).join("<workspace>")).toBe(conversationOf(beforeAnswer, workspace))
     }).pipe(
+      withoutLiveOutput,
       Effect.provide(
         engineLayer(MemoryStore.layer, undefined, { model: recording, tools: localTools(sandboxOff), hooks: hooksLayer(configDir) }).pipe(
           Layer.provideMerge(recording)

@@ -10,7 +10,7 @@ import { localTools } from "../../src/layers/tools/local.js"
 import { EventStore } from "../../src/services/EventStore.js"
 import { engineLayer, replayAll } from "../support/engine-harness.js"
 import { parseEventLines } from "../support/events.js"
-import { expectGolden, goldenTimeline, goldenTranscript } from "../support/golden.js"
+import { expectGolden, goldenTimeline, goldenTranscript, withoutLiveOutput } from "../support/golden.js"
 import { makeTemp } from "../support/temp-dirs.js"
 
 const golden = resolve(import.meta.dirname, "../fixtures/golden/plan")
@@ -33,6 +33,7 @@ describe("the golden transcript of plan mode: read, a plan sent back with a note
       expect(goldenTimeline([...log.slice(0, 1), ...Chunk.toArray(emitted)], workspace)).toBe(rendered)
       expect(readFileSync(join(workspace, "greet.js"), "utf8")).toContain('"Hello, world"')
     }).pipe(
+      withoutLiveOutput,
       Effect.provide(
         engineLayer(MemoryStore.layer, script, {
           tools: localTools(sandboxOff),

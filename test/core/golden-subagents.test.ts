@@ -12,7 +12,7 @@ import { localTools } from "../../src/layers/tools/local.js"
 import { sandboxOff } from "../../src/layers/sandbox/off.js"
 import { EventStore } from "../../src/services/EventStore.js"
 import { engineLayer, replayAll } from "../support/engine-harness.js"
-import { expectGolden, goldenTimeline, goldenTranscript } from "../support/golden.js"
+import { expectGolden, goldenTimeline, goldenTranscript, withoutLiveOutput } from "../support/golden.js"
 import { parseEventLines } from "../support/events.js"
 
 const golden = resolve(import.meta.dirname, "../fixtures/golden/subagents")
@@ -45,6 +45,7 @@ describe("the golden subagent transcript: a parent delegates a review, the child
         expectGolden(join(golden, `${name}-timeline.txt`), goldenTimeline(log, workspace))
       }
     }).pipe(
+      withoutLiveOutput,
       Effect.provide(
         engineLayer(MemoryStore.layer, script, { tools: localTools(sandboxOff), agents: AgentFolders.layer({ configDir }) })
       )

@@ -10,7 +10,7 @@ import { localTools } from "../../src/layers/tools/local.js"
 import { sandboxOff } from "../../src/layers/sandbox/off.js"
 import { EventStore } from "../../src/services/EventStore.js"
 import { engineLayer, replayAll } from "../support/engine-harness.js"
-import { expectGolden, goldenTimeline, goldenTranscript } from "../support/golden.js"
+import { expectGolden, goldenTimeline, goldenTranscript, withoutLiveOutput } from "../support/golden.js"
 import { parseEventLines } from "../support/events.js"
 
 const golden = resolve(import.meta.dirname, "../fixtures/golden/edit-and-check")
@@ -44,6 +44,7 @@ describe("the golden transcript: list, read, edit, check, answer", () => {
       const check = log.find((e) => e.type === "tool.completed" && e.payload.toolCallId === "call_check")
       expect(check?.payload).toMatchObject({ isError: false, output: expect.stringContaining("edit-ok") })
     }).pipe(
+      withoutLiveOutput,
       Effect.provide(
         engineLayer(MemoryStore.layer, script, { tools: localTools(sandboxOff), answers: [{ decision: "allow", scope: "once", by: "user" }] })
       )

@@ -104,7 +104,8 @@ for (const store of storeCases.filter((s) => s.name !== "jsonl (fail)")) {
           expect(yield* engine.runningSessions).toEqual(new Set())
         }).pipe(Effect.provide(subagentEngine(scriptOf(top, mid, leaf), { store: recordingStore(order, store.fresh()) })))
       },
-      { fastCheck: { numRuns: 30 } }
+      // Thirty trees of real turns: seconds at a quiet hour, more under load.
+      { fastCheck: { numRuns: 30 }, timeout: 120_000 }
     )
   })
 }

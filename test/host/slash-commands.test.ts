@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "@effect/vitest"
-import { Chunk, Effect, Either, Fiber, Stream } from "effect"
+import { Chunk, Effect, Either, Fiber, Schedule, Stream } from "effect"
 import { mkdirSync, rmSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { rebuildRequests } from "../../src/core/replay-requests.js"
@@ -147,8 +147,9 @@ describe("slash commands through the host", () => {
   it.live("a command queued for the next turn, or steering the running one, keeps its record through the inbox; an edit drops it", () => {
     const script: Script = {
       responses: [
-        { chunks: [{ toolCall: { name: "read_file", input: { path: "a.txt" } } }], delayMs: 200 },
-        { chunks: [{ text: "done A" }], delayMs: 10 },
+        // A write waits for its answer: the turn runs until the test has sent the rest, however slow the machine.
+        { chunks: [{ toolCall: { id: "call_hold", name: "write_file", input: { path: "b.txt", content: "b\n" } } }] },
+        { chunks: [{ text: "done A" }] },
         "done C",
         "done D"
       ]
@@ -171,6 +172,10 @@ describe("slash commands through the host", () => {
       ])
       if (d._tag !== "Queued") return expect.unreachable()
       yield* host.editQueue(sessionId, d.messageId, { _tag: "Edit", content: "D by hand" })
+      // The question may not be asked yet: answered once it is.
+      yield* host.respondPermission(sessionId, "call_hold", { decision: "allow", scope: "once" }).pipe(
+        Effect.retry({ while: (error) => error._tag === "PermissionNotPending", schedule: Schedule.spaced("10 millis") })
+      )
       yield* Fiber.join(watcher)
       const messages = eventsOf(yield* replayAll(sessionId), "user.message").map((e) => [e.payload.content, e.payload.mode, e.payload.command?.name])
       expect(messages).toEqual([

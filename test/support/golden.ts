@@ -1,7 +1,9 @@
 import { expect } from "@effect/vitest"
+import * as Effect from "effect/Effect"
 import { readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join, resolve } from "node:path"
 import { makeRenderer } from "../../src/cli/render.js"
+import { LiveOutputTimingSetting } from "../../src/core/tool-output.js"
 import type { AgentEvent } from "../../src/domain/events.js"
 
 const goldenDir = resolve(import.meta.dirname, "../fixtures/golden")
@@ -57,3 +59,11 @@ export const goldenTimeline = (events: ReadonlyArray<AgentEvent>, workspace = "<
     .replace(/\d\d:\d\d:\d\d/g, "HH:MM:SS")
     .replace(/ \d+ ms/g, " N ms")
 }
+
+/**
+ * A golden turn records no live output: what a running command's `tool.output` events hold
+ * depends on how fast it writes on this machine, and a golden log must not. Provided around a
+ * golden test's turn; its result still holds the output.
+ */
+export const withoutLiveOutput = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.provideService(effect, LiveOutputTimingSetting, { quietMs: 24 * 3_600_000, intervalMs: 0, thinnedIntervalMs: 0 })

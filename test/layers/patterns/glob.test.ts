@@ -45,7 +45,14 @@ describe("compileGlob", () => {
   it("agrees with picomatch (dot: true) on every glob and path made of the common syntax", () => {
     // `**` only as a whole segment: picomatch gives `**` inside a segment meanings of its own.
     const token = fc.constantFrom("a", "b", ".", "*", "?", "{a,b}", "{a,.b}", "[ab]", "\\*", "-")
-    const globSegment = fc.oneof(fc.constant("**"), fc.array(token, { minLength: 1, maxLength: 3 }).map((tokens) => tokens.join("")))
+    // Tokens run together can make one (`*` then `*{a,b}`): such segments are left out too.
+    const globSegment = fc.oneof(
+      fc.constant("**"),
+      fc
+        .array(token, { minLength: 1, maxLength: 3 })
+        .map((tokens) => tokens.join(""))
+        .filter((joined) => !joined.includes("**"))
+    )
     const segment = fc.constantFrom("a", "b", "ab", ".a", "a.b", "ba", "*", "-")
     fc.assert(
       fc.property(fc.array(globSegment, { minLength: 1, maxLength: 4 }), fc.array(segment, { minLength: 1, maxLength: 4 }), (globSegments, segments) => {
