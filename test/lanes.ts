@@ -36,6 +36,7 @@ export const slowLane: ReadonlyArray<string> = [
   "test/cli/help.test.ts",
   "test/cli/hooks.test.ts",
   "test/cli/host.test.ts",
+  "test/cli/host-many-clients.test.ts",
   "test/cli/interactive/no-terminal.test.ts",
   "test/cli/lasting-scope.test.ts",
   "test/cli/long-task.test.ts",
