@@ -210,3 +210,28 @@ describe("round 34: hosts started at once on one data directory", () => {
     })
   }
 })
+
+describe("round 34: the user's rules as the running host sees them", () => {
+  it("a deny rule the user adds while the host runs holds for the next client that joins it (it held only after a restart)", { timeout: 180_000 }, async () => {
+    // Each session's script starts again: both runs write out.txt.
+    const fx = fixture(() => [{ chunks: [{ toolCall: { name: "write_file", input: { path: "out.txt", content: "x\n" } } }] }, "done"])
+    const out = join(fx.ws, "out.txt")
+    try {
+      expect((await fx.cli(["host", "start", "--script", "script.json", "--sandbox", "off"])).code).toBe(0)
+      // The control: the same joined run writes before the rule.
+      const before = await fx.cli(["run", "--sandbox", "off", "--approve", "allow-all", "--json", "write it"])
+      expect(before.stderr).not.toContain("running in this process instead")
+      expect(existsSync(out), `control: ${before.stderr}`).toBe(true)
+      rmSync(out)
+      mkdirSync(fx.config, { recursive: true })
+      writeFileSync(join(fx.config, "permissions.json"), JSON.stringify({ rules: [{ tool: "write_file", decision: "deny" }] }))
+      const after = await fx.cli(["run", "--sandbox", "off", "--approve", "allow-all", "--json", "write it again"])
+      expect(after.code, after.stderr).toBe(0)
+      expect(existsSync(out), "the user's deny rule must hold in the running host").toBe(false)
+      const resolved = eventsOf(parseEventLines(after.stdout), "permission.resolved").map((event) => event.payload)
+      expect(resolved).toMatchObject([{ decision: "deny", by: "rule" }])
+    } finally {
+      await fx.stop()
+    }
+  })
+})
