@@ -77,6 +77,7 @@ export const slowLane: ReadonlyArray<string> = [
   "test/layers/checkpoints/watch.test.ts",
   "test/layers/cluster/**",
   "test/layers/event-store/postgres-store.test.ts",
+  "test/layers/event-store/sqlite-first-open.test.ts",
   "test/layers/event-store/postgres.test.ts",
   "test/layers/model/anthropic-request.test.ts",
   "test/layers/model/anthropic.test.ts",

@@ -12,8 +12,8 @@ import * as CommandFolders from "../layers/commands/folders.js"
 import type { SlashCommands } from "../services/SlashCommands.js"
 import * as Permissions from "../layers/permission/engine.js"
 import { LocalFilesLive } from "../layers/tools/local-file-access.js"
-import type { PrivatePlace } from "../layers/private-places.js"
-import { readPrivatePlaces } from "../layers/user-private-places.js"
+import type { PlacesNow } from "../layers/private-places.js"
+import { watchPrivatePlaces } from "../layers/user-private-places.js"
 import * as AjvOutput from "../layers/output/ajv.js"
 import { withTracing } from "../layers/telemetry/live.js"
 import { userSettingsFile } from "../layers/sandbox/settings.js"
@@ -81,21 +81,21 @@ export type CoreServices =
 
 /**
  * Everything the engine stands on: store, model, ids, context, memory, tools and the permission
- * boundary. The private places (private-places.ts) are read once, with the user's settings, and
- * given to the permission engine (which asks a person for any call that touches one), the
+ * boundary. The private places (private-places.ts) are read with the user's settings, again
+ * whenever those changed (a host runs for long), and given to the permission engine (which asks a person for any call that touches one), the
  * walking tools (which leave them out) and the loaders of a project's instructions, skills and
  * agents (which refuse a file there), so none judges by another list.
  */
 export const coreLayer = (config: AgentConfig) =>
-  Layer.unwrapEffect(Effect.map(readPrivatePlaces({ configDir: config.configDir, dataDir: config.dataDir }), (places) => coreLayerWith(config, places)))
+  Layer.unwrapEffect(Effect.map(watchPrivatePlaces({ configDir: config.configDir, dataDir: config.dataDir }), (places) => coreLayerWith(config, places)))
 
-const coreLayerWith = (config: AgentConfig, places: ReadonlyArray<PrivatePlace>) => {
+const coreLayerWith = (config: AgentConfig, places: PlacesNow) => {
   // One instance: the sandbox asks it whether the project is trusted to open the network.
   const permissions = Permissions.layer({
     userRulesFile: userPermissionsFile(config.configDir),
     approvalsFile: approvalsFile(config.dataDir),
     trustFile: trustFile(config.dataDir),
-    privateDirectories: places.map((place) => place.path),
+    privateDirectories: Effect.map(places, (now) => now.map((place) => place.path)),
     ...(config.workspaceRoots === undefined ? {} : { projectRoots: config.workspaceRoots })
   })
   // One sandbox for tools and hooks: hooks run in it like shell commands.

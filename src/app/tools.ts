@@ -6,7 +6,7 @@ import * as SkillFolders from "../layers/skills/folders.js"
 import * as LazyMcp from "../layers/tools/mcp-lazy.js"
 import { skillsToolSource } from "../layers/skills/load-skill-tool.js"
 import { localTools } from "../layers/tools/local.js"
-import type { PrivatePlace } from "../layers/private-places.js"
+import type { PlacesNow } from "../layers/private-places.js"
 import { todoWriteTool } from "../layers/tools/todo-write.js"
 import * as Router from "../layers/tools/router.js"
 import * as SandboxLayer from "../layers/sandbox/layer.js"
@@ -47,7 +47,7 @@ export const mcpLayer = (userConfigDir: string, clientVersion: string): Layer.La
  * Every tool a session can call, from every source, behind one router: local tools, skills, MCP
  * servers. The walking tools leave out `privatePlaces` (private-places.ts).
  */
-export const routerLayer = (privatePlaces: ReadonlyArray<PrivatePlace>): Layer.Layer<ToolRouter, never, McpHub | Skills | Sandbox> =>
+export const routerLayer = (privatePlaces: PlacesNow): Layer.Layer<ToolRouter, never, McpHub | Skills | Sandbox> =>
   Layer.effect(
     ToolRouter,
     Effect.gen(function* () {
@@ -85,5 +85,5 @@ export const sandboxLayer = (config: SandboxConfig | undefined, configDir: strin
     )
   )
 
-export const skillsLayer = (configDir: string, privatePlaces?: ReadonlyArray<PrivatePlace>) =>
+export const skillsLayer = (configDir: string, privatePlaces?: PlacesNow) =>
   SkillFolders.layer({ configDir, ...(privatePlaces === undefined ? {} : { privatePlaces }) })

@@ -1,3 +1,4 @@
+import * as Effect from "effect/Effect"
 import { homedir } from "node:os"
 import { isAbsolute, join, resolve } from "node:path"
 import { isWithin, realLocation } from "./tools/workspace-paths.js"
@@ -20,6 +21,16 @@ export interface PrivatePlace {
   /** What it is, for a person: `the agent's data directory`, `the credential store ~/.ssh`. */
   readonly what: string
 }
+
+/**
+ * The private places as they are at the moment of use: what the user's settings hide may change
+ * while the agent runs, so a long-running process asks each time (user-private-places.ts reads
+ * the settings again only when they changed).
+ */
+export type PlacesNow = Effect.Effect<ReadonlyArray<PrivatePlace>>
+
+/** A list that does not change (tests, a listing): as PlacesNow. */
+export const fixedPlaces = (places: ReadonlyArray<PrivatePlace>): PlacesNow => Effect.succeed(places)
 
 export interface PrivatePlacesOptions {
   readonly home: string | undefined

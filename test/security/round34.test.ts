@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "@effect/vitest"
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs"
 import { createServer } from "node:net"
 import { join } from "node:path"
 import { runCli } from "../support/cli.js"
@@ -30,7 +30,28 @@ const fixture = (responses: (outside: string) => ReadonlyArray<unknown>) => {
   const config = join(root, "config")
   const env = { HOME: home, CUSTOM_AGENT_HOME: data, CUSTOM_AGENT_CONFIG_HOME: config }
   const cli = (args: ReadonlyArray<string>) => runCli(args, { cwd: ws, env, timeoutMs: 60_000 })
-  return { ws, outside, config, cli, stop: () => cli(["host", "stop", "--now"]) }
+  return { ws, outside, config, data, cli, stop: () => cli(["host", "stop", "--now"]) }
+}
+
+/** The pids of the `host run` processes serving `dataDir`, read from /proc. */
+const hostProcesses = (dataDir: string): ReadonlyArray<number> =>
+  readdirSync("/proc").flatMap((entry) => {
+    if (!/^\d+$/.test(entry)) return []
+    try {
+      const argv = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0")
+      const at = argv.indexOf("host")
+      return at >= 0 && argv[at + 1] === "run" && argv.includes(dataDir) ? [Number(entry)] : []
+    } catch {
+      return []
+    }
+  })
+
+const waitUntil = async (what: string, test: () => boolean, timeoutMs = 30_000) => {
+  const deadline = Date.now() + timeoutMs
+  while (!test()) {
+    if (Date.now() > deadline) throw new Error(`never happened: ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
 }
 
 /** A shell line writing outside the workspace: what the sandbox (`--sandbox on`) must hold. */
@@ -144,4 +165,73 @@ describe("round 34: what `run --bg` passes to the host's turn", () => {
       }
     }
   )
+})
+
+describe("round 34: hosts started at once on one data directory", () => {
+  const pidIn = (text: string) => Number(/pid (\d+)/.exec(text)?.[1])
+
+  for (const [name, leftover] of [
+    ["a fresh data directory", false],
+    ["a data directory whose host was killed (its socket left behind)", true]
+  ] as const) {
+    it(`five host starts at once on ${name}: exactly one host is left serving, and every start names it`, { timeout: 180_000 }, async () => {
+      const fx = fixture(() => ["hello"])
+      try {
+        if (leftover) {
+          // A socket nothing listens on, as a killed host leaves it.
+          mkdirSync(fx.data, { recursive: true, mode: 0o700 })
+          const dead = createServer()
+          await new Promise<void>((resolve) => dead.listen(join(fx.data, "host.sock"), resolve))
+          // Closing removes the file: keep it, as kill -9 would.
+          const path = join(fx.data, "host.sock")
+          const kept = join(fx.data, "kept.sock")
+          rmSync(kept, { force: true })
+          const { renameSync } = await import("node:fs")
+          renameSync(path, kept)
+          await new Promise<void>((resolve) => dead.close(() => resolve()))
+          renameSync(kept, path)
+        }
+        const starts = await Promise.all(Array.from({ length: 5 }, () => fx.cli(["host", "start", "--script", "script.json"])))
+        for (const start of starts) expect(start.code, start.stderr).toBe(0)
+        const pids = new Set(starts.map((start) => pidIn(start.stdout)))
+        expect(pids.size, starts.map((start) => start.stdout).join("")).toBe(1)
+        const [pid] = [...pids]
+        // Before the rule a loser, failing to bind, removed the winner's socket as it went: nobody reached the winner.
+        expect(existsSync(join(fx.data, "host.sock"))).toBe(true)
+        // The losers go once they find the winner; what is left is the one every client reaches.
+        await waitUntil("one host process is left", () => hostProcesses(fx.data).length === 1)
+        expect(hostProcesses(fx.data)).toEqual([pid])
+        const statuses = await Promise.all(Array.from({ length: 3 }, () => fx.cli(["host", "status"])))
+        for (const status of statuses) expect(pidIn(status.stdout)).toBe(pid)
+      } finally {
+        await fx.stop()
+        for (const pid of hostProcesses(fx.data)) process.kill(pid, "SIGKILL")
+      }
+    })
+  }
+})
+
+describe("round 34: the user's rules as the running host sees them", () => {
+  it("a deny rule the user adds while the host runs holds for the next client that joins it (it held only after a restart)", { timeout: 180_000 }, async () => {
+    // Each session's script starts again: both runs write out.txt.
+    const fx = fixture(() => [{ chunks: [{ toolCall: { name: "write_file", input: { path: "out.txt", content: "x\n" } } }] }, "done"])
+    const out = join(fx.ws, "out.txt")
+    try {
+      expect((await fx.cli(["host", "start", "--script", "script.json", "--sandbox", "off"])).code).toBe(0)
+      // The control: the same joined run writes before the rule.
+      const before = await fx.cli(["run", "--sandbox", "off", "--approve", "allow-all", "--json", "write it"])
+      expect(before.stderr).not.toContain("running in this process instead")
+      expect(existsSync(out), `control: ${before.stderr}`).toBe(true)
+      rmSync(out)
+      mkdirSync(fx.config, { recursive: true })
+      writeFileSync(join(fx.config, "permissions.json"), JSON.stringify({ rules: [{ tool: "write_file", decision: "deny" }] }))
+      const after = await fx.cli(["run", "--sandbox", "off", "--approve", "allow-all", "--json", "write it again"])
+      expect(after.code, after.stderr).toBe(0)
+      expect(existsSync(out), "the user's deny rule must hold in the running host").toBe(false)
+      const resolved = eventsOf(parseEventLines(after.stdout), "permission.resolved").map((event) => event.payload)
+      expect(resolved).toMatchObject([{ decision: "deny", by: "rule" }])
+    } finally {
+      await fx.stop()
+    }
+  })
 })

@@ -147,6 +147,8 @@ export const serve = (args: ServeArgs) =>
       ).pipe(Layer.provide(host))
       // `host stop` on the socket ends the server too: it is this data directory's host.
       return yield* Effect.raceFirst(Layer.launch(app), Deferred.await(stopped)).pipe(
-        Effect.catchTag("ServeError", (error) => new CliError({ message: listenFailure(listen, args.port, error.cause) }))
+        Effect.catchTag("ServeError", (error) => new CliError({ message: listenFailure(listen, args.port, error.cause) })),
+        // The host lock, when the socket never got to listen (its layer releases it once it does).
+        Effect.ensuring(claim?._tag === "Free" ? claim.lock.release : Effect.void)
       )
     })

@@ -7,7 +7,7 @@ import { resolveConfigDir, resolveDataDir } from "../../app/locations.js"
 import { packageVersion } from "../../app/package-root.js"
 import { permissionsLayer } from "../../app/permissions.js"
 import { mcpLayer, routerLayer, skillsLayer } from "../../app/tools.js"
-import { currentHome, privatePlaces } from "../../layers/private-places.js"
+import { currentHome, fixedPlaces, privatePlaces } from "../../layers/private-places.js"
 import * as SandboxLayer from "../../layers/sandbox/layer.js"
 import { layerOff } from "../../layers/sandbox/off.js"
 import { loadConfiguredServers } from "../../layers/tools/mcp-config.js"
@@ -56,7 +56,7 @@ const list = Command.make("list", { cwd, json, mcp, mode, sandbox: shared.sandbo
       return yield* Effect.flatMap(ToolRouter, (router) => router.definitions({ sessionId: SESSION, workspaceRoot }))
     }).pipe(
       // Only listed, never run here: the places are the defaults, without the user's settings.
-      Effect.provide(routerLayer(privatePlaces({ home: currentHome(), configDir, dataDir: resolveDataDir(undefined) })).pipe(Layer.provideMerge(Layer.mergeAll(args.mcp ? mcpLayer(configDir, packageVersion()) : noMcp, skillsLayer(configDir))))),
+      Effect.provide(routerLayer(fixedPlaces(privatePlaces({ home: currentHome(), configDir, dataDir: resolveDataDir(undefined) }))).pipe(Layer.provideMerge(Layer.mergeAll(args.mcp ? mcpLayer(configDir, packageVersion()) : noMcp, skillsLayer(configDir))))),
       // Stdio servers start in the sandbox, as in a session; without them nothing runs, so no sandbox is needed.
       Effect.provide(args.mcp ? SandboxLayer.layer({ mode: args.sandbox, network: args.sandboxNetwork, configDir, dataDir: resolveDataDir(undefined) }) : layerOff),
       // A project's servers start only when its configuration is trusted, as in a session.

@@ -29,15 +29,18 @@ export const runHost = (args: HostRunArgs) =>
     if (claim._tag === "Taken") {
       return yield* new CliError({ message: `a host already runs for ${dataDir} (pid ${claim.status.pid}, version ${claim.status.version})` })
     }
-    const { config, choice } = yield* agentSetup(args)
-    yield* noteEchoDefault(choice)
-    const host = hostLayer({ ...config, engine: { sessionIdleMs: args.sessionIdle * 1000 } })
-    const done = yield* Deferred.make<void>()
-    yield* Effect.scoped(
-      Effect.gen(function* () {
-        yield* Layer.build(socketHostLayer(claim, { idleExit: args.idleExit, done, sandbox: { mode: args.sandbox ?? "auto", network: args.sandboxNetwork ?? false } }).pipe(Layer.provide(host)))
-        yield* stdout(`custom-agent host ${packageVersion()} listening on ${claim.path} (pid ${process.pid})\n`)
-        yield* Deferred.await(done)
-      })
-    )
+    // The host lock is held until the socket listens (socketHostLayer releases it), or this start fails.
+    yield* Effect.gen(function* () {
+      const { config, choice } = yield* agentSetup(args)
+      yield* noteEchoDefault(choice)
+      const host = hostLayer({ ...config, engine: { sessionIdleMs: args.sessionIdle * 1000 } })
+      const done = yield* Deferred.make<void>()
+      yield* Effect.scoped(
+        Effect.gen(function* () {
+          yield* Layer.build(socketHostLayer(claim, { idleExit: args.idleExit, done, sandbox: { mode: args.sandbox ?? "auto", network: args.sandboxNetwork ?? false } }).pipe(Layer.provide(host)))
+          yield* stdout(`custom-agent host ${packageVersion()} listening on ${claim.path} (pid ${process.pid})\n`)
+          yield* Deferred.await(done)
+        })
+      )
+    }).pipe(Effect.ensuring(claim.lock.release))
   })

@@ -4,7 +4,8 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Ref from "effect/Ref"
 import * as Schedule from "effect/Schedule"
-import { chmodSync, rmSync } from "node:fs"
+import { chmodSync, rmSync, statSync } from "node:fs"
+import { dirname } from "node:path"
 import { packageVersion } from "../../app/package-root.js"
 import { AgentHost } from "../../host/AgentHost.js"
 import type { HostStatus } from "../../rpc/host-control.js"
@@ -13,32 +14,65 @@ import { socketServerLayer } from "../../rpc/socket-server.js"
 import { CliError } from "../errors.js"
 import { followKeptToken, type KeptToken, keptToken } from "../kept-token.js"
 import { hostSocketPath, socketPathProblem } from "./host-files.js"
+import { acquireHostLock, type HostLock } from "./host-lock.js"
 import { probeHost } from "./probe.js"
+
+/** How long a stopping host waits for another one's start to remove its socket; past it the socket stays, found dead by the next start. */
+const REMOVAL_LOCK_WAIT = Duration.seconds(10)
 
 /** How often the host looks whether it has been idle long enough. */
 const IDLE_CHECK = Duration.seconds(1)
 
-/** The data directory's host socket for this process to serve, or the live host that holds it. */
+/** The socket this process bound, as the kernel knows it: a file at the path that is not this one is another host's. */
+interface BoundSocket {
+  readonly dev: bigint
+  readonly ino: bigint
+}
+
+const socketAt = (path: string): BoundSocket | undefined => {
+  const stat = statSync(path, { bigint: true, throwIfNoEntry: false })
+  return stat === undefined ? undefined : { dev: stat.dev, ino: stat.ino }
+}
+
+const isBound = (path: string, bound: BoundSocket) => {
+  const now = socketAt(path)
+  return now !== undefined && now.dev === bound.dev && now.ino === bound.ino
+}
+
+/**
+ * The data directory's host socket for this process to serve, holding the host lock until it
+ * listens (socketHostLayer releases it; release it yourself if the host never gets there), or
+ * the live host that holds it.
+ */
 export type SocketClaim =
-  | { readonly _tag: "Free"; readonly path: string; readonly token: KeptToken }
+  | { readonly _tag: "Free"; readonly path: string; readonly token: KeptToken; readonly lock: HostLock }
   | { readonly _tag: "Taken"; readonly status: HostStatus }
 
-/** Whether the data directory's host socket is free for this process; a socket nothing answers on is removed. */
+/**
+ * Whether the data directory's host socket is free for this process; a socket nothing answers
+ * on is removed. Under the host lock (host-lock.ts), so of several hosts starting at once one
+ * finds the path free and binds it, and the others wait and find it live.
+ */
 export const claimHostSocket = (dataDir: string): Effect.Effect<SocketClaim, CliError> =>
   Effect.gen(function* () {
     const path = hostSocketPath(dataDir)
     const tooLong = socketPathProblem(path)
     if (tooLong !== undefined) return yield* new CliError({ message: tooLong })
     const token = yield* keptToken(dataDir, false)
-    const found = yield* probeHost(path, token.value)
+    const lock = yield* acquireHostLock(dataDir)
+    const found = yield* Effect.onError(probeHost(path, token.value), () => lock.release)
     if (found._tag === "Live") {
+      yield* lock.release
       const taken: SocketClaim = { _tag: "Taken", status: found.status }
       return taken
     }
-    if (found._tag === "Refused") return yield* new CliError({ message: `${path} ${found.reason}: not replaced` })
+    if (found._tag === "Refused") {
+      yield* lock.release
+      return yield* new CliError({ message: `${path} ${found.reason}: not replaced` })
+    }
     // Nothing answers there: a socket a dead host left (or none). Bind cannot reuse the path.
     if (found._tag === "Stale") rmSync(path, { force: true })
-    const free: SocketClaim = { _tag: "Free", path, token }
+    const free: SocketClaim = { _tag: "Free", path, token, lock }
     return free
   })
 
@@ -56,12 +90,14 @@ export interface SocketHostOptions {
  * `host run`'s or a `serve`'s). The socket is made 0600 once it listens and removed when the
  * layer goes.
  */
-export const socketHostLayer = (claim: { readonly path: string; readonly token: KeptToken }, options: SocketHostOptions) =>
+export const socketHostLayer = (claim: { readonly path: string; readonly token: KeptToken; readonly lock: HostLock }, options: SocketHostOptions) =>
   Layer.unwrapEffect(
     Effect.gen(function* () {
       const startedAt = new Date().toISOString()
       // Counted by the server's connection events (Node callbacks), read by status and the idle check.
       const connections = { open: 0 }
+      // Set once the server listens: only this socket is ever removed by this process.
+      let bound: BoundSocket | undefined
       const stopWhenIdle = yield* Ref.make(false)
 
       const processLayer = Layer.effect(
@@ -89,6 +125,8 @@ export const socketHostLayer = (claim: { readonly path: string; readonly token: 
           let idleSince: number | undefined
           const check = Effect.gen(function* () {
             const working = (yield* agent.working).size
+            // Another process's socket at the path (or none): no client reaches this host any more.
+            if (bound !== undefined && !isBound(claim.path, bound)) yield* Ref.set(stopWhenIdle, true)
             if ((yield* Ref.get(stopWhenIdle)) && working === 0) return true
             if (options.idleExit === 0 || working > 0 || connections.open > 0) {
               idleSince = undefined
@@ -103,12 +141,32 @@ export const socketHostLayer = (claim: { readonly path: string; readonly token: 
         })
       )
 
-      // The data directory (0700) already keeps others out; the socket says so itself too.
-      const restrict = Layer.effectDiscard(
-        Effect.try({ try: () => chmodSync(claim.path, 0o600), catch: (error) => new CliError({ message: `cannot restrict ${claim.path}: ${String(error)}`, cause: error }) })
+      // Listening: the socket is known by its inode, made 0600 (the data directory, 0700,
+      // already keeps others out; the socket says so itself too), and the lock goes.
+      const settle = Layer.effectDiscard(
+        Effect.try({
+          try: () => {
+            bound = socketAt(claim.path)
+            chmodSync(claim.path, 0o600)
+          },
+          catch: (error) => new CliError({ message: `cannot restrict ${claim.path}: ${String(error)}`, cause: error })
+        }).pipe(Effect.ensuring(claim.lock.release))
       )
-      // Acquired first, so released last: after the server has closed.
-      const removal = Layer.scopedDiscard(Effect.addFinalizer(() => Effect.sync(() => rmSync(claim.path, { force: true }))))
+      // Acquired first, so released last: after the server has closed. Only the socket this
+      // process bound, under the lock: a host that failed to bind, or whose path another host
+      // took since, removes nothing.
+      const removal = Layer.scopedDiscard(
+        Effect.addFinalizer(() =>
+          Effect.gen(function* () {
+            yield* claim.lock.release
+            const socket = bound
+            if (socket === undefined) return
+            const lock = yield* acquireHostLock(dirname(claim.path), REMOVAL_LOCK_WAIT)
+            if (isBound(claim.path, socket)) rmSync(claim.path, { force: true })
+            yield* lock.release
+          }).pipe(Effect.catchAll(() => Effect.void))
+        )
+      )
 
       const server = socketServerLayer({
         path: claim.path,
@@ -117,6 +175,6 @@ export const socketHostLayer = (claim: { readonly path: string; readonly token: 
           connections.open = open
         }
       })
-      return Layer.mergeAll(restrict, watcher).pipe(Layer.provideMerge(server), Layer.provide(processLayer), Layer.provide(removal))
+      return Layer.mergeAll(settle, watcher).pipe(Layer.provideMerge(server), Layer.provide(processLayer), Layer.provide(removal))
     })
   )

@@ -7,7 +7,7 @@ import { type AgentDefinition, AgentNotFound, type AgentProblem, Agents, type Ag
 import { projectRoot } from "../context/instructions-paths.js"
 import { readTextPrefix } from "../context/instructions-read.js"
 import type { ProjectFileBounds } from "../context/project-file-bounds.js"
-import { currentHome, type PrivatePlace, privatePlaces } from "../private-places.js"
+import { currentHome, fixedPlaces, type PlacesNow, privatePlaces } from "../private-places.js"
 import { collectDefinitions, type FoundDefinition, unreadableDefinition } from "../definition-folders.js"
 import { formatBytes } from "../tools/format-bytes.js"
 import { parseAgentFile } from "./agent-file.js"
@@ -19,7 +19,7 @@ export interface AgentsOptions {
    * Where a project's agent file may never lead (private-places.ts). Default: the config
    * directory and the secret stores of this home; the agent passes its whole list.
    */
-  readonly privatePlaces?: ReadonlyArray<PrivatePlace>
+  readonly privatePlaces?: PlacesNow
 }
 
 /** An agent file larger than this is refused: its body becomes a child's system instructions. */
@@ -29,11 +29,11 @@ export const AGENT_MAX_BYTES = 256 * 1024
 const agentFolders = (
   cwd: string,
   configDir: string,
-  places: ReadonlyArray<PrivatePlace>
+  places: PlacesNow
 ): Effect.Effect<ReadonlyArray<{ readonly folder: string; readonly source: AgentDefinition["source"]; readonly project?: ProjectFileBounds }>> =>
-  Effect.map(projectRoot(cwd), (root) => {
+  Effect.zipWith(projectRoot(cwd), places, (root, current) => {
     // A project's definitions are read only from inside the workspace, or as the repository holds them (a link out is refused).
-    const project: ProjectFileBounds = { workspaceRoot: cwd, lookedIn: root, privatePlaces: places }
+    const project: ProjectFileBounds = { workspaceRoot: cwd, lookedIn: root, privatePlaces: current }
     return [
       { folder: path.join(root, ".agents", "agents"), source: "project", project },
       { folder: path.join(root, ".claude", "agents"), source: "project", project },
@@ -78,7 +78,7 @@ const notFound = (name: string, agents: ReadonlyArray<AgentDefinition>, problems
 }
 
 export const make = (options: AgentsOptions): AgentsShape => {
-  const places = options.privatePlaces ?? privatePlaces({ home: currentHome(), configDir: options.configDir })
+  const places = options.privatePlaces ?? fixedPlaces(privatePlaces({ home: currentHome(), configDir: options.configDir }))
   const list: AgentsShape["list"] = (cwd) =>
     Effect.gen(function* () {
       const { definitions, problems } = yield* collectDefinitions("agent", yield* agentFolders(cwd, options.configDir, places), agentFile, (file, at) =>

@@ -8,7 +8,7 @@ import { projectRoot } from "../context/instructions-paths.js"
 import { readTextPrefix } from "../context/instructions-read.js"
 import type { ProjectFileBounds } from "../context/project-file-bounds.js"
 import { collectListed, type FoundDefinition, unreadableDefinition } from "../definition-folders.js"
-import { currentHome, type PrivatePlace, privatePlaces } from "../private-places.js"
+import { currentHome, fixedPlaces, type PlacesNow, privatePlaces } from "../private-places.js"
 import { formatBytes } from "../tools/format-bytes.js"
 import { isWithin } from "../tools/workspace-paths.js"
 import { commandFiles } from "./command-files.js"
@@ -23,7 +23,7 @@ export interface SlashCommandsOptions {
    * Where a project's command file may never lead (private-places.ts). Default: the config
    * directory and the secret stores of this home; the agent passes its whole list.
    */
-  readonly privatePlaces?: ReadonlyArray<PrivatePlace>
+  readonly privatePlaces?: PlacesNow
 }
 
 /** Listing reads only this much of each file: front matter is short, bodies may not be. */
@@ -42,10 +42,10 @@ interface CommandFolder {
  * user's (the config directory over Claude Code's own folder). A project's command shadows a
  * user's of the same name, as in Claude Code.
  */
-const commandFolders = (cwd: string, options: SlashCommandsOptions, places: ReadonlyArray<PrivatePlace>): Effect.Effect<ReadonlyArray<CommandFolder>> =>
-  Effect.map(projectRoot(cwd), (root) => {
+const commandFolders = (cwd: string, options: SlashCommandsOptions, places: PlacesNow): Effect.Effect<ReadonlyArray<CommandFolder>> =>
+  Effect.zipWith(projectRoot(cwd), places, (root, current) => {
     // A project's commands are read only from inside the workspace, or as the repository holds them (a link out is refused).
-    const project: ProjectFileBounds = { workspaceRoot: cwd, lookedIn: root, privatePlaces: places }
+    const project: ProjectFileBounds = { workspaceRoot: cwd, lookedIn: root, privatePlaces: current }
     return [
       { folder: path.join(root, ".custom-agent", "commands"), source: "project", project },
       { folder: path.join(root, ".claude", "commands"), source: "project", project },
@@ -96,7 +96,7 @@ const notFound = (name: string, problems: ReadonlyArray<CommandProblem>): SlashC
 }
 
 export const make = (options: SlashCommandsOptions): SlashCommandsShape => {
-  const places = options.privatePlaces ?? privatePlaces({ home: currentHome(), configDir: options.configDir })
+  const places = options.privatePlaces ?? fixedPlaces(privatePlaces({ home: currentHome(), configDir: options.configDir }))
   const foldersOf = (cwd: string) => commandFolders(cwd, options, places)
 
   const list: SlashCommandsShape["list"] = (cwd) =>

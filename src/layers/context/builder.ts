@@ -4,7 +4,7 @@ import { ContextBuilder, type ContextSourceText } from "../../services/ContextBu
 import { McpHub } from "../../services/McpHub.js"
 import { MemoryStore } from "../../services/MemoryStore.js"
 import { Skills } from "../../services/Skills.js"
-import type { PrivatePlace } from "../private-places.js"
+import type { PlacesNow } from "../private-places.js"
 import { catalogue } from "../skills/catalogue.js"
 import { discoverInstructions } from "./instructions.js"
 import { defaultSystemPrompt } from "./system-prompt.js"
@@ -13,7 +13,7 @@ export interface ContextBuilderOptions {
   readonly configDir: string
   readonly systemPrompt?: string
   /** Where a project's instruction file may never lead (see `discoverInstructions`). */
-  readonly privatePlaces?: ReadonlyArray<PrivatePlace>
+  readonly privatePlaces?: PlacesNow
 }
 
 const memoryText = (memories: ReadonlyArray<{ readonly text: string; readonly scope: string }>) =>

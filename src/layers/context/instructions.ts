@@ -6,7 +6,7 @@ import { formatBytes } from "../tools/format-bytes.js"
 import { findRepositoryRoot, foldersFromRoot } from "./instructions-paths.js"
 import { readTextPrefix } from "./instructions-read.js"
 import type { ProjectFileBounds } from "./project-file-bounds.js"
-import { currentHome, type PrivatePlace, privatePlaces } from "../private-places.js"
+import { currentHome, fixedPlaces, type PlacesNow, privatePlaces } from "../private-places.js"
 
 /** An instruction file as the model will read it. */
 export interface InstructionFile {
@@ -26,7 +26,7 @@ export interface DiscoverInstructionsOptions {
    * Where a project's instruction file may never lead (private-places.ts). Default: the config
    * directory and the secret stores of this home; the agent passes its whole list.
    */
-  readonly privatePlaces?: ReadonlyArray<PrivatePlace>
+  readonly privatePlaces?: PlacesNow
 }
 
 /** The names looked for in each folder, in this order. CLAUDE.md is read for compatibility. */
@@ -50,7 +50,7 @@ export const discoverInstructions = (options: DiscoverInstructionsOptions): Effe
     const cwd = path.resolve(options.cwd)
     const maxBytes = options.maxBytes ?? INSTRUCTION_MAX_BYTES
     const root = Option.getOrElse(yield* findRepositoryRoot(cwd), () => cwd)
-    const refusedPlaces = options.privatePlaces ?? privatePlaces({ home: currentHome(), configDir: options.configDir })
+    const refusedPlaces = yield* (options.privatePlaces ?? fixedPlaces(privatePlaces({ home: currentHome(), configDir: options.configDir })))
     const places: ReadonlyArray<{ readonly folder: string; readonly scope: InstructionFile["scope"] }> = [
       { folder: path.resolve(options.configDir), scope: "user" },
       ...foldersFromRoot(root, cwd).map((folder) => ({ folder, scope: "project" as const }))

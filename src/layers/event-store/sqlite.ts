@@ -2,6 +2,7 @@ import * as Reactivity from "@effect/experimental/Reactivity"
 import { Migrator, SqlClient } from "@effect/sql"
 import { SqliteClient } from "@effect/sql-sqlite-node"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import * as path from "node:path"
@@ -26,6 +27,30 @@ export interface SqliteStoreOptions {
   /** How long a turn's lease outlives its last renewal (default 10 s): how soon a killed process's turn shows as interrupted. */
   readonly leaseTtlMs?: number
 }
+
+/**
+ * @effect/sql's migrator on the SQLite client (SqliteMigrator adds only schema dumps via the
+ * sqlite3 binary, which we do not use), inside one `BEGIN IMMEDIATE` transaction: it holds the
+ * file's write lock from its first read, so processes opening a fresh file at once migrate one
+ * after the other (each waits up to the busy timeout) and each finds the schema whole. Under the
+ * migrator's own deferred `BEGIN`, a loser's busy insert reads to it as "another process
+ * migrates", and it went on before the winner committed (`no such table`). The migrator's own
+ * transaction nests in this one as a savepoint, on the connection reserved here.
+ */
+const migrateAlone = (sql: SqliteClient.SqliteClient) =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      const connection = yield* sql.reserve
+      yield* connection.executeUnprepared("BEGIN IMMEDIATE", [], undefined)
+      const migrated = yield* runMigrations({ loader: migrations }).pipe(
+        Effect.provideService(SqlClient.SqlClient, sql),
+        Effect.provideService(SqlClient.TransactionConnection, [connection, 0] as const),
+        Effect.exit
+      )
+      yield* connection.executeUnprepared(Exit.isSuccess(migrated) ? "COMMIT" : "ROLLBACK", [], undefined)
+      return yield* migrated
+    })
+  )
 
 /** SQLite's clock in milliseconds since the epoch (julianday keeps milliseconds; works on every SQLite 3). */
 const SQLITE_NOW_MS = "CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER)"
@@ -66,12 +91,7 @@ export const make = (options: SqliteStoreOptions): Effect.Effect<EventStoreShape
     )
     const sql = yield* SqliteClient.make({ filename: options.filename }).pipe(Effect.provide(Reactivity.layer))
     yield* sql.unsafe(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`).pipe(Effect.mapError(open))
-    // @effect/sql's migrator on the SQLite client; SqliteMigrator adds only schema dumps via the
-    // sqlite3 binary, which we do not use (and whose subprocess support would slow start-up).
-    yield* runMigrations({ loader: migrations }).pipe(
-      Effect.provideService(SqlClient.SqlClient, sql),
-      Effect.mapError(storeFailure("migrate"))
-    )
+    yield* migrateAlone(sql).pipe(Effect.mapError(storeFailure("migrate")))
     // Ties in insertion order (rowid), as the memory store keeps them.
     // Leases on the Effect client: a renewal every few seconds per running turn is no hot path.
     const leases = makeSqlLeases(sql, { ttlMs: options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS, nowMs: SQLITE_NOW_MS })

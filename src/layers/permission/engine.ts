@@ -4,9 +4,9 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Ref from "effect/Ref"
 import { randomBytes } from "node:crypto"
-import { statSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { chosenCover } from "../../domain/lasting-choices.js"
+import { fileSignature, readWhenChanged } from "../changed-file.js"
 import type { PermissionRule, ProjectTrust, RememberedAnswer, RuleRef } from "../../domain/permissions.js"
 import {
   CoverNotOffered,
@@ -37,19 +37,20 @@ import { loadTrustFile, saveTrustFile, type TrustedFile } from "./trust-file.js"
 export { projectRulesFile } from "./project-rules.js"
 
 export interface PermissionEngineOptions {
-  /** The user's own rules (checked before any project's). A missing file has no rules. */
+  /** The user's own rules (checked before any project's), as the file is at each decision. A missing file has no rules. */
   readonly userRulesFile?: string
   /** Where "always" answers persist. */
   readonly approvalsFile: string
-  /** Where trusted project rules files are recorded by hash (default: beside the approvals file). */
+  /** Where trusted project rules files are recorded by hash (default: beside the approvals file); read as it is at each use. */
   readonly trustFile?: string
   /** Workspaces whose project rules are read and validated at start-up. */
   readonly projectRoots?: ReadonlyArray<string>
   /**
    * Places no call reaches without a person, even to read (`private-places.ts`): the user's config
-   * directory, the data directory, the secret stores and what the user's settings hide.
+   * directory, the data directory, the secret stores and what the user's settings hide, as they
+   * are at each decision.
    */
-  readonly privateDirectories?: ReadonlyArray<string>
+  readonly privateDirectories?: Effect.Effect<ReadonlyArray<string>>
 }
 
 const refOf = (source: string, index: number, rule: { readonly tool: string; readonly command?: string | undefined; readonly path?: string | undefined }): RuleRef => {
@@ -70,29 +71,23 @@ const listed = (entry: RememberedApproval, scope: "session" | "always", sessionI
   ...(sessionId === undefined ? {} : { sessionId })
 })
 
-/**
- * What identifies the approvals file's content on disk: it is rewritten through a new file
- * (a new inode) each time, so a change by another process (a revoke from the CLI while
- * `serve` runs) is seen at the next decision. Undefined when it cannot be told: read again.
- */
-const fileSignature = (file: string): string | undefined => {
-  try {
-    const stat = statSync(file, { bigint: true })
-    return `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`
-  } catch (error) {
-    return error instanceof Error && "code" in error && error.code === "ENOENT" ? "missing" : undefined
-  }
-}
-
 const indexed = (source: string, rules: ReadonlyArray<PermissionRule>): ReadonlyArray<IndexedRule> =>
   rules.map((rule, index) => ({ source, index, rule }))
 
 export const make = (options: PermissionEngineOptions) =>
   Effect.gen(function* () {
-    const userRules = indexed("user", options.userRulesFile === undefined ? [] : yield* loadRulesFile(options.userRulesFile))
+    // The user's rules, trust and private places as they are now: a long-running host (or
+    // `serve`) sees a rule the user added, or a trust another process recorded, at its next decision.
+    const userRulesFile = options.userRulesFile
+    const userRules =
+      userRulesFile === undefined
+        ? Effect.succeed<ReadonlyArray<IndexedRule>>([])
+        : yield* readWhenChanged(userRulesFile, Effect.map(loadRulesFile(userRulesFile), (rules) => indexed("user", rules)))
+    // A malformed file of the user's is a start-up error; later, every decision it could change is a deny.
+    yield* userRules
     const projectRules = makeProjectRules()
     const trustFile = options.trustFile ?? join(dirname(options.approvalsFile), "trusted-projects.json")
-    const privateDirectories = options.privateDirectories ?? []
+    const privateDirectories = options.privateDirectories ?? Effect.succeed([])
 
     // A malformed project file is a start-up error for the workspaces we know about.
     for (const root of options.projectRoots ?? []) {
@@ -100,7 +95,10 @@ export const make = (options: PermissionEngineOptions) =>
       if (loaded instanceof PermissionsFileError) return yield* Effect.fail(loaded)
     }
 
-    const trusted = yield* Ref.make(yield* loadTrustFile(trustFile))
+    const trusted = yield* readWhenChanged(trustFile, loadTrustFile(trustFile))
+    yield* trusted
+    // One trust change at a time in this process; each reads the file afresh and writes it whole (renamed into place).
+    const trusting = yield* Effect.makeSemaphore(1)
     const approvalsFile = options.approvalsFile
     const always = yield* Ref.make({ signature: fileSignature(approvalsFile), content: yield* loadApprovalsFile(approvalsFile) })
     const session = yield* Ref.make(new Map<string, ReadonlyArray<RememberedApproval>>())
@@ -130,9 +128,9 @@ export const make = (options: PermissionEngineOptions) =>
     const trustOf = (loaded: ProjectRules, entries: ReadonlyArray<TrustedFile>): TrustedFile | undefined =>
       loaded.sha256 === undefined ? undefined : entries.find((entry) => entry.file === loaded.file && entry.sha256 === loaded.sha256)
 
-    /** The project's rules in force: deny and ask always, allow only for trusted content. */
+    /** The project's rules in force: deny and ask always, allow only for trusted content (none when the trust file cannot be read). */
     const projectInForce = (loaded: ProjectRules): Effect.Effect<ReadonlyArray<IndexedRule>> =>
-      Effect.map(Ref.get(trusted), (entries) => {
+      Effect.map(Effect.orElseSucceed(trusted, () => []), (entries) => {
         const all = indexed("project", loaded.rules)
         return trustOf(loaded, entries) === undefined ? all.filter(({ rule }) => rule.decision !== "allow") : all
       })
@@ -149,14 +147,18 @@ export const make = (options: PermissionEngineOptions) =>
         if (project instanceof PermissionsFileError) {
           return { decision: "deny", by: "rule", scope: "once", reason: `the project permissions file is malformed: ${project.message}` }
         }
-        const rules = [...userRules, ...(yield* projectInForce(project))]
+        const user = yield* Effect.either(userRules)
+        if (user._tag === "Left") {
+          return { decision: "deny", by: "rule", scope: "once", reason: `the user's permissions file is malformed: ${user.left.message}` }
+        }
+        const rules = [...user.right, ...(yield* projectInForce(project))]
         const paths = callPaths(call)
         const matched = ruleVerdict(rules, tool, call, workspaceRoot, paths)
         if (matched?.rule.decision === "deny") {
           return { decision: "deny", by: "rule", scope: "once", rule: refOf(matched.source, matched.index, matched.rule), reason: describeRule(matched) }
         }
 
-        const guarded = protectedPathOf(workspaceRoot, call.risk, paths, privateDirectories)
+        const guarded = protectedPathOf(workspaceRoot, call.risk, paths, yield* privateDirectories)
         if (guarded !== undefined) {
           const reason = call.risk === "read" ? `${guarded} is private: reading it always needs approval` : `${guarded} is protected: changes to it always need approval`
           return { decision: "ask", firm: true, reason }
@@ -302,7 +304,7 @@ export const make = (options: PermissionEngineOptions) =>
     const projectTrust: PermissionEngineShape["projectTrust"] = (workspaceRoot) =>
       Effect.gen(function* () {
         const loaded = yield* loadedRules(workspaceRoot)
-        return statusOf(workspaceRoot, loaded, yield* Ref.get(trusted))
+        return statusOf(workspaceRoot, loaded, yield* trusted)
       })
 
     const trustProject: PermissionEngineShape["trustProject"] = (workspaceRoot, sha256, by) =>
@@ -313,10 +315,15 @@ export const make = (options: PermissionEngineOptions) =>
           return yield* new ProjectTrustError({ message: `the configuration of ${workspaceRoot} changed since it was shown (its hash is now ${loaded.sha256}); review it again` })
         }
         const now = new Date(yield* Clock.currentTimeMillis).toISOString()
-        // The file and this workspace's older trusts go from the list: one entry per file, the latest content.
-        const next = [...(yield* Ref.get(trusted)).filter((entry) => entry.file !== loaded.file), { file: loaded.file, sha256, trustedAt: now, by }]
-        yield* saveTrustFile(trustFile, next)
-        yield* Ref.set(trusted, next)
+        // Read from disk, never from this process's copy: another process's trust since stays.
+        // The file's older trust goes from the list: one entry per file, the latest content.
+        const next = yield* trusting.withPermits(1)(
+          Effect.gen(function* () {
+            const entries = [...(yield* loadTrustFile(trustFile)).filter((entry) => entry.file !== loaded.file), { file: loaded.file, sha256, trustedAt: now, by }]
+            yield* saveTrustFile(trustFile, entries)
+            return entries
+          })
+        )
         return statusOf(workspaceRoot, loaded, next)
       })
 

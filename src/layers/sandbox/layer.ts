@@ -11,6 +11,7 @@ import { bwrapArguments, hiddenByTmp } from "./arguments.js"
 import { type Availability, detect, socketDirectories } from "./detect.js"
 import { sandboxOff, unsandboxed } from "./off.js"
 import * as Placeholders from "./placeholders.js"
+import { readWhenChanged } from "../changed-file.js"
 import { hiddenPaths } from "./hidden-paths.js"
 import { launch, SECCOMP_FD } from "./launcher.js"
 import { findNestedGit, nestedGitPaths } from "./nested-git.js"
@@ -22,7 +23,6 @@ import {
   readUserSandboxSettings,
   type SandboxMode,
   type SandboxSettingsError,
-  type UserSandboxSettings,
   userSettingsFile
 } from "./settings.js"
 
@@ -47,12 +47,11 @@ const UNAVAILABLE: SandboxProfile = { _tag: "none", reason: "unavailable" }
 
 /**
  * The seccomp filter, written once into a private folder of its own (removed with the layer's
- * scope) for the launcher to open for bubblewrap; undefined where this architecture has none or the
- * user allowed sockets.
+ * scope) for the launcher to open for bubblewrap; undefined where this architecture has none.
  */
-const filterFile = (settings: UserSandboxSettings): Effect.Effect<string | undefined, SandboxError, Scope.Scope> => {
+const filterFile = (): Effect.Effect<string | undefined, SandboxError, Scope.Scope> => {
   const filter = unixSocketFilter()
-  if (filter === undefined || settings.allowUnixSockets) return Effect.succeed(undefined)
+  if (filter === undefined) return Effect.succeed(undefined)
   return Effect.acquireRelease(
     Effect.tryPromise({
       try: async () => {
@@ -92,16 +91,20 @@ export const make = (options: SandboxOptions): Effect.Effect<SandboxShape, Sandb
     } else {
       yield* Effect.forkScoped(availability)
     }
-    const userNetwork = yield* Effect.cached(settingOrWarn(readNetworkSetting(userSettingsFile(options.configDir))))
-    const userSettings = yield* Effect.cached(
-      readUserSandboxSettings(userSettingsFile(options.configDir)).pipe(
+    // The user's settings as the file is at each command (read again when it changed): a path
+    // hidden, or the network closed, while a host runs holds for its next command.
+    const settingsFile = userSettingsFile(options.configDir)
+    const userNetwork = yield* readWhenChanged(settingsFile, settingOrWarn(readNetworkSetting(settingsFile)))
+    const userSettings = yield* readWhenChanged(
+      settingsFile,
+      readUserSandboxSettings(settingsFile).pipe(
         Effect.catchAll((error) =>
           Effect.as(Effect.logWarning(`sandbox settings ignored (defaults kept): ${error.message}`), { hide: [], reveal: [], allowUnixSockets: false })
         )
       )
     )
     const layerScope = yield* Effect.scope
-    const filter = yield* Effect.cached(Effect.flatMap(userSettings, (settings) => Scope.extend(filterFile(settings), layerScope)))
+    const filter = yield* Effect.cached(Scope.extend(filterFile(), layerScope))
     const socketDirs = yield* Effect.cached(socketDirectories())
     const placeholders = yield* Placeholders.make
     // The repositories nested in a workspace when its first command starts, walked once: one a
@@ -140,7 +143,7 @@ export const make = (options: SandboxOptions): Effect.Effect<SandboxShape, Sandb
         yield* placeholders.hold(plan.inside)
         const settings = yield* userSettings
         const home = (options.env ?? process.env)["HOME"] ?? homedir()
-        const filterPath = yield* filter
+        const filterPath = settings.allowUnixSockets ? undefined : yield* filter
         const args = bwrapArguments({
           network: request.profile.network,
           newSession: !request.detached,

@@ -7,7 +7,7 @@ import { type Skill, SkillNotFound, Skills, type SkillsShape } from "../../servi
 import { projectRoot } from "../context/instructions-paths.js"
 import { readTextPrefix } from "../context/instructions-read.js"
 import type { ProjectFileBounds } from "../context/project-file-bounds.js"
-import { currentHome, type PrivatePlace, privatePlaces } from "../private-places.js"
+import { currentHome, fixedPlaces, type PlacesNow, privatePlaces } from "../private-places.js"
 import { collectDefinitions, type FoundDefinition, unreadableDefinition } from "../definition-folders.js"
 import { formatBytes } from "../tools/format-bytes.js"
 import { describeMissingSkill } from "./not-found.js"
@@ -20,7 +20,7 @@ export interface SkillsOptions {
    * Where a project's SKILL.md may never lead (private-places.ts). Default: the config directory
    * and the secret stores of this home; the agent passes its whole list.
    */
-  readonly privatePlaces?: ReadonlyArray<PrivatePlace>
+  readonly privatePlaces?: PlacesNow
 }
 
 /** Listing reads only this much of each SKILL.md: front matter is short, bodies may not be. */
@@ -32,11 +32,11 @@ export const SKILL_MAX_BYTES = 1024 * 1024
 const skillFolders = (
   cwd: string,
   configDir: string,
-  places: ReadonlyArray<PrivatePlace>
+  places: PlacesNow
 ): Effect.Effect<ReadonlyArray<{ readonly folder: string; readonly source: Skill["source"]; readonly project?: ProjectFileBounds }>> =>
-  Effect.map(projectRoot(cwd), (root) => {
+  Effect.zipWith(projectRoot(cwd), places, (root, current) => {
     // A project's skills are read only from inside the workspace, or as the repository holds them (a link out is refused).
-    const project: ProjectFileBounds = { workspaceRoot: cwd, lookedIn: root, privatePlaces: places }
+    const project: ProjectFileBounds = { workspaceRoot: cwd, lookedIn: root, privatePlaces: current }
     return [
       { folder: path.join(root, ".agents", "skills"), source: "project", project },
       { folder: path.join(root, ".claude", "skills"), source: "project", project },
@@ -65,7 +65,7 @@ const readSkill = (
   )
 
 export const make = (options: SkillsOptions): SkillsShape => {
-  const places = options.privatePlaces ?? privatePlaces({ home: currentHome(), configDir: options.configDir })
+  const places = options.privatePlaces ?? fixedPlaces(privatePlaces({ home: currentHome(), configDir: options.configDir }))
   const list: SkillsShape["list"] = (cwd) =>
     Effect.gen(function* () {
       const { definitions, problems } = yield* collectDefinitions("skill", yield* skillFolders(cwd, options.configDir, places), skillFile, (file, at) =>
@@ -81,7 +81,7 @@ export const make = (options: SkillsOptions): SkillsShape => {
       if (skill === undefined) return yield* new SkillNotFound({ name, message: describeMissingSkill(name, listing) })
       const unusable = (why: string) => new SkillNotFound({ name, message: `skill "${name}" (${skill.path}) cannot be loaded: ${why}` })
       const project: ProjectFileBounds | undefined =
-        skill.source === "project" ? { workspaceRoot: cwd, lookedIn: yield* projectRoot(cwd), privatePlaces: places } : undefined
+        skill.source === "project" ? { workspaceRoot: cwd, lookedIn: yield* projectRoot(cwd), privatePlaces: yield* places } : undefined
       const read = yield* readTextPrefix(skill.path, SKILL_MAX_BYTES, project).pipe(Effect.mapError((error) => unusable(error.message)))
       if (read.truncated) return yield* unusable(`it is ${formatBytes(read.size)}, over the ${formatBytes(SKILL_MAX_BYTES)} limit`)
       // Checked again in full: the file may have changed since it was listed.

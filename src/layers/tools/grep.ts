@@ -5,7 +5,7 @@ import { ToolInputError } from "../../services/ToolRouter.js"
 import { describeFsError } from "./fs-errors.js"
 import { makeTool } from "./make-tool.js"
 import { makePathFilter, type PathFilter } from "./path-filter.js"
-import type { PrivatePlace } from "../private-places.js"
+import type { PlacesNow, PrivatePlace } from "../private-places.js"
 import { readSearchable } from "./searchable-file.js"
 import { errorResult, okResult } from "./tool-results.js"
 import { MOVED_WHILE_WALKED, skippedNote, walkBounds } from "./walk-bounds.js"
@@ -49,7 +49,7 @@ const GrepInput = Schema.Struct({
  * `grep`; `privatePlaces` are left out of every walk (walk-bounds.ts) unless the call's root lies
  * in one, as a person allowed it.
  */
-export const makeGrepTool = (privatePlaces: ReadonlyArray<PrivatePlace>) => makeTool({
+export const makeGrepTool = (privatePlaces: PlacesNow) => makeTool({
   name: "grep",
   description:
     "Search file contents with a regular expression. Returns matching lines as `path:line:text`, paths relative to " +
@@ -72,7 +72,7 @@ export const makeGrepTool = (privatePlaces: ReadonlyArray<PrivatePlace>) => make
         summary: `grep /${input.pattern}/ in ${target.display}${input.glob === undefined ? "" : ` (${input.glob})`}`,
         paths: [target.absolute],
         outsideWorkspace: target.outsideWorkspace,
-        execute: grep(ctx.workspaceRoot, target, regex, filter, input.max_results ?? GREP_DEFAULT_RESULTS, privatePlaces)
+        execute: Effect.flatMap(privatePlaces, (places) => grep(ctx.workspaceRoot, target, regex, filter, input.max_results ?? GREP_DEFAULT_RESULTS, places))
       }
     })
 })

@@ -5,7 +5,7 @@ import { ToolInputError } from "../../services/ToolRouter.js"
 import { describeFsError } from "./fs-errors.js"
 import { makeTool } from "./make-tool.js"
 import { makePathFilter, type PathFilter } from "./path-filter.js"
-import type { PrivatePlace } from "../private-places.js"
+import type { PlacesNow, PrivatePlace } from "../private-places.js"
 import { errorResult, okResult } from "./tool-results.js"
 import { skippedNote, walkBounds } from "./walk-bounds.js"
 import { newWalkStats, WALK_MAX_ENTRIES, walkFiles } from "./workspace-walk.js"
@@ -31,7 +31,7 @@ const ListFilesInput = Schema.Struct({
  * `list_files`; `privatePlaces` are left out of every walk (walk-bounds.ts) unless the call's
  * root lies in one, as a person allowed it.
  */
-export const makeListFilesTool = (privatePlaces: ReadonlyArray<PrivatePlace>) => makeTool({
+export const makeListFilesTool = (privatePlaces: PlacesNow) => makeTool({
   name: "list_files",
   description:
     `List the files under a directory, recursively, sorted, as paths relative to the workspace root. ` +
@@ -50,7 +50,7 @@ export const makeListFilesTool = (privatePlaces: ReadonlyArray<PrivatePlace>) =>
         summary: `list ${target.display}${input.pattern === undefined ? "" : ` matching ${input.pattern}`}`,
         paths: [target.absolute],
         outsideWorkspace: target.outsideWorkspace,
-        execute: listFiles(ctx.workspaceRoot, target, filter, privatePlaces)
+        execute: Effect.flatMap(privatePlaces, (places) => listFiles(ctx.workspaceRoot, target, filter, places))
       }
     })
 })

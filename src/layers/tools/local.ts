@@ -2,7 +2,7 @@ import type { SandboxShape } from "../../services/Sandbox.js"
 import type { EnvironmentPolicy } from "../../services/SubprocessEnvironment.js"
 import type { Tool } from "../../services/ToolRouter.js"
 import { editFileTool } from "./edit-file.js"
-import { currentHome, type PrivatePlace, privatePlaces } from "../private-places.js"
+import { currentHome, fixedPlaces, type PlacesNow, privatePlaces } from "../private-places.js"
 import { makeGrepTool } from "./grep.js"
 import { makeListFilesTool } from "./list-files.js"
 import { readFileTool } from "./read-file.js"
@@ -18,7 +18,7 @@ import { writeFileTool } from "./write-file.js"
 export const localTools = (
   sandbox: SandboxShape,
   environment?: EnvironmentPolicy,
-  places: ReadonlyArray<PrivatePlace> = privatePlaces({ home: currentHome() })
+  places: PlacesNow = fixedPlaces(privatePlaces({ home: currentHome() }))
 ): ReadonlyArray<Tool> => [
   readFileTool,
   writeFileTool,

@@ -6,7 +6,7 @@ import * as path from "node:path"
 import * as AgentFolders from "../../../src/layers/agents/folders.js"
 import { discoverInstructions } from "../../../src/layers/context/instructions.js"
 import { refusedProjectFile } from "../../../src/layers/context/project-file-bounds.js"
-import { privatePlaces } from "../../../src/layers/private-places.js"
+import { fixedPlaces, privatePlaces } from "../../../src/layers/private-places.js"
 import * as SkillFolders from "../../../src/layers/skills/folders.js"
 import { tempOutside, tempWorkspace, writeFiles } from "../tools/workspace-fixture.js"
 
@@ -81,10 +81,10 @@ describe("a project's instruction files, skills and agents lie inside the worksp
       yield* Effect.promise(() => fs.mkdir(path.join(home, ".agents", "skills", "keys")))
       yield* symlink("../../../.ssh/id_rsa", path.join(home, ".agents", "skills", "keys", "SKILL.md"))
       const places = privatePlaces({ home, configDir })
-      const { result, warnings } = yield* withWarnings(discoverInstructions({ cwd: home, configDir, privatePlaces: places }))
+      const { result, warnings } = yield* withWarnings(discoverInstructions({ cwd: home, configDir, privatePlaces: fixedPlaces(places) }))
       expect(result).toEqual([])
       expect(warnings.join("\n")).toContain("leads into the credential store ~/.ssh")
-      const skills = yield* SkillFolders.make({ configDir, privatePlaces: places }).list(home)
+      const skills = yield* SkillFolders.make({ configDir, privatePlaces: fixedPlaces(places) }).list(home)
       expect(skills.skills.map((skill) => skill.name)).toEqual(["ok"])
       expect(skills.problems.map((problem) => problem.message).join("\n")).toContain("leads into the credential store ~/.ssh")
       expect(JSON.stringify(skills)).not.toContain("KEY-SECRET")
@@ -95,7 +95,7 @@ describe("a project's instruction files, skills and agents lie inside the worksp
       const { home, configDir } = yield* world
       const ws = path.join(home, ".ssh")
       yield* writeFiles(ws, { "AGENTS.md": "notes about keys" })
-      const found = yield* discoverInstructions({ cwd: ws, configDir, privatePlaces: privatePlaces({ home, configDir }) })
+      const found = yield* discoverInstructions({ cwd: ws, configDir, privatePlaces: fixedPlaces(privatePlaces({ home, configDir })) })
       expect(found.map((file) => file.text)).toEqual(["notes about keys"])
     }))
 
@@ -131,11 +131,11 @@ describe("a project's instruction files, skills and agents lie inside the worksp
       yield* Effect.promise(() => fs.mkdir(path.join(configDir, "skills")))
       yield* symlink(path.join(repo, "elsewhere"), path.join(configDir, "skills", "users-linked"))
       const places = privatePlaces({ home, configDir })
-      const found = yield* discoverInstructions({ cwd: ws, configDir, privatePlaces: places })
+      const found = yield* discoverInstructions({ cwd: ws, configDir, privatePlaces: fixedPlaces(places) })
       expect(found.map((file) => [file.scope, file.text])).toEqual([["user", "the user's instructions"]])
-      const skills = yield* SkillFolders.make({ configDir, privatePlaces: places }).list(ws)
+      const skills = yield* SkillFolders.make({ configDir, privatePlaces: fixedPlaces(places) }).list(ws)
       expect(skills.skills.map((skill) => [skill.name, skill.source])).toEqual([["users-linked", "user"]])
-      const agents = yield* AgentFolders.make({ configDir, privatePlaces: places }).list(ws)
+      const agents = yield* AgentFolders.make({ configDir, privatePlaces: fixedPlaces(places) }).list(ws)
       expect(agents.agents.map((agent) => [agent.name, agent.source])).toEqual([["mine", "user"]])
     }))
 

@@ -31,7 +31,7 @@ export const makeScratch = () => {
         Permissions.layer({
           approvalsFile: join(data, "approvals.json"),
           userRulesFile: join(config, "permissions.json"),
-          privateDirectories: [config, data],
+          privateDirectories: Effect.succeed([config, data]),
           ...extra
         })
     }

@@ -111,7 +111,7 @@ describe("protected paths", () => {
         expect(verdict.reason).toBe(`${target} is private: reading it always needs approval`)
       }
       expect((yield* decide(check(s.root, "read_file", call("read", { paths: [join(s.root, "notes.txt")] })))).decision).toBe("allow")
-    }).pipe(Effect.provide(s.layer({ privateDirectories: [s.config, s.data, keys] })))
+    }).pipe(Effect.provide(s.layer({ privateDirectories: Effect.succeed([s.config, s.data, keys]) })))
   })
 
   it.effect("a remembered 'always' does not open a protected file", () => {

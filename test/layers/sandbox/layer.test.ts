@@ -146,3 +146,30 @@ describe("the sandbox layer: where the network setting comes from", () => {
       expect(asked).toHaveLength(1)
     }))
 })
+
+describe("the sandbox layer: the user's settings as they are now", () => {
+  it.scopedLive("a path the user hides, or the network they close, while the agent runs holds for its next command (round 34: read once at start)", () =>
+    Effect.gen(function* () {
+      const home = yield* tempDir("sandbox-current-")
+      const workspace = join(home, "ws")
+      const secrets = join(home, "secrets")
+      const dirs = dirsFor(home)
+      for (const dir of [workspace, secrets, dirs.configDir]) mkdirSync(dir, { recursive: true })
+      const settings = join(dirs.configDir, "settings.json")
+      writeFileSync(settings, JSON.stringify({ sandbox: { network: true } }))
+      const options: SandboxOptions = { mode: "auto", bwrapPath: fakeBwrap(home, 0), ...dirs }
+      const { value } = yield* withSandbox(options, (sandbox) =>
+        Effect.gen(function* () {
+          const wrapped = (network: boolean) => Effect.map(sandbox.wrap({ argv, workspaceRoot: workspace, cwd: workspace, profile: { _tag: "bwrap", network }, detached: false }), (out) => out.join(" "))
+          const before = { profile: yield* sandbox.profile(workspace), argv: yield* wrapped(false) }
+          writeFileSync(settings, JSON.stringify({ sandbox: { network: false, hide: [secrets] } }))
+          const after = { profile: yield* sandbox.profile(workspace), argv: yield* wrapped(false) }
+          return { before, after }
+        })
+      )
+      expect(value.before.profile, "control: the settings opened the network").toEqual({ _tag: "bwrap", network: true })
+      expect(value.before.argv, "control: the path is not hidden yet").not.toContain(secrets)
+      expect(value.after.profile).toEqual({ _tag: "bwrap", network: false })
+      expect(value.after.argv).toContain(`--tmpfs ${secrets}`)
+    }))
+})

@@ -2,9 +2,10 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { GREP_DEFAULT_RESULTS, GREP_MAX_FILE_BYTES, makeGrepTool } from "../../../src/layers/tools/grep.js"
 import { prepare, run, tempWorkspace, writeFiles } from "./workspace-fixture.js"
+import { fixedPlaces } from "../../../src/layers/private-places.js"
 
 /** No private places here: walk-bounds.test.ts covers them. */
-const grepTool = makeGrepTool([])
+const grepTool = makeGrepTool(fixedPlaces([]))
 
 describe("grep", () => {
   it.scoped("finds matching lines as path:line:text, honouring .gitignore and skipping .git", () =>

@@ -4,9 +4,10 @@ import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { LIST_MAX_ENTRIES, makeListFilesTool } from "../../../src/layers/tools/list-files.js"
 import { prepare, run, tempOutside, tempWorkspace, writeFiles } from "./workspace-fixture.js"
+import { fixedPlaces } from "../../../src/layers/private-places.js"
 
 /** No private places here: walk-bounds.test.ts covers them. */
-const listFilesTool = makeListFilesTool([])
+const listFilesTool = makeListFilesTool(fixedPlaces([]))
 
 const tree = {
   ".gitignore": "node_modules/\n*.log\n/build\n",

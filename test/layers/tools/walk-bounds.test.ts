@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import { execFileSync } from "node:child_process"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
-import { type PrivatePlace } from "../../../src/layers/private-places.js"
+import { type PrivatePlace, fixedPlaces } from "../../../src/layers/private-places.js"
 import { makeGrepTool } from "../../../src/layers/tools/grep.js"
 import { makeListFilesTool } from "../../../src/layers/tools/list-files.js"
 import { readSearchable } from "../../../src/layers/tools/searchable-file.js"
@@ -17,8 +17,8 @@ const symlink = (target: string, at: string) => Effect.promise(() => fs.symlink(
 
 /** The walk's two tools over `places`, and their output for an input. */
 const tools = (places: ReadonlyArray<PrivatePlace>) => {
-  const grep = makeGrepTool(places)
-  const list = makeListFilesTool(places)
+  const grep = makeGrepTool(fixedPlaces(places))
+  const list = makeListFilesTool(fixedPlaces(places))
   return {
     grep: (input: Record<string, unknown>, ws: string) => Effect.map(run(grep, { pattern: "MARK", ...input }, ws), (r) => r.output),
     list: (input: Record<string, unknown>, ws: string) => Effect.map(run(list, input, ws), (r) => r.output)
@@ -207,7 +207,7 @@ describe("a walk leaves out what a direct read may not take", () => {
       const outside = yield* tempOutside
       yield* writeFiles(ws, { "src/a.txt": "MARK a\n" })
       yield* writeFiles(outside, { "secret.txt": "MARK secret\n" })
-      const call = yield* prepare(makeGrepTool([]), { pattern: "MARK", path: "src" }, ws)
+      const call = yield* prepare(makeGrepTool(fixedPlaces([])), { pattern: "MARK", path: "src" }, ws)
       yield* Effect.promise(() => fs.rm(path.join(ws, "src"), { recursive: true }))
       yield* symlink(outside, path.join(ws, "src"))
       const result = yield* call.execute

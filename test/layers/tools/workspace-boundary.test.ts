@@ -8,9 +8,10 @@ import { makeListFilesTool } from "../../../src/layers/tools/list-files.js"
 import { readFileTool } from "../../../src/layers/tools/read-file.js"
 import { writeFileTool } from "../../../src/layers/tools/write-file.js"
 import { prepare, tempOutside, tempWorkspace, writeFiles } from "./workspace-fixture.js"
+import { fixedPlaces } from "../../../src/layers/private-places.js"
 
-const grepTool = makeGrepTool([])
-const listFilesTool = makeListFilesTool([])
+const grepTool = makeGrepTool(fixedPlaces([]))
+const listFilesTool = makeListFilesTool(fixedPlaces([]))
 
 const symlink = (target: string, at: string) => Effect.promise(() => fs.symlink(target, at))
 
