@@ -1,4 +1,4 @@
-import { type Terminal, TUI } from "@mariozechner/pi-tui"
+import { type Terminal, TUI, visibleWidth } from "@mariozechner/pi-tui"
 
 /**
  * pi-tui's TUI, drawing new lines of the conversation in the bytes of those lines alone.
@@ -60,67 +60,137 @@ const readState = (tui: TUI): RendererState | undefined => {
 
 const BEGIN_SYNC = "\x1b[?2026h"
 const END_SYNC = "\x1b[?2026l"
+/** What pi-tui appends to every line it draws (`TUI.SEGMENT_RESET`). */
+const LINE_RESET = "\x1b[0m\x1b]8;;\x07"
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/
+/** Controls and escapes: a suffix holding one is not written on its own. */
+const CONTROL = /[\x00-\x1f\x7f-\x9f]/
 
-/** What to do before a frame: the bytes that open the rows, and pi-tui's state once they are written. */
-export interface OpenedRows {
+/**
+ * A line as pi-tui keeps it once drawn (`applyLineResets`), or undefined for the lines this
+ * module leaves to pi-tui: the editor's cursor mark (an APC sequence), images (APC and OSC),
+ * the characters pi-tui rewrites (Thai and Lao AM), a line wider than the screen (pi-tui stops).
+ * Guessing a form pi-tui does not produce costs a line written twice, never a wrong screen.
+ */
+const drawnForm = (line: string, width: number): string | undefined =>
+  line.includes("\x1b_") || line.includes("\x1b]") || /[\u0e33\u0eb3]/.test(line) || visibleWidth(line) > width ? undefined : `${line}${LINE_RESET}`
+
+/** What to write before a frame, and pi-tui's state once it is written. */
+export interface Prepared {
   readonly bytes: string
   readonly state: Pick<RendererState, "previousLines" | "hardwareCursorRow" | "cursorRow" | "previousViewportTop" | "maxLinesRendered">
 }
 
 /**
- * The rows to open for going from `before` to `after` (both as the components drew them), on a
- * screen `height` rows high, or undefined when pi-tui's own way is as good or the only safe one:
- * nothing added, nothing kept below what changed (an append), or what would move is not all on
- * the screen. The new rows go right above the longest run of lines that ends both frames, and
- * come as empty strings in pi-tui's previous lines: no drawn line is empty (pi-tui ends each with
- * a reset), so it writes every one of them.
+ * How many lines at the end of `before` to move down by `added` rows (0: none), the count that
+ * leaves the fewest lines to write: those that differ above the moved ones, plus the moved ones
+ * that differ from the line that will be in their row.
  */
-export const openRows = (state: RendererState, before: ReadonlyArray<string>, after: ReadonlyArray<string>, height: number): OpenedRows | undefined => {
-  const added = after.length - before.length
-  if (added <= 0 || before.length !== state.previousLines.length) return undefined
+const linesToMove = (before: ReadonlyArray<string>, after: ReadonlyArray<string>, firstChanged: number, added: number): number => {
+  const n = before.length
+  let unmoved = 0
+  for (let i = firstChanged; i < n; i++) if (before[i] !== after[i]) unmoved++
+  let best = 0
+  let bestCost = unmoved
+  let moved = 0
+  for (let kept = 1; kept <= n - firstChanged; kept++) {
+    const i = n - kept
+    if (before[i] !== after[i]) unmoved--
+    if (before[i] !== after[i + added]) moved++
+    if (unmoved + moved < bestCost) {
+      best = kept
+      bestCost = unmoved + moved
+    }
+  }
+  return best
+}
+
+/**
+ * What to write before pi-tui draws the frame going from `before` to `after` (both as the
+ * components drew them) on a screen `width` x `height`, or undefined to leave it all to pi-tui.
+ *
+ * New lines get their rows opened above the lines that move down (see `linesToMove`): with
+ * insert-line into the empty rows under the content, and for the rest a scroll of the whole
+ * screen and insert-line again; they come as empty strings in pi-tui's previous lines, which no
+ * drawn line is, so pi-tui writes each. Then every changed line on the screen that pi-tui would
+ * draw as `drawnForm` says is written here, alone, and pi-tui told it is there: a line that
+ * only grew (a streamed answer's last line) by its new end, the others whole. pi-tui writes
+ * from its first changed line to its last, the equal ones between included, so the status line
+ * ticking under the editor would otherwise bring the editor's borders along.
+ */
+export const prepareFrame = (state: RendererState, before: ReadonlyArray<string>, after: ReadonlyArray<string>, width: number, height: number): Prepared | undefined => {
+  if (before.length !== state.previousLines.length) return undefined
   let firstChanged = 0
   while (firstChanged < before.length && before[firstChanged] === after[firstChanged]) firstChanged++
-  let kept = 0
-  while (kept < before.length - firstChanged && before[before.length - 1 - kept] === after[after.length - 1 - kept]) kept++
-  if (kept === 0) return undefined
+  if (firstChanged === before.length) return undefined
+  const added = after.length - before.length
   const top = state.previousViewportTop
-  const at = before.length - kept
   const onScreen = before.length - top
   const cursor = state.hardwareCursorRow - top
-  if (at < top || onScreen > height || cursor < 0 || cursor >= height) return undefined
+  if (onScreen > height || cursor < 0 || cursor >= height) return undefined
+  let kept = added > 0 ? linesToMove(before, after, firstChanged, added) : 0
   // Empty rows under the content take the first new rows; the rest scroll the screen up.
-  const below = Math.min(added, height - onScreen)
-  const scrolled = added - below
+  const below = Math.min(Math.max(added, 0), height - onScreen)
+  const scrolled = kept === 0 ? 0 : added - below
   // What changed must stay on the screen, or pi-tui would clear it and draw everything again.
-  if (firstChanged < top + scrolled) return undefined
+  if (firstChanged < top + scrolled) kept = 0
+  const at = before.length - kept
   let bytes = BEGIN_SYNC
   let row = cursor
-  const moveTo = (target: number) => {
+  const moveTo = (target: number, column?: number) => {
     const by = target - row
-    bytes += `${by > 0 ? `\x1b[${by}B` : by < 0 ? `\x1b[${-by}A` : ""}\r`
+    bytes += `${by > 0 ? `\x1b[${by}B` : by < 0 ? `\x1b[${-by}A` : ""}${column === undefined ? "\r" : `\x1b[${column + 1}G`}`
     row = target
   }
-  if (below > 0) {
-    moveTo(at - top)
-    bytes += `\x1b[${below}L`
+  const lines: Array<unknown> = [...state.previousLines]
+  const shown: Array<string | undefined> = [...before]
+  let viewportTop = top
+  if (kept > 0) {
+    if (below > 0) {
+      moveTo(at - top)
+      bytes += `\x1b[${below}L`
+    }
+    if (scrolled > 0) {
+      moveTo(height - 1)
+      bytes += "\n".repeat(scrolled)
+      // The moved lines now end `scrolled` rows above the bottom; push them back down.
+      moveTo(height - kept - scrolled)
+      bytes += `\x1b[${scrolled}L`
+    }
+    const opened = Array.from({ length: added }, () => "")
+    lines.splice(at, 0, ...opened)
+    shown.splice(at, 0, ...Array.from({ length: added }, () => undefined))
+    viewportTop = top + scrolled
   }
-  if (scrolled > 0) {
-    moveTo(height - 1)
-    bytes += "\n".repeat(scrolled)
-    // The kept lines now end `scrolled` rows above the bottom; push them back down.
-    moveTo(height - kept - scrolled)
-    bytes += `\x1b[${scrolled}L`
+  const wrote = bytes.length
+  for (let i = firstChanged; i < Math.min(lines.length, after.length); i++) {
+    const line = after[i] ?? ""
+    const was = shown[i]
+    const screenRow = i - viewportTop
+    if (was === line) continue
+    // A changed line above the screen: pi-tui clears the screen and draws everything again.
+    if (screenRow < 0 || screenRow >= height) return undefined
+    const form = drawnForm(line, width)
+    if (form === undefined) continue
+    const grown = was === undefined ? undefined : line.startsWith(was) && PRINTABLE_ASCII.test(was) ? line.slice(was.length) : undefined
+    if (grown !== undefined && was !== undefined && PRINTABLE_ASCII.test(grown.slice(0, 1)) && !CONTROL.test(grown)) {
+      moveTo(screenRow, was.length)
+      bytes += grown
+    } else {
+      moveTo(screenRow)
+      bytes += was === undefined ? form : `\x1b[2K${form}`
+    }
+    lines[i] = form
   }
-  const previousLines = [...state.previousLines.slice(0, at), ...Array.from({ length: added }, () => ""), ...state.previousLines.slice(at)]
-  const previousViewportTop = top + scrolled
+  if (kept === 0 && bytes.length === wrote) return undefined
   return {
     bytes,
     state: {
-      previousLines,
-      hardwareCursorRow: row + previousViewportTop,
-      cursorRow: state.cursorRow + added,
-      previousViewportTop,
-      maxLinesRendered: Math.max(state.maxLinesRendered, previousLines.length)
+      previousLines: lines,
+      hardwareCursorRow: row + viewportTop,
+      cursorRow: kept > 0 ? state.cursorRow + added : state.cursorRow,
+      previousViewportTop: viewportTop,
+      maxLinesRendered: Math.max(state.maxLinesRendered, lines.length)
     }
   }
 }
@@ -163,10 +233,10 @@ export class InsertingTUI extends TUI {
     if (state === undefined || state.previousLines.length === 0 || state.previousWidth !== width || state.previousHeight !== height) return undefined
     const after = super.render(width)
     this.#ahead = after
-    const opened = openRows(state, this.#shown, after, height)
-    if (opened === undefined) return undefined
-    this.terminal.write(opened.bytes)
-    for (const [key, value] of Object.entries(opened.state)) Reflect.set(this, key, value)
-    return opened.state.previousLines
+    const prepared = prepareFrame(state, this.#shown, after, width, height)
+    if (prepared === undefined) return undefined
+    this.terminal.write(prepared.bytes)
+    for (const [key, value] of Object.entries(prepared.state)) Reflect.set(this, key, value)
+    return prepared.state.previousLines
   }
 }

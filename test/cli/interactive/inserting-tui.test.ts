@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { type Component, type Terminal, TUI } from "@mariozechner/pi-tui"
+import { type Component, CURSOR_MARKER, type Terminal, TUI, visibleWidth } from "@mariozechner/pi-tui"
 import xterm from "@xterm/headless"
 import { vi } from "vitest"
 import { InsertingTUI } from "../../../src/cli/interactive/inserting-tui.js"
@@ -74,9 +74,15 @@ const frames = (seed: number, count: number, width: number): Array<Array<string>
       for (let i = 0; i < words; i++) {
         const word = `w${frame}.${i}`
         const last = conversation.at(-1) ?? ""
-        if (last.length + word.length + 1 > width) conversation.push(word)
+        if (visibleWidth(last) + word.length + 1 > width) conversation.push(word)
         else conversation[conversation.length - 1] = last === "" ? word : `${last} ${word}`
       }
+    } else if (roll < 0.6) {
+      // Text that is not plain ASCII, or coloured, grows too.
+      const last = conversation.at(-1) ?? ""
+      const word = next() < 0.5 ? "界" : "\x1b[1mb\x1b[22m"
+      if (visibleWidth(last) + 2 > width) conversation.push(word)
+      else conversation[conversation.length - 1] = `${last}${word}`
     } else if (roll < 0.75) {
       // A whole block at once: a tool line, a paragraph break.
       const count = 1 + Math.floor(next() * 5)
@@ -94,15 +100,18 @@ const frames = (seed: number, count: number, width: number): Array<Array<string>
       ...Array.from({ length: queued }, (_, i) => `queued ${i}`),
       `spinner ${"|/-\\"[spinner % 4]}`,
       "─".repeat(width),
-      "> editor",
+      `> editor${CURSOR_MARKER}`,
       "─".repeat(width),
-      "model · mode default",
+      `model · mode default · turn ${Math.floor(frame / 7)}s`,
       "enter queues · esc cancels"
     ]
     out.push([...conversation, ...tail])
   }
   return out
 }
+
+/** A line as the terminal shows it: no colours, no cursor mark. */
+const plainText = (line: string) => line.replace(/\x1b\[[0-9;]*m/g, "").replace(CURSOR_MARKER, "")
 
 /** Draws the frames one after another, each once it is on the terminal, which must then hold that frame's lines and nothing else. */
 const draw = async (make: (terminal: Terminal) => TUI, list: ReadonlyArray<ReadonlyArray<string>>, cols: number, rows: number) => {
@@ -117,7 +126,7 @@ const draw = async (make: (terminal: Terminal) => TUI, list: ReadonlyArray<Reado
     tui.requestRender()
     await vi.waitFor(() => expect(screen.writes()).toBeGreaterThan(writes), { timeout: 5_000, interval: 1 })
     const shown = await screen.lines()
-    expect(shown.slice(0, frame.length)).toEqual(frame)
+    expect(shown.slice(0, frame.length)).toEqual(frame.map(plainText))
     expect(shown.slice(frame.length).filter((line) => line !== "")).toEqual([])
   }
   tui.stop()
