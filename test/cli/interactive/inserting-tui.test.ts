@@ -5,7 +5,9 @@ import { vi } from "vitest"
 import { InsertingTUI } from "../../../src/cli/interactive/inserting-tui.js"
 
 /** A terminal that is a headless xterm: what it shows, scrollback included, and the bytes it was sent. */
-const headless = (cols: number, rows: number) => {
+const headless = (startCols: number, startRows: number) => {
+  let cols = startCols
+  let rows = startRows
   const term = new xterm.Terminal({ cols, rows, scrollback: 10_000, allowProposedApi: true })
   let bytes = 0
   let writes = 0
@@ -42,7 +44,14 @@ const headless = (cols: number, rows: number) => {
     await pending
     return Array.from({ length: term.buffer.active.length }, (_, i) => term.buffer.active.getLine(i)?.translateToString(true) ?? "")
   }
-  return { terminal, lines, bytes: () => bytes, writes: () => writes }
+  /** The window resized: pi-tui reads the size when it draws next. */
+  const resize = async (newCols: number, newRows: number) => {
+    await pending
+    cols = newCols
+    rows = newRows
+    term.resize(newCols, newRows)
+  }
+  return { terminal, lines, resize, bytes: () => bytes, writes: () => writes }
 }
 
 class Lines implements Component {
@@ -113,14 +122,18 @@ const frames = (seed: number, count: number, width: number): Array<Array<string>
 /** A line as the terminal shows it: no colours, no cursor mark. */
 const plainText = (line: string) => line.replace(/\x1b\[[0-9;]*m/g, "").replace(CURSOR_MARKER, "")
 
-/** Draws the frames one after another, each once it is on the terminal, which must then hold that frame's lines and nothing else. */
+/**
+ * Draws the frames one after another, each once it is on the terminal, which must then hold
+ * that frame's lines and nothing else; halfway through, the terminal gets wider and shorter.
+ */
 const draw = async (make: (terminal: Terminal) => TUI, list: ReadonlyArray<ReadonlyArray<string>>, cols: number, rows: number) => {
   const screen = headless(cols, rows)
   const tui = make(screen.terminal)
   const content = new Lines()
   tui.addChild(content)
   tui.start()
-  for (const frame of list) {
+  for (const [index, frame] of list.entries()) {
+    if (index === Math.floor(list.length / 2)) await screen.resize(cols + 10, rows - 1)
     const writes = screen.writes()
     content.lines = [...frame]
     tui.requestRender()
