@@ -3,14 +3,15 @@ import { type Terminal, TUI, visibleWidth } from "@mariozechner/pi-tui"
 /**
  * pi-tui's TUI, drawing new lines of the conversation in the bytes of those lines alone.
  *
- * pi-tui rewrites every line from the first one that changed to the end of the screen. Under
- * the conversation sit the live lines (spinner, the editor and its borders, status, hints), so
- * each line an answer adds moved them down a row and wrote them all again: eleven to thirteen
- * times the answer's own bytes (docs/performance.md, issue 32). Before each frame this opens the
- * rows the new lines need right above the lines that end both frames the same, with the
- * terminal's own insert-line (`CSI n L`) and, when the screen is full, a scroll of the whole
- * screen first (so what leaves the top goes to the scrollback as it always did); pi-tui, told
- * that those rows are there and empty, then writes the new lines and whatever else changed.
+ * pi-tui rewrites every line from the first one that changed to the last (the equal ones
+ * between included). Under the conversation sit the live lines (spinner, the editor and its
+ * borders, status, hints), so each line an answer added moved them down a row and wrote them
+ * all again: ten to thirteen times the answer's own bytes (docs/performance.md, issue 32).
+ * Before each frame this makes the rows the new lines need as pi-tui would (new rows under the
+ * content; when the screen is full it scrolls, and what leaves its top goes to the scrollback
+ * as before), pushes the lines under the new ones down into them with the terminal's
+ * insert-line (`CSI n L`), and writes each changed line alone, a line that only grew by its new
+ * end; pi-tui, told what is on the screen now, writes only what is left.
  *
  * That telling is done on pi-tui's private renderer state (previous lines, cursor row, viewport
  * top), which its public API does not reach: everything that touches it is in this file. The
@@ -109,14 +110,14 @@ const linesToMove = (before: ReadonlyArray<string>, after: ReadonlyArray<string>
  * What to write before pi-tui draws the frame going from `before` to `after` (both as the
  * components drew them) on a screen `width` x `height`, or undefined to leave it all to pi-tui.
  *
- * New lines get their rows opened above the lines that move down (see `linesToMove`): with
- * insert-line into the empty rows under the content, and for the rest a scroll of the whole
- * screen and insert-line again; they come as empty strings in pi-tui's previous lines, which no
- * drawn line is, so pi-tui writes each. Then every changed line on the screen that pi-tui would
- * draw as `drawnForm` says is written here, alone, and pi-tui told it is there: a line that
- * only grew (a streamed answer's last line) by its new end, the others whole. pi-tui writes
- * from its first changed line to its last, the equal ones between included, so the status line
- * ticking under the editor would otherwise bring the editor's borders along.
+ * New lines get their rows opened above the lines that move down (see `linesToMove`): new rows
+ * under the content, then insert-line where they go; they come as empty strings in pi-tui's
+ * previous lines, which no drawn line is, so pi-tui writes each (unless this does). Then every
+ * changed line on the screen that pi-tui would draw as `drawnForm` says is written here, alone,
+ * and pi-tui told it is there: a line that only grew (a streamed answer's last line) by its
+ * new end, the others whole. pi-tui writes from its first changed line to its last, the equal
+ * ones between included, so the status line ticking under the editor would otherwise bring the
+ * editor's borders along.
  */
 export const prepareFrame = (state: RendererState, before: ReadonlyArray<string>, after: ReadonlyArray<string>, width: number, height: number): Prepared | undefined => {
   if (before.length !== state.previousLines.length) return undefined
@@ -125,60 +126,55 @@ export const prepareFrame = (state: RendererState, before: ReadonlyArray<string>
   if (firstChanged === before.length) return undefined
   const added = after.length - before.length
   const top = state.previousViewportTop
-  const onScreen = before.length - top
-  const cursor = state.hardwareCursorRow - top
-  if (onScreen > height || cursor < 0 || cursor >= height) return undefined
-  let kept = added > 0 ? linesToMove(before, after, firstChanged, added) : 0
-  // Empty rows under the content take the first new rows; the rest scroll the screen up.
-  const below = Math.min(Math.max(added, 0), height - onScreen)
-  const scrolled = kept === 0 ? 0 : added - below
+  if (before.length - top > height || state.hardwareCursorRow < top || state.hardwareCursorRow >= top + height) return undefined
+  // The screen's first line once the content is `added` lines longer, as pi-tui counts it.
+  const grownTop = Math.max(top, after.length - height)
   // What changed must stay on the screen, or pi-tui would clear it and draw everything again.
-  if (firstChanged < top + scrolled) kept = 0
+  const kept = added > 0 && firstChanged >= grownTop ? linesToMove(before, after, firstChanged, added) : 0
   const at = before.length - kept
   let bytes = BEGIN_SYNC
-  let row = cursor
-  const moveTo = (target: number, column?: number) => {
-    const by = target - row
+  // Lines, not rows of the screen: moves are relative, so where pi-tui's first line sits on
+  // the screen (it starts where the shell's prompt was) does not matter.
+  let cursor = state.hardwareCursorRow
+  const moveTo = (line: number, column?: number) => {
+    const by = line - cursor
     bytes += `${by > 0 ? `\x1b[${by}B` : by < 0 ? `\x1b[${-by}A` : ""}${column === undefined ? "\r" : `\x1b[${column + 1}G`}`
-    row = target
+    cursor = line
   }
   const lines: Array<unknown> = [...state.previousLines]
   const shown: Array<string | undefined> = [...before]
   let viewportTop = top
   if (kept > 0) {
-    if (below > 0) {
-      moveTo(at - top)
-      bytes += `\x1b[${below}L`
-    }
-    if (scrolled > 0) {
-      moveTo(height - 1)
-      bytes += "\n".repeat(scrolled)
-      // The moved lines now end `scrolled` rows above the bottom; push them back down.
-      moveTo(height - kept - scrolled)
-      bytes += `\x1b[${scrolled}L`
-    }
-    const opened = Array.from({ length: added }, () => "")
-    lines.splice(at, 0, ...opened)
+    // New rows under the content, made as pi-tui makes them: the screen scrolls when it is
+    // full, what leaves its top going to the scrollback...
+    moveTo(before.length - 1)
+    bytes += "\n".repeat(added)
+    cursor += added
+    // ...then the lines that move pushed down into them; insert-line leaves empty rows above.
+    moveTo(at)
+    bytes += `\x1b[${added}L`
+    lines.splice(at, 0, ...Array.from({ length: added }, () => ""))
     shown.splice(at, 0, ...Array.from({ length: added }, () => undefined))
-    viewportTop = top + scrolled
+    viewportTop = grownTop
   }
   const wrote = bytes.length
   for (let i = firstChanged; i < Math.min(lines.length, after.length); i++) {
     const line = after[i] ?? ""
     const was = shown[i]
-    const screenRow = i - viewportTop
     if (was === line) continue
     // A changed line above the screen: pi-tui clears the screen and draws everything again.
-    if (screenRow < 0 || screenRow >= height) return undefined
+    if (i < viewportTop || i >= viewportTop + height) return undefined
     const form = drawnForm(line, width)
     if (form === undefined) continue
     const grown = was === undefined ? undefined : line.startsWith(was) && PRINTABLE_ASCII.test(was) ? line.slice(was.length) : undefined
     if (grown !== undefined && was !== undefined && PRINTABLE_ASCII.test(grown.slice(0, 1)) && !CONTROL.test(grown)) {
-      moveTo(screenRow, was.length)
+      moveTo(i, was.length)
       bytes += grown
     } else {
-      moveTo(screenRow)
-      bytes += was === undefined ? form : `\x1b[2K${form}`
+      moveTo(i)
+      // Every line written ends with the reset, so one without escapes needs none of its own.
+      const text = line.includes("\x1b") ? form : line
+      bytes += was === undefined ? text : `\x1b[2K${text}`
     }
     lines[i] = form
   }
@@ -187,7 +183,7 @@ export const prepareFrame = (state: RendererState, before: ReadonlyArray<string>
     bytes,
     state: {
       previousLines: lines,
-      hardwareCursorRow: row + viewportTop,
+      hardwareCursorRow: cursor,
       cursorRow: kept > 0 ? state.cursorRow + added : state.cursorRow,
       previousViewportTop: viewportTop,
       maxLinesRendered: Math.max(state.maxLinesRendered, lines.length)
@@ -224,7 +220,7 @@ export class InsertingTUI extends TUI {
     return lines
   }
 
-  /** Opens the new lines' rows when that saves pi-tui rewriting what sits below them; returns the previous lines it set. */
+  /** Writes what `prepareFrame` gives before pi-tui draws the frame; returns the previous lines it gave pi-tui. */
   #beforeFrame(): ReadonlyArray<unknown> | undefined {
     if (Reflect.get(this, "stopped") === true || this.hasOverlay()) return undefined
     const state = readState(this)
