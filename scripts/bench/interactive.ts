@@ -234,8 +234,8 @@ const streaming = async (runner: ChainRunner, cliPath: string, withRss = true) =
     fromServer: summarize("last chunk: server wrote it -> on the terminal", runs.map((r) => r.fromServer), (n) => `${(n * 1000).toFixed(1)} ms`),
     fromEvent: summarize("last chunk: its event's time -> on the terminal", runs.map((r) => r.fromEvent), (n) => `${(n * 1000).toFixed(1)} ms`),
     stream: summarize("Enter -> last chunk on the terminal", runs.map((r) => r.streamSeconds), (n) => `${n.toFixed(2)} s`),
-    idleRssRight: withRss ? summarize("RSS once idle (1 s), after the answer", runs.map((r) => r.idleRss?.right ?? 0), mib) : undefined,
-    idleRss: withRss ? summarize("RSS once idle, settled, after the answer", runs.map((r) => r.idleRss?.settled ?? 0), mib) : undefined,
+    idleRssRight: withRss ? summarize("RSS once idle (1 s), after the answer", runs.map((r) => r.idleRss?.right ?? Number.NaN), mib) : undefined,
+    idleRss: withRss ? summarize("RSS once idle, settled, after the answer", runs.map((r) => r.idleRss?.settled ?? Number.NaN), mib) : undefined,
     peakRss: summarize("peak RSS (VmHWM)", runs.map((r) => r.peakRss), mib)
   }
   console.log(`  bytes written per run: ${runs.map((r) => fmt(r.bytes)).join(" ")}; full redraws (clear screen): ${runs.map((r) => r.fullRedraws).join(" ")}`)
@@ -299,7 +299,7 @@ export const run = async () => {
       underBudget("first frame (interactive)", start.frame, frameBudget, ms),
       underBudget("streamed: bytes / answer", stream.ratio, 3, (n) => `${n.toFixed(2)}x`),
       underBudget("streamed: last chunk shown", stream.fromServer, 0.05, (s) => `${(s * 1000).toFixed(1)} ms`),
-      underBudget("idle RSS (settled), answer", stream.idleRss ?? 0, 90 * 1024 * 1024, mib),
+      underBudget("idle RSS (settled), answer", stream.idleRss ?? Number.NaN, 90 * 1024 * 1024, mib),
       underBudget("resume: history shown", resume.history, 1, ms),
       underBudget("resume: peak RSS", resume.peakRss, 100 * 1024 * 1024, mib),
       underBudget("idle RSS (settled), resumed", resume.idleRss, 90 * 1024 * 1024, mib)

@@ -91,7 +91,7 @@ export const makeScreen = (options: ScreenOptions) => {
   tui.addChild(sections)
   tui.addChild(live)
   tui.addChild(questions)
-  // Drawn again each time the conversation grows by a line: in as few bytes as they can be.
+  // Written again whenever they change or the screen is redrawn whole: in as few bytes as they can be.
   tui.addChild(new Compacted(spinnerSlot))
   tui.addChild(new Compacted(editor))
   tui.addChild(new Drawn(options.footer))
