@@ -26,6 +26,7 @@ const benches: ReadonlyArray<{ readonly id: string; readonly name: string; reado
   { id: "checkpoints", name: "checkpoints: a snapshot of a 10,000-file workspace, unchanged and with one file changed (issue 19)", run: Checkpoints.run },
   { id: "telemetry", name: "telemetry: what tracing costs per step, off and on (issue 23)", run: Telemetry.run },
   { id: "interactive", name: "interactive session: first frame, a streamed answer, resuming a long session (issue 32)", run: Interactive.run },
+  { id: "interactive-stream", name: "interactive session: the streamed answer alone, bytes and delay (issue 32)", run: Interactive.runStream, onlyWhenNamed: true },
   { id: "profile", name: "profile of a 100-step chain", run: Profile.run, onlyWhenNamed: true },
   { id: "floors", name: "floors: the engine alone, one HTTP round trip", run: Floors.run, onlyWhenNamed: true },
   { id: "effect-ops", name: "effect operations per chain step", run: EffectOps.run, onlyWhenNamed: true }

@@ -142,11 +142,12 @@ interface StreamFigures {
   readonly fromEvent: number
   readonly streamSeconds: number
   readonly deltaEvents: number
-  readonly idleRss: { readonly right: number; readonly settled: number }
+  /** Undefined when the run was asked for the bytes and delays alone (`interactive-stream`). */
+  readonly idleRss: { readonly right: number; readonly settled: number } | undefined
   readonly peakRss: number
 }
 
-const streamRun = async ({ freshRunDir }: ChainRunner, cliPath: string): Promise<StreamFigures> => {
+const streamRun = async ({ freshRunDir }: ChainRunner, cliPath: string, withRss: boolean): Promise<StreamFigures> => {
   const dirs = freshRunDir("stream")
   const chunks = answerChunks(CHUNKS)
   const answerBytes = chunks.reduce((total, chunk) => total + Buffer.byteLength(chunk, "utf8"), 0)
@@ -177,7 +178,7 @@ const streamRun = async ({ freshRunDir }: ChainRunner, cliPath: string): Promise
       await session.waitForText(IDLE_HINT, { from: shown.end, label: "the turn's end" })
       const bytes = session.bytes() - before
       const during = session.output().slice(offset)
-      const idleRss = await idleRssOf(session)
+      const idleRss = withRss ? await idleRssOf(session) : undefined
       const peakRss = session.peakRssBytes()
       const timing = Schema.decodeUnknownSync(ReplayTiming)(await (await fetch(`${server.ready}/__requests`)).json())
       const written = timing.requests[0]?.timing.writtenAt ?? []
@@ -219,12 +220,12 @@ const streamRun = async ({ freshRunDir }: ChainRunner, cliPath: string): Promise
   }
 }
 
-const streaming = async (runner: ChainRunner, cliPath: string) => {
+const streaming = async (runner: ChainRunner, cliPath: string, withRss = true) => {
   console.log(`\na ${fmt(CHUNKS)}-chunk answer streamed by the replay server (another process, ${CHUNK_DELAY_MS} ms before each event), ${COLS}x${ROWS} terminal`)
   console.log(`(${STREAM_RUNS} runs after one untimed; each checked: every paragraph of the answer on the terminal in order, exit 0)`)
-  await streamRun(runner, cliPath)
+  await streamRun(runner, cliPath, withRss)
   const runs: Array<StreamFigures> = []
-  for (let i = 0; i < STREAM_RUNS; i++) runs.push(await streamRun(runner, cliPath))
+  for (let i = 0; i < STREAM_RUNS; i++) runs.push(await streamRun(runner, cliPath, withRss))
   const first = runs[0]
   if (first === undefined) throw new Error("no streamed answer was measured")
   console.log(`  the answer: ${fmt(first.answerBytes)} bytes in ${fmt(CHUNKS)} chunks, stored as ${runs.map((r) => fmt(r.deltaEvents)).join(" / ")} model.delta events`)
@@ -233,8 +234,8 @@ const streaming = async (runner: ChainRunner, cliPath: string) => {
     fromServer: summarize("last chunk: server wrote it -> on the terminal", runs.map((r) => r.fromServer), (n) => `${(n * 1000).toFixed(1)} ms`),
     fromEvent: summarize("last chunk: its event's time -> on the terminal", runs.map((r) => r.fromEvent), (n) => `${(n * 1000).toFixed(1)} ms`),
     stream: summarize("Enter -> last chunk on the terminal", runs.map((r) => r.streamSeconds), (n) => `${n.toFixed(2)} s`),
-    idleRssRight: summarize("RSS once idle (1 s), after the answer", runs.map((r) => r.idleRss.right), mib),
-    idleRss: summarize("RSS once idle, settled, after the answer", runs.map((r) => r.idleRss.settled), mib),
+    idleRssRight: withRss ? summarize("RSS once idle (1 s), after the answer", runs.map((r) => r.idleRss?.right ?? Number.NaN), mib) : undefined,
+    idleRss: withRss ? summarize("RSS once idle, settled, after the answer", runs.map((r) => r.idleRss?.settled ?? Number.NaN), mib) : undefined,
     peakRss: summarize("peak RSS (VmHWM)", runs.map((r) => r.peakRss), mib)
   }
   console.log(`  bytes written per run: ${runs.map((r) => fmt(r.bytes)).join(" ")}; full redraws (clear screen): ${runs.map((r) => r.fullRedraws).join(" ")}`)
@@ -298,7 +299,7 @@ export const run = async () => {
       underBudget("first frame (interactive)", start.frame, frameBudget, ms),
       underBudget("streamed: bytes / answer", stream.ratio, 3, (n) => `${n.toFixed(2)}x`),
       underBudget("streamed: last chunk shown", stream.fromServer, 0.05, (s) => `${(s * 1000).toFixed(1)} ms`),
-      underBudget("idle RSS (settled), answer", stream.idleRss, 90 * 1024 * 1024, mib),
+      underBudget("idle RSS (settled), answer", stream.idleRss ?? Number.NaN, 90 * 1024 * 1024, mib),
       underBudget("resume: history shown", resume.history, 1, ms),
       underBudget("resume: peak RSS", resume.peakRss, 100 * 1024 * 1024, mib),
       underBudget("idle RSS (settled), resumed", resume.idleRss, 90 * 1024 * 1024, mib)
@@ -308,4 +309,24 @@ export const run = async () => {
   }
   printMachine("end")
   printResults(results)
+}
+
+/**
+ * The streamed answer alone, without the idle RSS readings (40 s a run): the bytes written and
+ * the last chunk's delay, for comparing two builds of the screen quickly.
+ */
+export const runStream = async () => {
+  printMachine("start")
+  const tempDir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-interactive-"))
+  try {
+    const cliPath = await snapshotCli(tempDir)
+    const stream = await streaming(chainRunner(tempDir, cliPath), cliPath, false)
+    printResults([
+      underBudget("streamed: bytes / answer", stream.ratio, 3, (n) => `${n.toFixed(2)}x`),
+      underBudget("streamed: last chunk shown", stream.fromServer, 0.05, (s) => `${(s * 1000).toFixed(1)} ms`)
+    ])
+  } finally {
+    fs.rmSync(tempDir, { recursive: true, force: true })
+  }
+  printMachine("end")
 }

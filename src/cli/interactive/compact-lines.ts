@@ -1,11 +1,11 @@
 import type { Component } from "@mariozechner/pi-tui"
 
 /**
- * Lines as the terminal shows them, in fewer bytes. The screen redraws the lines under the
- * conversation (spinner, editor, status) each time the conversation grows by a line, so
- * their size is paid again and again while an answer streams: the editor's borders alone
- * were about 1,300 bytes each (pi-tui colours every `─` on its own), three quarters of all
- * that was written. A run of one styled text repeated becomes one styled run, and spaces
+ * Lines as the terminal shows them, in fewer bytes. pi-tui alone redraws the lines under the
+ * conversation (spinner, editor, status) each time the conversation grows by a line (the
+ * screen now opens rows above them instead, `inserting-tui.ts`, but a full redraw still
+ * writes them): the editor's borders alone were about 1,300 bytes each (pi-tui colours every
+ * `─` on its own), three quarters of all that was written. A run of one styled text repeated becomes one styled run, and spaces
  * ending a line are left out (the renderer clears each line it draws, so they showed nothing).
  */
 

@@ -1,7 +1,8 @@
-import { type Component, Container, Editor, Loader, ProcessTerminal, setCapabilities, type Terminal, TUI } from "@mariozechner/pi-tui"
+import { type Component, Container, Editor, Loader, ProcessTerminal, setCapabilities, type Terminal } from "@mariozechner/pi-tui"
 import { ChoiceList, type Choice } from "./choice-list.js"
 import { Compacted } from "./compact-lines.js"
 import { SessionCompletion } from "./completion.js"
+import { InsertingTUI } from "./inserting-tui.js"
 import { LiveArea, type LiveState } from "./live-area.js"
 import type { SlashCommandSpec } from "./slash.js"
 import { editorTheme, type Theme } from "./theme.js"
@@ -66,7 +67,7 @@ export const makeScreen = (options: ScreenOptions) => {
   // Content never writes escapes of its own: a link in the model's Markdown is shown with its
   // address (an OSC 8 hyperlink would hide where a click goes), and no image protocol is used.
   setCapabilities({ images: null, trueColor: false, hyperlinks: false })
-  const tui = new TUI(options.terminal ?? new ProcessTerminal())
+  const tui = new InsertingTUI(options.terminal ?? new ProcessTerminal())
   let started = false
   // Nothing is drawn before the terminal is in raw mode: a frame drawn sooner would invite keys
   // the terminal still echoes and cooks itself.
@@ -90,7 +91,7 @@ export const makeScreen = (options: ScreenOptions) => {
   tui.addChild(sections)
   tui.addChild(live)
   tui.addChild(questions)
-  // Drawn again each time the conversation grows by a line: in as few bytes as they can be.
+  // Written again whenever they change or the screen is redrawn whole: in as few bytes as they can be.
   tui.addChild(new Compacted(spinnerSlot))
   tui.addChild(new Compacted(editor))
   tui.addChild(new Drawn(options.footer))
