@@ -5,7 +5,9 @@ import { slowLane } from "./test/lanes.js"
 export default defineConfig({
   test: {
     include: [...slowLane],
-    testTimeout: 30_000,
+    // Only a guard against a hang: these tests start processes, and a loaded machine makes each
+    // start take seconds (30 s cut whole CLI tests short at a load of 8 on 2 cores).
+    testTimeout: 120_000,
     hookTimeout: 60_000
   }
 })
