@@ -277,30 +277,30 @@ export const make = Effect.gen(function* () {
     )
 
   return AgentHost.of({
-    createSession,
+    createSession: Effect.fn("AgentHost.createSession")(createSession),
     listSessions: listSessionItems(store, engine.runningSessions, pending.counts),
     watchSessions: sessionWatch.watch,
-    renameSession,
-    archiveSession: (sessionId, archived, by) => recordChange(sessionId, { type: "session.archived", payload: { archived, by } }),
-    deleteSession: (sessionId, by) =>
+    renameSession: Effect.fn("AgentHost.renameSession")(renameSession),
+    archiveSession: Effect.fn("AgentHost.archiveSession")((sessionId, archived, by) => recordChange(sessionId, { type: "session.archived", payload: { archived, by } })),
+    deleteSession: Effect.fn("AgentHost.deleteSession")((sessionId, by) =>
       deleteSessionTree(
         { store, memory, working: engine.runningSessions, evict: engine.evict, forget: sessionWatch.forget, forgetAnswers: permissions.forgetSession },
         sessionId,
         by
-      ),
-    getSession: viewOf,
+      )),
+    getSession: Effect.fn("AgentHost.getSession")(viewOf),
     working: engine.runningSessions,
     resume: engine.resume,
     evict: engine.evict,
-    prompt,
-    listCommands: (target) =>
+    prompt: Effect.fn("AgentHost.prompt")(prompt),
+    listCommands: Effect.fn("AgentHost.listCommands")((target) =>
       "cwd" in target
         ? listCommandsIn(commands, target.cwd)
-        : Effect.flatMap(engine.recover(target.sessionId), (info) => listCommandsIn(commands, info.header.cwd)),
-    cancel: (sessionId) => Effect.zipRight(engine.recover(sessionId), engine.cancelTurn(sessionId)),
-    setMode: (sessionId, mode, by) => Effect.zipRight(engine.recover(sessionId), Effect.asVoid(engine.setMode(sessionId, mode, by))),
-    setModel: (sessionId, { model, by }) => Effect.zipRight(engine.recover(sessionId), Effect.asVoid(engine.setModel(sessionId, model, by))),
-    respondPermission: (sessionId, toolCallId, answer) =>
+        : Effect.flatMap(engine.recover(target.sessionId), (info) => listCommandsIn(commands, info.header.cwd))),
+    cancel: Effect.fn("AgentHost.cancel")((sessionId) => Effect.zipRight(engine.recover(sessionId), engine.cancelTurn(sessionId))),
+    setMode: Effect.fn("AgentHost.setMode")((sessionId, mode, by) => Effect.zipRight(engine.recover(sessionId), Effect.asVoid(engine.setMode(sessionId, mode, by)))),
+    setModel: Effect.fn("AgentHost.setModel")((sessionId, { model, by }) => Effect.zipRight(engine.recover(sessionId), Effect.asVoid(engine.setModel(sessionId, model, by)))),
+    respondPermission: Effect.fn("AgentHost.respondPermission")((sessionId, toolCallId, answer) =>
       pending.respond(sessionId, toolCallId, {
         decision: answer.decision,
         scope: answer.scope,
@@ -310,21 +310,21 @@ export const make = Effect.gen(function* () {
         ...(answer.mode === undefined ? {} : { mode: answer.mode }),
         ...(answer.note === undefined ? {} : { note: answer.note }),
         ...(answer.cover === undefined ? {} : { cover: answer.cover })
-      }),
-    editQueue: engine.editQueue,
+      })),
+    editQueue: Effect.fn("AgentHost.editQueue")(engine.editQueue),
     subscribe,
-    compact: (sessionId) =>
-      Effect.zipRight(engine.recover(sessionId), engine.compact(sessionId)),
-    rewind: (sessionId, request) => Effect.zipRight(engine.recover(sessionId), engine.rewind(sessionId, request)),
-    redo: (sessionId, request) => Effect.zipRight(engine.recover(sessionId), engine.redo(sessionId, request)),
-    forkSession: (sessionId, input) =>
-      Effect.zipRight(engine.recover(sessionId), forkSession(store, ids, sessionId, input)).pipe(Effect.flatMap(viewOf)),
-    reviewMemory: ({ candidateId, decision, by, reason }) =>
-      review(decision === "approve" ? Effect.asVoid(approveMemory(candidateId, by)) : rejectMemory(candidateId, by, reason)),
-    deleteMemory: (memoryId, by) => review(Effect.asVoid(deleteMemory(memoryId, by))),
+    compact: Effect.fn("AgentHost.compact")((sessionId) =>
+      Effect.zipRight(engine.recover(sessionId), engine.compact(sessionId))),
+    rewind: Effect.fn("AgentHost.rewind")((sessionId, request) => Effect.zipRight(engine.recover(sessionId), engine.rewind(sessionId, request))),
+    redo: Effect.fn("AgentHost.redo")((sessionId, request) => Effect.zipRight(engine.recover(sessionId), engine.redo(sessionId, request))),
+    forkSession: Effect.fn("AgentHost.forkSession")((sessionId, input) =>
+      Effect.zipRight(engine.recover(sessionId), forkSession(store, ids, sessionId, input)).pipe(Effect.flatMap(viewOf))),
+    reviewMemory: Effect.fn("AgentHost.reviewMemory")(({ candidateId, decision, by, reason }) =>
+      review(decision === "approve" ? Effect.asVoid(approveMemory(candidateId, by)) : rejectMemory(candidateId, by, reason))),
+    deleteMemory: Effect.fn("AgentHost.deleteMemory")((memoryId, by) => review(Effect.asVoid(deleteMemory(memoryId, by)))),
     exportSession: (sessionId) =>
       Stream.unwrap(Effect.as(engine.recover(sessionId), store.replay(sessionId))),
-    importSession: (events, options) =>
+    importSession: Effect.fn("AgentHost.importSession")((events, options) =>
       Effect.gen(function* () {
         const plan = planImport(events, { unverified: options?.unverified ?? false })
         if (plan._tag === "Refused") return yield* new InvalidSessionLog({ message: describeProblem(plan.problem) })
@@ -343,7 +343,7 @@ export const make = Effect.gen(function* () {
           unverified: plan.unverified === undefined ? undefined : describeProblem(plan.unverified)
         }
         return imported
-      })
+      }))
   })
 })
 
