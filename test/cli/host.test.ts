@@ -2,10 +2,11 @@ import { afterAll, describe, expect, it } from "@effect/vitest"
 import { HttpRouter, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { RpcSerialization, RpcServer } from "@effect/rpc"
-import { Effect, Layer } from "effect"
+import { Deferred, Effect, Exit, Layer, Scope } from "effect"
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
 import { createServer } from "node:http"
 import { join } from "node:path"
+import { packageVersion } from "../../src/app/package-root.js"
 import { HostControlRpcs } from "../../src/rpc/host-control.js"
 import { runCli, startServer, stop as stopChild } from "../support/cli.js"
 import { eventsOf, parseEventLines } from "../support/events.js"
@@ -186,21 +187,63 @@ describe("the local host", () => {
     }
   })
 
-  it.live("a host of another version is not used: run says so and runs in this process", () =>
+  /** A stand-in host of `version` on the data directory's socket, recording the stops it is asked for; closing `scope` takes it away. */
+  const fakeHost = (home: string, version: string, working: ReadonlyArray<string> = []) =>
     Effect.gen(function* () {
-      const { cli, home } = setup([])
       mkdirSync(home, { recursive: true })
+      const stops: Array<string> = []
+      const stopped = yield* Deferred.make<void>()
       const control = HostControlRpcs.toLayer({
-        HostStatus: () => Effect.succeed({ version: "0.0.1", pid: 1, startedAt: new Date().toISOString(), clients: 1, working: [], idleExitSeconds: 600 }),
-        StopHost: () => Effect.void
+        HostStatus: () => Effect.succeed({ version, pid: 1, startedAt: new Date().toISOString(), clients: 1, working: [...working], idleExitSeconds: 600 }),
+        StopHost: ({ when }) => Effect.zipRight(Effect.sync(() => stops.push(when)), Deferred.succeed(stopped, undefined))
       })
       const app = Layer.unwrapScoped(
         Effect.map(RpcServer.toHttpApp(HostControlRpcs), (rpc) => HttpServer.serve(HttpRouter.empty.pipe(HttpRouter.post("/rpc", rpc))))
       ).pipe(Layer.provide([control, RpcSerialization.layerNdjson]), Layer.provide(NodeHttpServer.layer(() => createServer(), { path: join(home, "host.sock") })))
-      yield* Layer.build(app)
+      const scope = yield* Scope.make()
+      yield* Layer.buildWithScope(app, scope)
+      return { stops, stopped, scope }
+    })
+
+  it.live("a host of an older version is not used: run says so, runs in this process, and asks it to stop once idle", () =>
+    Effect.gen(function* () {
+      const { cli, home } = setup([])
+      const older = yield* fakeHost(home, "0.0.1", ["ses_busy"])
       const result = yield* Effect.promise(() => cli(["run", "hello"]))
       expect(result.code, result.stderr).toBe(0)
       expect(result.stderr).toContain("runs custom-agent 0.0.1")
+      expect(result.stderr).toContain("asked to stop once its 1 running turn(s) end")
       expect(result.stderr).toContain("running in this process instead")
-    }).pipe(Effect.scoped), 60_000)
+      expect(older.stops).toEqual(["idle"])
+      yield* Scope.close(older.scope, Exit.void)
+    }), 60_000)
+
+  it.live("a host of a newer version is left alone: run says so and runs in this process", () =>
+    Effect.gen(function* () {
+      const { cli, home } = setup([])
+      const newer = yield* fakeHost(home, "999.0.0")
+      const result = yield* Effect.promise(() => cli(["run", "hello"]))
+      expect(result.code, result.stderr).toBe(0)
+      expect(result.stderr).toContain("runs custom-agent 999.0.0")
+      expect(result.stderr).toContain("running in this process instead")
+      expect(newer.stops).toEqual([])
+      yield* Scope.close(newer.scope, Exit.void)
+    }), 60_000)
+
+  it.live("host start replaces an idle host of an older version: asked to stop, gone, then one of this version runs", () =>
+    Effect.gen(function* () {
+      const { cli, home, stop } = setup([])
+      const older = yield* fakeHost(home, "0.0.1")
+      // The stand-in goes once asked, as a real idle host does.
+      yield* Deferred.await(older.stopped).pipe(Effect.zipRight(Scope.close(older.scope, Exit.void)), Effect.fork)
+      const started = yield* Effect.promise(() => cli(["host", "start"]))
+      try {
+        expect(started.code, started.stderr).toBe(0)
+        expect(older.stops).toEqual(["idle"])
+        const status = yield* Effect.promise(() => cli(["host", "status"]))
+        expect(status.stdout).toContain(`local host ${packageVersion()} for`)
+      } finally {
+        yield* Effect.promise(() => stop())
+      }
+    }), 90_000)
 })

@@ -1,8 +1,6 @@
 import { Command, Options } from "@effect/cli"
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import * as Schedule from "effect/Schedule"
 import { resolveDataDir } from "../../app/locations.js"
 import { relativeTime } from "../../domain/relative-time.js"
 import { CliError } from "../errors.js"
@@ -86,7 +84,7 @@ const statusSubcommand = Command.make("status", { dataDir: shared.dataDir }, (ar
 
 const stopSubcommand = Command.make("stop", { dataDir: shared.dataDir, now }, (args) =>
   Effect.gen(function* () {
-    const { probeDataDir } = yield* Effect.promise(() => import("../host/connect.js"))
+    const { probeDataDir, untilGone } = yield* Effect.promise(() => import("../host/connect.js"))
     const { HostControlClient, hostControlLayer } = yield* Effect.promise(() => import("../../rpc/socket-client.js"))
     const dataDir = dataDirOf(args)
     const { path, token, found } = yield* probeDataDir(dataDir)
@@ -104,10 +102,7 @@ const stopSubcommand = Command.make("stop", { dataDir: shared.dataDir, now }, (a
       return yield* stdout(term`the local host (pid ${found.status.pid}) stops once its ${waiting} running turn(s) end\n`)
     }
     // Gone once nothing answers on the socket.
-    yield* probeDataDir(dataDir).pipe(
-      Effect.repeat({ schedule: Schedule.spaced(Duration.millis(100)), until: (probe) => probe.found._tag !== "Live" }),
-      Effect.timeoutFail({ duration: Duration.seconds(30), onTimeout: () => new CliError({ message: `the local host (pid ${found.status.pid}) did not stop within 30 s` }) })
-    )
+    yield* untilGone(dataDir, found.status.pid)
     yield* stdout(term`local host stopped (pid ${found.status.pid})\n`)
   })
 ).pipe(Command.withDescription("Stop the data directory's local host: once its running turns end, or at once with --now"))

@@ -1,5 +1,6 @@
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Schedule from "effect/Schedule"
 import { existsSync } from "node:fs"
 import { packageVersion } from "../../app/package-root.js"
@@ -11,6 +12,7 @@ import { keptToken } from "../kept-token.js"
 import { hostLogPath, hostSocketPath, socketPathProblem } from "./host-files.js"
 import { type HostProbe, probeHost } from "./probe.js"
 import type { HostStatus } from "../../rpc/host-control.js"
+import { HostControlClient, hostControlLayer } from "../../rpc/socket-client.js"
 
 /** A live host of this version, and how to reach it. */
 export interface LocalHost {
@@ -22,15 +24,53 @@ export interface LocalHost {
 /** How long a host started here may take to answer (a cold start builds the store and the sandbox check). */
 const START_TIMEOUT = Duration.seconds(30)
 
-/** A host of another version is not used: it may read a request differently. */
-const versionProblem = (dataDir: string, status: HostStatus): CliError =>
-  new CliError({
+/** Whether `version` is older than this one's (numeric parts compared in order; text that is not a version counts as older). */
+export const isOlderVersion = (version: string, than: string = packageVersion()): boolean => {
+  const parts = (text: string) => text.split(/[.+-]/).slice(0, 3).map((part) => Number(part))
+  const [mine, theirs] = [parts(than), parts(version)]
+  if (theirs.some((part) => !Number.isInteger(part))) return true
+  for (let i = 0; i < 3; i++) {
+    const difference = (theirs[i] ?? 0) - (mine[i] ?? 0)
+    if (difference !== 0) return difference < 0
+  }
+  return false
+}
+
+/**
+ * A host of another version is not used: it may read a request differently. One older than
+ * this client was asked to stop once its turns end (`retired`), so the next start runs this
+ * version; a newer one is left alone.
+ */
+const versionProblem = (dataDir: string, status: HostStatus, retired: boolean): CliError => {
+  const turns = status.working.length
+  const what = `the local host of ${dataDir} runs custom-agent ${status.version}, this is ${packageVersion()}: `
+  if (retired) {
+    return new CliError({
+      message: what + (turns === 0 ? "it was asked to stop, and the next client starts one of this version" : `it was asked to stop once its ${turns} running turn(s) end, and the next client then starts one of this version`)
+    })
+  }
+  return new CliError({
     message:
-      `the local host of ${dataDir} runs custom-agent ${status.version}, this is ${packageVersion()}: ` +
-      (status.working.length === 0
+      what +
+      (turns === 0
         ? "`custom-agent host stop` ends it (no turn runs there), and the next client starts one of this version"
-        : `it runs ${status.working.length} turn(s); \`custom-agent host stop\` ends it once they finish (\`--now\` interrupts them)`)
+        : `it runs ${turns} turn(s); \`custom-agent host stop\` ends it once they finish (\`--now\` interrupts them)`)
   })
+}
+
+/** Asks the host on `path` to stop once no turn runs (at once when none does). */
+const askToStopWhenIdle = (path: string, token: string): Effect.Effect<void, CliError> =>
+  Effect.flatMap(HostControlClient, (control) => control.StopHost({ when: "idle" })).pipe(
+    Effect.scoped,
+    Effect.provide(hostControlLayer({ path, token })),
+    Effect.mapError((error) => new CliError({ message: `cannot ask the local host to stop: ${String(error)}`, cause: error }))
+  )
+
+/** A host of another version found at `path`: one older than this client is retired (asked to stop once idle); the error says what happens. */
+const otherVersion = (dataDir: string, path: string, token: string, status: HostStatus): Effect.Effect<never, CliError> =>
+  isOlderVersion(status.version)
+    ? Effect.zipRight(askToStopWhenIdle(path, token), Effect.fail(versionProblem(dataDir, status, true)))
+    : Effect.fail(versionProblem(dataDir, status, false))
 
 /** What is at `dataDir`'s host socket, with the token to ask it. */
 export const probeDataDir = (dataDir: string): Effect.Effect<{ readonly path: string; readonly token: string; readonly found: HostProbe }, CliError> =>
@@ -54,9 +94,17 @@ export const runningHost = (dataDir: string): Effect.Effect<LocalHost | undefine
       case "Refused":
         return Effect.fail(new CliError({ message: `the local host's socket ${path} ${found.reason}` }))
       case "Live":
-        return found.status.version === packageVersion() ? Effect.succeed({ path, token, status: found.status }) : Effect.fail(versionProblem(dataDir, found.status))
+        return found.status.version === packageVersion() ? Effect.succeed({ path, token, status: found.status }) : otherVersion(dataDir, path, token, found.status)
     }
   })
+
+/** Waits until no host answers at `dataDir` (the one with pid `pid` has stopped). */
+export const untilGone = (dataDir: string, pid: number): Effect.Effect<void, CliError> =>
+  probeDataDir(dataDir).pipe(
+    Effect.repeat({ schedule: Schedule.spaced(Duration.millis(100)), until: (probe) => probe.found._tag !== "Live" }),
+    Effect.timeoutFail({ duration: Duration.seconds(30), onTimeout: () => new CliError({ message: `the local host (pid ${pid}) did not stop within 30 s` }) }),
+    Effect.asVoid
+  )
 
 /**
  * Starts `custom-agent host run` for `dataDir` in the background (its own session, so closing
@@ -65,6 +113,14 @@ export const runningHost = (dataDir: string): Effect.Effect<LocalHost | undefine
  */
 export const startHost = (dataDir: string, hostArguments: ReadonlyArray<string>): Effect.Effect<LocalHost, CliError> =>
   Effect.gen(function* () {
+    const probe = yield* probeDataDir(dataDir)
+    if (probe.found._tag === "Live" && probe.found.status.version !== packageVersion()) {
+      const older = probe.found.status
+      // An older host with no turn running is replaced now; one with turns, once they end.
+      const retired = yield* Effect.either(otherVersion(dataDir, probe.path, probe.token, older))
+      if (Either.isLeft(retired) && (!isOlderVersion(older.version) || older.working.length > 0)) return yield* retired.left
+      yield* untilGone(dataDir, older.pid)
+    }
     const existing = yield* runningHost(dataDir)
     if (existing !== undefined) return existing
     yield* Effect.try({
@@ -88,6 +144,6 @@ export const startHost = (dataDir: string, hostArguments: ReadonlyArray<string>)
       Effect.timeoutFail({ duration: START_TIMEOUT, onTimeout: () => new CliError({ message: `the local host did not answer within 30 s; its log:\n${readBoundedTail(log)}` }) })
     )
     const host = yield* Effect.mapError(started, (error) => error ?? new CliError({ message: "the local host did not start" }))
-    if (host.status.version !== packageVersion()) return yield* versionProblem(dataDir, host.status)
+    if (host.status.version !== packageVersion()) return yield* versionProblem(dataDir, host.status, false)
     return host
   })
