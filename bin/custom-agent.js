@@ -9,9 +9,11 @@ if (args.length === 1 && (args[0] === "--version" || args[0] === "-v")) {
   process.stdout.write(`${packageJson().version}\n`)
 } else {
   // The interactive session's first frame, drawn while the bundle loads (src/cli/early-frame.ts).
+  // A command's name never starts with "-": only then is the command line looked at.
   let early
-  const { isInteractiveArgv } = await import("../dist/cli/interactive/entry-argv.js")
-  if (isInteractiveArgv(args) && process.stdin.isTTY === true && process.stdout.isTTY === true) {
+  const maybeInteractive = (args[0] ?? "-").startsWith("-") && process.stdin.isTTY === true && process.stdout.isTTY === true
+  const { isInteractiveArgv } = maybeInteractive ? await import("../dist/cli/interactive/entry-argv.js") : { isInteractiveArgv: () => false }
+  if (isInteractiveArgv(args)) {
     const { drawEarlyFrame } = await import("../dist/cli/early-frame.js")
     early = drawEarlyFrame({
       version: packageJson().version,

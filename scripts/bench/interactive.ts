@@ -115,7 +115,7 @@ const startup = async ({ freshRunDir }: ChainRunner, builds: ReadonlyArray<Build
       const wall = (frame.at - session.startedAt) / 1000
       const cpu = session.cpuSeconds()
       // The session itself is up: the launcher's early frame (if any) was taken over.
-      const own = await session.waitForText(IDLE_HINT, { from: frame.end, label: "the session's own frame" })
+      const own = await session.waitForText(IDLE_HINT, { label: "the session's own frame" })
       return { wall, cpu, own: (own.at - session.startedAt) / 1000 }
     } finally {
       await quitCleanly(session, "first frame")

@@ -111,8 +111,11 @@ export const drawEarlyFrame = (options: EarlyFrameOptions): EarlyFrame | undefin
   if (stdin.isTTY !== true || stdout.isTTY !== true || !(columns >= 20) || !(rows >= 10)) return undefined
   const color = options.env["NO_COLOR"] === undefined
   const lines = frameLines({ version: options.version, cwd: options.cwd, columns, color })
-  // The cursor ends on the last line: this many rows above it is the frame's first.
-  const above = lines.length - 1
+  // What each line takes (the borders fill the width): if the terminal narrows meanwhile and
+  // rewraps them, the frame takes more rows.
+  const widths = lines.map((line, i) => (i === 1 || i === 3 ? columns : Math.min(columns, line.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, "").length)))
+  // The cursor ends on the last row: this many rows above it is the frame's first.
+  const above = () => widths.reduce((rows, width) => rows + Math.max(1, Math.ceil(width / Math.max(1, stdout.columns))), 0) - 1
   // A terminal's writes are synchronous: the frame is on it before the bundle starts loading.
   const write = (text: string) => {
     stdout.write(text)
@@ -133,7 +136,7 @@ export const drawEarlyFrame = (options: EarlyFrameOptions): EarlyFrame | undefin
     }
     typed.push(bytes)
   }
-  const erase = () => `\r${CSI}${above}A${CSI}J`
+  const erase = () => `\r${CSI}${above()}A${CSI}J`
   const release = () => {
     if (!holding) return
     holding = false

@@ -98,6 +98,15 @@ describe("the launcher's early frame of the interactive session", () => {
     expect(Buffer.concat(terminal.unshifted).toString()).toBe("early")
   })
 
+  it("a terminal narrowed meanwhile rewraps its full-width lines: the erase goes up as many more rows", () => {
+    const terminal = fakeTerminal({ columns: 80 })
+    const frame = draw(terminal)
+    terminal.stdout.columns = 40
+    frame?.handOver()
+    // Header, editor, status and the empty last line one row each; each border two.
+    expect(terminal.written.at(-1)).toContain("\x1b[7A\x1b[J")
+  })
+
   it("Ctrl-C while it is up erases it and interrupts the process, as on a plain terminal", () => {
     const terminal = fakeTerminal()
     let interrupted = 0
