@@ -1,9 +1,8 @@
-import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import { buildRevision } from "./build-revision.js"
 import { chainRunner } from "./chain-run.js"
-import { repoRoot } from "./processes.js"
 import { median, printMachine } from "./report.js"
 
 /**
@@ -51,30 +50,6 @@ const parseArgs = (args: ReadonlyArray<string>): Options => {
   return { rounds, steps, revisions }
 }
 
-const git = (...args: ReadonlyArray<string>) => execFileSync("git", args, { cwd: repoRoot, encoding: "utf8" }).trim()
-
-/** The commit to export: "." is the working tree (`git stash create` records it without touching it). */
-const commitOf = (revision: string): string => {
-  if (revision !== ".") return git("rev-parse", "--verify", `${revision}^{commit}`)
-  return git("stash", "create") || git("rev-parse", "HEAD")
-}
-
-/** Exports and builds one revision; gives the path of its CLI. */
-const build = (revision: string, into: string): string => {
-  const commit = commitOf(revision)
-  fs.mkdirSync(into, { recursive: true })
-  const archive = path.join(into, "source.tar")
-  execFileSync("git", ["archive", "--output", archive, commit], { cwd: repoRoot })
-  execFileSync("tar", ["-xf", archive, "-C", into])
-  fs.rmSync(archive)
-  fs.symlinkSync(path.join(repoRoot, "node_modules"), path.join(into, "node_modules"), "dir")
-  const run = (command: string, args: ReadonlyArray<string>) => execFileSync(command, args, { cwd: into, stdio: ["ignore", "ignore", "inherit"] })
-  run(process.execPath, [path.join(repoRoot, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.build.json"])
-  run(process.execPath, ["scripts/build-cli.mjs"])
-  console.log(`  ${revision} (${commit.slice(0, 7)}) built`)
-  return path.join(into, "bin", "custom-agent.js")
-}
-
 interface Runs {
   readonly short: Array<number>
   readonly long: Array<number>
@@ -95,7 +70,7 @@ const run = async () => {
     console.log("building:")
     const builds = options.revisions.map((revision, i) => ({
       revision,
-      runner: chainRunner(tempDir, build(revision, path.join(tempDir, `build-${i}`))),
+      runner: chainRunner(tempDir, buildRevision(revision, path.join(tempDir, `build-${i}`))),
       runs: noRuns()
     }))
     console.log(`${options.rounds} rounds of ${short}- and ${long}-step chains, each build in turn, the order reversed every other round`)

@@ -11,12 +11,15 @@ import * as Sandbox from "./sandbox.js"
 import * as Sessions from "./sessions.js"
 import * as Telemetry from "./telemetry.js"
 
+export type BenchOptions = Readonly<Record<string, string>>
+
 /**
  * Every benchmark, run one after another in this process; add new ones here. Name some to
- * run only those: `tsx scripts/bench/index.ts agent-loop end-to-end`. Those marked
+ * run only those: `tsx scripts/bench/index.ts agent-loop end-to-end`; options for them follow
+ * (`interactive --only first-frame,resume --against main`). Those marked
  * `onlyWhenNamed` (diagnostics, not figures) run only when named.
  */
-const benches: ReadonlyArray<{ readonly id: string; readonly name: string; readonly run: () => Promise<void>; readonly onlyWhenNamed?: true }> = [
+const benches: ReadonlyArray<{ readonly id: string; readonly name: string; readonly run: (options: BenchOptions) => Promise<void>; readonly onlyWhenNamed?: true }> = [
   { id: "event-store", name: "event store", run: EventStore.run },
   { id: "agent-loop", name: "agent loop (issue 8)", run: AgentLoop.run },
   { id: "end-to-end", name: "end to end over RPC (issue 5)", run: EndToEnd.run },
@@ -32,7 +35,19 @@ const benches: ReadonlyArray<{ readonly id: string; readonly name: string; reado
   { id: "effect-ops", name: "effect operations per chain step", run: EffectOps.run, onlyWhenNamed: true }
 ]
 
-const asked = process.argv.slice(2)
+/** Words after the bench ids: `--name value` pairs for the benches that take them (see each bench). */
+const parse = (args: ReadonlyArray<string>) => {
+  const ids: Array<string> = []
+  const options: Record<string, string> = {}
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] ?? ""
+    if (!arg.startsWith("--")) ids.push(arg)
+    else options[arg.slice(2)] = args[++i] ?? ""
+  }
+  return { ids, options }
+}
+
+const { ids: asked, options } = parse(process.argv.slice(2))
 const unknown = asked.filter((id) => !benches.some((bench) => bench.id === id))
 if (unknown.length > 0) {
   console.error(`unknown bench: ${unknown.join(", ")}; choose from ${benches.map((bench) => bench.id).join(", ")}`)
@@ -43,7 +58,7 @@ for (const bench of benches) {
   if (asked.length > 0 ? !asked.includes(bench.id) : bench.onlyWhenNamed === true) continue
   console.log(`\n=== ${bench.name} ===`)
   try {
-    await bench.run()
+    await bench.run(options)
   } catch (error) {
     // One bench failing its own checks must not hide the others' figures.
     console.log(`FAIL  ${bench.id}: ${error instanceof Error ? error.message : String(error)}`)

@@ -3,6 +3,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { packageVersion } from "../../src/app/package-root.js"
+import { buildRevision } from "./build-revision.js"
 import { type ChainRunner, chainRunner, failed, MODEL } from "./chain-run.js"
 import { answerChunks, LAST_CHUNK, lastChunkEvent, paragraphMarks, prepareLongSession, storedEvents, streamFixture } from "./interactive-fixtures.js"
 import { cleanEnv, repoRoot, snapshotCli, startService, timedRun } from "./processes.js"
@@ -85,51 +86,72 @@ const summarize = (label: string, values: ReadonlyArray<number>, show: (n: numbe
   return value
 }
 
-const startup = async ({ freshRunDir }: ChainRunner, cliPath: string) => {
+/** A build of the CLI the scenarios run: this checkout's, or another revision's (`--against`). */
+interface Build {
+  readonly label: string
+  readonly cli: string
+}
+
+const startup = async ({ freshRunDir }: ChainRunner, builds: ReadonlyArray<Build>) => {
   const version = packageVersion()
   console.log(`start-up (median of ${STARTUP_RUNS} runs of each after one untimed, interleaved; a fresh data dir per run):`)
-  const versionRun = async () => {
+  const versionRun = async (cliPath: string) => {
     const dirs = freshRunDir("version")
     const r = await timedRun([cliPath, "--version"], { cwd: dirs.ws, env: cleanEnv(dirs.home) })
     if (r.code !== 0 || r.stdout !== `${version}\n`) throw failed("custom-agent --version", r)
     return { wall: r.wallSeconds, cpu: r.cpuSeconds }
   }
-  const oneShotRun = async () => {
+  const oneShotRun = async (cliPath: string) => {
     const dirs = freshRunDir("scripted")
     const r = await timedRun([cliPath, "run", "hi", "--data-dir", dirs.data], { cwd: dirs.ws, env: cleanEnv(dirs.home) })
     if (r.code !== 0 || !r.stdout.includes("You said")) throw failed('custom-agent run "hi"', r)
     return r.wallSeconds
   }
-  const frameRun = async () => {
+  const frameRun = async (cliPath: string) => {
     const dirs = freshRunDir("first-frame")
     const session = runOnPty([cliPath, "--data-dir", dirs.data], { cwd: dirs.ws, env: ptyEnv(dirs.home), cols: COLS, rows: ROWS })
     try {
       const frame = await firstFrame(session)
-      return { wall: (frame.at - session.startedAt) / 1000, cpu: session.cpuSeconds() }
+      const wall = (frame.at - session.startedAt) / 1000
+      const cpu = session.cpuSeconds()
+      // The session itself is up: the launcher's early frame (if any) was taken over.
+      const own = await session.waitForText(IDLE_HINT, { label: "the session's own frame" })
+      return { wall, cpu, own: (own.at - session.startedAt) / 1000 }
     } finally {
       await quitCleanly(session, "first frame")
     }
   }
-  await versionRun()
-  await frameRun()
-  await oneShotRun()
-  const versions: Array<{ readonly wall: number; readonly cpu: number }> = []
-  const frames: Array<{ readonly wall: number; readonly cpu: number }> = []
+  const [main] = builds
+  if (main === undefined) throw new Error("no build to measure")
+  for (const build of builds) {
+    await versionRun(build.cli)
+    await frameRun(build.cli)
+  }
+  await oneShotRun(main.cli)
+  const runs = builds.map(() => ({ versions: new Array<{ readonly wall: number; readonly cpu: number }>(), frames: new Array<{ readonly wall: number; readonly cpu: number; readonly own: number }>() }))
   const oneShots: Array<number> = []
   for (let i = 0; i < STARTUP_RUNS; i++) {
-    versions.push(await versionRun())
-    frames.push(await frameRun())
-    oneShots.push(await oneShotRun())
+    for (const [b, build] of builds.entries()) {
+      runs[b]?.versions.push(await versionRun(build.cli))
+      runs[b]?.frames.push(await frameRun(build.cli))
+    }
+    oneShots.push(await oneShotRun(main.cli))
   }
-  const figures = {
-    version: summarize("custom-agent --version", versions.map((r) => r.wall), ms),
-    oneShot: summarize('custom-agent run "hi" (scripted, reference)', oneShots, ms),
-    frame: summarize("custom-agent: first frame on a pty", frames.map((r) => r.wall), ms)
-  }
-  // CPU time moves less with the machine's load than wall time: the better figure to compare two builds by.
-  summarize("CPU time: --version", versions.map((r) => r.cpu), ms)
-  summarize("CPU time: custom-agent until its first frame", frames.map((r) => r.cpu), ms)
-  return figures
+  const figures = builds.map((build, b) => {
+    const { versions, frames } = runs[b] ?? { versions: [], frames: [] }
+    if (builds.length > 1) console.log(`  ${build.label}:`)
+    const version = summarize("custom-agent --version", versions.map((r) => r.wall), ms)
+    const frame = summarize("custom-agent: first frame on a pty", frames.map((r) => r.wall), ms)
+    summarize("the session's own frame (its status line)", frames.map((r) => r.own), ms)
+    // CPU time moves less with the machine's load than wall time: the better figure to compare two builds by.
+    summarize("CPU time: --version", versions.map((r) => r.cpu), ms)
+    summarize("CPU time: custom-agent until its first frame", frames.map((r) => r.cpu), ms)
+    console.log(`  ${"first frame / its budget (1.5 x --version + 100 ms)".padEnd(44)} ${(frame / (1.5 * version + 0.1)).toFixed(2)}x`)
+    return { version, frame }
+  })
+  const oneShot = summarize('custom-agent run "hi" (scripted, reference)', oneShots, ms)
+  const first = figures[0] ?? { version: 0, frame: 0 }
+  return { ...first, oneShot }
 }
 
 interface StreamFigures {
@@ -242,22 +264,24 @@ const streaming = async (runner: ChainRunner, cliPath: string, withRss = true) =
   return figures
 }
 
-const resuming = async (runner: ChainRunner, cliPath: string) => {
+const resuming = async (runner: ChainRunner, builds: ReadonlyArray<Build>, idle: boolean) => {
+  const [main] = builds
+  if (main === undefined) throw new Error("no build to measure")
   const dirs = runner.freshRunDir("long-session")
   const prepareStart = performance.now()
-  const long = await prepareLongSession(cliPath, dirs, SESSION_EVENTS)
+  const long = await prepareLongSession(main.cli, dirs, SESSION_EVENTS)
   console.log(
     `\nresuming a session of ${fmt(long.events)} events (${long.prompts.length} turns of scripted \`run\`, each 30 read_file calls and a streamed answer; ` +
       `written in ${((performance.now() - prepareStart) / 1000).toFixed(1)} s)`
   )
   console.log(`(${RESUME_RUNS} runs after one untimed of \`custom-agent --session ID\`; each checked: every turn's prompt and the last answer on the terminal, the log unchanged, exit 0)`)
-  const resumeRun = async () => {
+  const resumeRun = async (cliPath: string) => {
     const session = runOnPty([cliPath, "--session", long.sessionId, "--data-dir", dirs.data], { cwd: dirs.ws, env: ptyEnv(dirs.home), cols: COLS, rows: ROWS })
     try {
       const frame = await firstFrame(session)
       const history = await session.waitForText(long.lastMark, { label: "the last answer", timeoutMs: 60_000 })
       const cpu = session.cpuSeconds()
-      const idleRss = await idleRssOf(session)
+      const idleRss = idle ? await idleRssOf(session) : { right: Number.NaN, settled: Number.NaN }
       const peakRss = session.peakRssBytes()
       await quitCleanly(session, "resume")
       const screen = await screenOf(session.output(), COLS, ROWS)
@@ -270,40 +294,70 @@ const resuming = async (runner: ChainRunner, cliPath: string) => {
       await session.quit()
     }
   }
-  await resumeRun()
-  const runs: Array<Awaited<ReturnType<typeof resumeRun>>> = []
-  for (let i = 0; i < RESUME_RUNS; i++) runs.push(await resumeRun())
-  return {
-    frame: summarize("first frame", runs.map((r) => r.frame), ms),
-    history: summarize("the whole history on the terminal", runs.map((r) => r.history), ms),
-    cpu: summarize("CPU time of the session until then", runs.map((r) => r.cpu), ms),
-    peakRss: summarize("peak RSS (VmHWM)", runs.map((r) => r.peakRss), mib),
-    idleRssRight: summarize("RSS once idle (1 s), the session open", runs.map((r) => r.idleRss.right), mib),
-    idleRss: summarize("RSS once idle, settled, the session open", runs.map((r) => r.idleRss.settled), mib)
-  }
+  for (const build of builds) await resumeRun(build.cli)
+  const runs = builds.map(() => new Array<Awaited<ReturnType<typeof resumeRun>>>())
+  for (let i = 0; i < RESUME_RUNS; i++) for (const [b, build] of builds.entries()) runs[b]?.push(await resumeRun(build.cli))
+  const figures = builds.map((build, b) => {
+    const done = runs[b] ?? []
+    if (builds.length > 1) console.log(`  ${build.label}:`)
+    const peakRss = summarize("peak RSS (VmHWM)", done.map((r) => r.peakRss), mib)
+    const figure = {
+      frame: summarize("first frame", done.map((r) => r.frame), ms),
+      history: summarize("the whole history on the terminal", done.map((r) => r.history), ms),
+      cpu: summarize("CPU time of the session until then", done.map((r) => r.cpu), ms),
+      peakRss,
+      idleRssRight: idle ? summarize("RSS once idle (1 s), the session open", done.map((r) => r.idleRss.right), mib) : Number.NaN,
+      idleRss: idle ? summarize("RSS once idle, settled, the session open", done.map((r) => r.idleRss.settled), mib) : Number.NaN
+    }
+    return figure
+  })
+  const first = figures[0]
+  if (first === undefined) throw new Error("no resume was measured")
+  return first
 }
 
-export const run = async () => {
+const SCENARIOS = ["first-frame", "stream", "resume"] as const
+
+/**
+ * Options (`npm run bench -- interactive --only first-frame,resume --against main`):
+ * `--only` runs those scenarios (first-frame, stream, resume); `--against REV` builds that
+ * revision too (exported, as bench:compare does) and runs each scenario with both builds in
+ * turn, so they see the same load (the budgets are judged on this checkout's build);
+ * `--idle off` leaves out the idle RSS readings (40 s each).
+ */
+export const run = async (options: Readonly<Record<string, string>> = {}) => {
+  const only = options["only"]?.split(",") ?? [...SCENARIOS]
+  const unknown = only.filter((name) => !SCENARIOS.some((known) => known === name))
+  if (unknown.length > 0) throw new Error(`--only: unknown scenario ${unknown.join(", ")}; choose from ${SCENARIOS.join(", ")}`)
+  const idle = options["idle"] !== "off"
   printMachine("start")
   const tempDir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-interactive-"))
   const results: Array<Result> = []
   try {
     const cliPath = await snapshotCli(tempDir)
+    const builds: Array<Build> = [{ label: "this build", cli: cliPath }]
+    const against = options["against"]
+    if (against !== undefined) builds.push({ label: against, cli: buildRevision(against, path.join(tempDir, "against")) })
     const runner = chainRunner(tempDir, cliPath)
-    const start = await startup(runner, cliPath)
-    const stream = await streaming(runner, cliPath)
-    const resume = await resuming(runner, cliPath)
-    const frameBudget = 1.5 * start.version + 0.1
-    console.log(`\nfirst frame budget: 1.5 x --version (${ms(start.version)}) + 100 ms = ${ms(frameBudget)}`)
-    results.push(
-      underBudget("first frame (interactive)", start.frame, frameBudget, ms),
-      underBudget("streamed: bytes / answer", stream.ratio, 3, (n) => `${n.toFixed(2)}x`),
-      underBudget("streamed: last chunk shown", stream.fromServer, 0.05, (s) => `${(s * 1000).toFixed(1)} ms`),
-      underBudget("idle RSS (settled), answer", stream.idleRss ?? Number.NaN, 90 * 1024 * 1024, mib),
-      underBudget("resume: history shown", resume.history, 1, ms),
-      underBudget("resume: peak RSS", resume.peakRss, 100 * 1024 * 1024, mib),
-      underBudget("idle RSS (settled), resumed", resume.idleRss, 90 * 1024 * 1024, mib)
-    )
+    if (only.includes("first-frame")) {
+      const start = await startup(runner, builds)
+      const frameBudget = 1.5 * start.version + 0.1
+      console.log(`\nfirst frame budget: 1.5 x --version (${ms(start.version)}) + 100 ms = ${ms(frameBudget)}`)
+      results.push(underBudget("first frame (interactive)", start.frame, frameBudget, ms))
+    }
+    if (only.includes("stream")) {
+      const stream = await streaming(runner, cliPath)
+      results.push(
+        underBudget("streamed: bytes / answer", stream.ratio, 3, (n) => `${n.toFixed(2)}x`),
+        underBudget("streamed: last chunk shown", stream.fromServer, 0.05, (s) => `${(s * 1000).toFixed(1)} ms`),
+        underBudget("idle RSS (settled), answer", stream.idleRss ?? Number.NaN, 90 * 1024 * 1024, mib)
+      )
+    }
+    if (only.includes("resume")) {
+      const resume = await resuming(runner, builds, idle)
+      results.push(underBudget("resume: history shown", resume.history, 1, ms), underBudget("resume: peak RSS", resume.peakRss, 100 * 1024 * 1024, mib))
+      if (idle) results.push(underBudget("idle RSS (settled), resumed", resume.idleRss, 90 * 1024 * 1024, mib))
+    }
   } finally {
     fs.rmSync(tempDir, { recursive: true, force: true })
   }

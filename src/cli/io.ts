@@ -1,5 +1,6 @@
 import * as Effect from "effect/Effect"
 import type { Writable } from "node:stream"
+import { dismissEarlyFrame } from "./early-frame-handle.js"
 import type { Segment } from "./render.js"
 import { eraseRows, type Printable, type TerminalText, terminalString } from "./terminal-text.js"
 
@@ -47,6 +48,8 @@ export const eraseTransient = (): void => {
 const writeNow = (stream: Writable | NodeJS.WritableStream, value: Printable): boolean => {
   const text = terminalString(value)
   if (text.length === 0 || closed.has(stream)) return true
+  // The launcher's frame of a session that did not start (a usage error, the trust question) goes first.
+  dismissEarlyFrame()
   eraseTransient()
   lineEnded.set(stream, text.endsWith("\n"))
   return stream.write(text)
@@ -59,6 +62,7 @@ const writeNow = (stream: Writable | NodeJS.WritableStream, value: Printable): b
  */
 export const drawTransient = (stream: Writable | NodeJS.WritableStream, lines: TerminalText): void => {
   if (closed.has(stream)) return
+  dismissEarlyFrame()
   if (transient !== stream) eraseTransient()
   // What this stream shows in place now goes; on a line of its own, that line.
   const erase = eraseRows(transient === stream ? transientRows : 1)

@@ -30,6 +30,8 @@ import { skillsCommand } from "./commands/skills.js"
 import { toolsCommand } from "./commands/tools.js"
 import { permissionsCommand } from "./commands/permissions.js"
 import { trustCommand } from "./commands/trust.js"
+import type { EarlyFrame } from "./early-frame.js"
+import { adoptEarlyFrame } from "./early-frame-handle.js"
 import { CliError, USAGE_EXIT_CODE, usageMessage } from "./errors.js"
 import { renderHelp } from "./help.js"
 import { stderr, stdout, useColor, whenFlushed, writeSync } from "./io.js"
@@ -164,5 +166,8 @@ const exitWhenFlushed: Teardown = (exit) => {
   whenFlushed(() => process.exit(process.exitCode ?? fallback))
 }
 
-export const runMain = (argv: ReadonlyArray<string>) =>
+/** `early`: the interactive session's first frame, when the launcher drew one (`early-frame.ts`). */
+export const runMain = (argv: ReadonlyArray<string>, early?: EarlyFrame) => {
+  adoptEarlyFrame(early)
   NodeRuntime.runMain(main(argv), { disableErrorReporting: true, disablePrettyLogger: true, teardown: exitWhenFlushed })
+}

@@ -64,6 +64,11 @@ describe("architecture", () => {
     expect(violations(".", (t) => t !== "effect")).toEqual([])
   })
 
+  it("what the launcher loads before the CLI's bundle (the early frame, the command line's check) imports nothing", () => {
+    // Each import there is paid before the session's first frame (bin/custom-agent.js).
+    for (const file of ["cli/early-frame.ts", "cli/interactive/entry-argv.ts", "cli/v8-flags.ts"]) expect(importsOf(join(src, file)), file).toEqual([])
+  })
+
   it("src/core imports only src/domain, src/services, src/core and effect", () => {
     expect(violations("core", (t) => isEffect(t) || under("domain", "services", "core")(t))).toEqual([])
   })

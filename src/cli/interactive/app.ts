@@ -17,7 +17,9 @@ import { titleOf } from "../../domain/session-title.js"
 import { answerClientLabel } from "../../domain/answer-client.js"
 import { type AttachOptions, attachFiles } from "../prompt-attachments.js"
 import type { Choice } from "./choice-list.js"
+import { handOverEarlyFrame } from "../early-frame-handle.js"
 import { followSession } from "./follow.js"
+import { FrameWatchingTerminal } from "./frame-watch.js"
 import { keyAction, nextMode, onInterrupt } from "./keys.js"
 import { type CardAnswer, PermissionCard, requestOf } from "./permission-card.js"
 import { PlanCard } from "./plan-card.js"
@@ -37,6 +39,9 @@ const CLIENT = "cli"
 
 /** How long quitting waits for the running turn's cancel to be acknowledged (a server may be gone). */
 const cancelBound = Duration.seconds(5)
+
+/** How long the session waits for its first frame before it reads a session's history: only a guard. */
+const firstFrameBound = Duration.seconds(1)
 
 /** Which session the terminal opens with. */
 export type Opening = { readonly _tag: "New" } | { readonly _tag: "Resume"; readonly sessionId: string } | { readonly _tag: "Pick" }
@@ -100,11 +105,12 @@ export const runApp = (config: AppConfig): Effect.Effect<AppExit, unknown> =>
       // The session's, as its events say; before one exists, the one it will be created with.
       const currentModel = (): string | undefined => (sessionId === undefined ? (chosenModel ?? config.defaultModel) : timeline.state.model)
 
+      const firstFrame = yield* Deferred.make<void>()
       const screen = makeScreen({
         theme,
         cwd: config.cwd,
         commands,
-        ...(config.terminal === undefined ? {} : { terminal: config.terminal }),
+        terminal: config.terminal ?? new FrameWatchingTerminal(() => Deferred.unsafeDone(firstFrame, Effect.void)),
         // Drawn once at the top: it scrolls away with the conversation, so it never changes.
         header: (width) => [
           fit(`${theme.bold("custom-agent")} ${theme.dim(`${config.version} · ${safeInline(config.cwd)}${client.server !== undefined ? ` · ${safeInline(client.server)}` : client.host === "local" ? " · local host" : ""}`)}`, width)
@@ -450,7 +456,16 @@ export const runApp = (config: AppConfig): Effect.Effect<AppExit, unknown> =>
         onSuccess: takeCommands,
         onFailure: (error) => timeline.note(`the workspace's command files cannot be listed: ${client.describe(error)}`, "warn")
       })
-      yield* Effect.acquireRelease(Effect.sync(() => screen.start()), () => Effect.sync(() => screen.stop()))
+      yield* Effect.acquireRelease(
+        Effect.sync(() => {
+          // The launcher's frame, if it drew one, goes in the block this screen's first frame closes.
+          handOverEarlyFrame()
+          screen.start()
+        }),
+        () => Effect.sync(() => screen.stop())
+      )
+      // The screen is up before a session's history is read (a long one takes a while).
+      if (config.terminal === undefined) yield* Effect.ignore(Effect.timeout(Deferred.await(firstFrame), firstFrameBound))
       const opening = config.opening
       if (opening._tag === "Resume") yield* open(opening.sessionId).pipe(Effect.catchAll((error) => Effect.sync(() => note(client.describe(error), "error"))))
       if (opening._tag === "Pick") act(runSlashCommand(actions, "resume", ""))

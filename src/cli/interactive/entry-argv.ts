@@ -18,3 +18,33 @@ export const resumeIdAsSession = (argv: ReadonlyArray<string>, commands: Readonl
   }
   return out
 }
+
+/** The interactive session's options that take a value (`options.ts`, with the shared ones it takes). */
+const valueOptions = new Set(["--session", "--mode", "--model", "--script", "--max-output-tokens", "--thinking-budget", "--data-dir", "--store", "--sandbox", "--server", "--token-file"])
+/** Those that take none. */
+const flagOptions = new Set(["--continue", "-c", "--resume", "-r", "--no-host", "--sandbox-network"])
+
+/**
+ * Whether the words after the program's name open the interactive session: no command, only
+ * its own options. The launcher (`bin/custom-agent.js`) draws the session's first frame
+ * before the CLI loads only then; a word it does not know (a command, `--help`, a typo) says
+ * no, and the CLI decides as always. Loaded by the launcher on its own: it imports nothing.
+ */
+export const isInteractiveArgv = (argv: ReadonlyArray<string>): boolean => {
+  for (let i = 0; i < argv.length; i++) {
+    const token = argv[i] ?? ""
+    const equals = token.indexOf("=")
+    if (token.startsWith("--") && equals > 0 && valueOptions.has(token.slice(0, equals))) continue
+    if (valueOptions.has(token)) {
+      const value = argv[i + 1]
+      if (value === undefined || value.startsWith("-")) return false
+      i++
+      continue
+    }
+    if (!flagOptions.has(token)) return false
+    // `-r ID`: the word after it names a session (resumeIdAsSession).
+    const next = argv[i + 1]
+    if ((token === "-r" || token === "--resume") && next !== undefined && !next.startsWith("-")) i++
+  }
+  return true
+}

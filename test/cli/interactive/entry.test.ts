@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { checkArgv } from "../../../src/cli/argv-check.js"
-import { resumeIdAsSession } from "../../../src/cli/interactive/entry-argv.js"
+import { isInteractiveArgv, resumeIdAsSession } from "../../../src/cli/interactive/entry-argv.js"
 import { program } from "../../../src/cli/main.js"
 
 const tree = program()
@@ -34,4 +34,17 @@ describe("custom-agent with no command: the interactive session", () => {
     expect(check("run --model scripted hi")._tag).toBe("Run")
     expect(check("--mode plna")).toMatchObject({ _tag: "Usage", message: "--mode must be one of default, plan, accept-edits, bypass, got plna; did you mean plan?" })
   })
+
+  it("the launcher draws the session's first frame only for a command line that opens the session", () => {
+    const opening = ["", "-c", "--continue", "-r", "-r ses_abc", "--resume ses_abc --model scripted", "--session ses_1", "--model scripted --mode plan", "--data-dir d --store jsonl --sandbox off --sandbox-network --no-host", "--server http://127.0.0.1:1 --token-file t", "--model=scripted", "--max-output-tokens 10 --thinking-budget 20 --script s.json"]
+    for (const line of opening) {
+      const words = line.split(" ").filter((w) => w !== "")
+      expect(isInteractiveArgv(words), line).toBe(true)
+      expect(checkArgv(tree, resumeIdAsSession(words, names)), line).toMatchObject({ command: { path: ["custom-agent"] } })
+    }
+    for (const line of ["run hi", "--help", "-h", "-c -h", "--version", "sessions", "--model", "--session --model x", "--bogus", "hello"]) {
+      expect(isInteractiveArgv(line.split(" ").filter((w) => w !== "")), line).toBe(false)
+    }
+  })
 })
+
