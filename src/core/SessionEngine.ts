@@ -166,13 +166,13 @@ export interface SessionEngineShape {
   /**
    * `recover` for a subscriber of the session's history: also the events after `afterSequence`
    * that the actor's load read and still holds (its first subscriber takes them; none when the
-   * actor was already loaded, or the log was dropped), in an array of the caller's own. The
-   * rest, from `through` on, are the store's to give.
+   * actor was already loaded, or the log was dropped). The rest, from `through` on, are the
+   * store's to give.
    */
   readonly recoverForReplay: (
     sessionId: string,
     afterSequence: number
-  ) => Effect.Effect<{ readonly info: SessionInfo; readonly loaded: { readonly events: Array<AgentEvent>; readonly through: number } | undefined }, EngineError>
+  ) => Effect.Effect<{ readonly info: SessionInfo; readonly loaded: { readonly events: ReadonlyArray<AgentEvent>; readonly through: number } | undefined }, EngineError>
   /**
    * Compacts the session's completed turns now (`/compact`), while no turn runs. Gives the
    * `context.compacted` event, or none when there was nothing (new) to compact.

@@ -84,15 +84,22 @@ const HELD_PAGE = 500
 /**
  * The stored events as a pull when the session's actor still held the log its load read
  * (`recoverForReplay`): those events first, from memory, then the store's from `through` on.
- * Each page is let go once given, so a subscription that stays open keeps none of it.
+ * What was held is let go once given, so a subscription that stays open keeps none of it.
  */
 export const heldThenStored = <E>(
-  held: { readonly events: Array<AgentEvent>; readonly through: number },
+  held: { readonly events: ReadonlyArray<AgentEvent>; readonly through: number },
   rest: Stream.Stream<AgentEvent, E>
 ): Effect.Effect<Effect.Effect<Chunk.Chunk<AgentEvent>, Option.Option<E>>, never, Scope.Scope> =>
-  Effect.map(Stream.toPull(rest), (pullRest) =>
-    Effect.suspend(() =>
-      // Taken off the front as given: an event the reader folded is garbage at once.
-      held.events.length === 0 ? pullRest : Effect.succeed(Chunk.unsafeFromArray(held.events.splice(0, HELD_PAGE)))
-    )
-  )
+  Effect.map(Stream.toPull(rest), (pullRest) => {
+    let events: ReadonlyArray<AgentEvent> | undefined = held.events
+    let at = 0
+    return Effect.suspend(() => {
+      if (events === undefined || at >= events.length) {
+        events = undefined
+        return pullRest
+      }
+      const page = Chunk.unsafeFromArray(events.slice(at, at + HELD_PAGE))
+      at += HELD_PAGE
+      return Effect.succeed(page)
+    })
+  })
