@@ -164,16 +164,6 @@ export interface SessionEngineShape {
    */
   readonly recover: (sessionId: string) => Effect.Effect<SessionInfo, EngineError>
   /**
-   * `recover` for a subscriber of the session's history: also the events after `afterSequence`
-   * that the actor's load read and still holds (its first subscriber takes them; none when the
-   * actor was already loaded, or the log was dropped). The rest, from `through` on, are the
-   * store's to give.
-   */
-  readonly recoverForReplay: (
-    sessionId: string,
-    afterSequence: number
-  ) => Effect.Effect<{ readonly info: SessionInfo; readonly loaded: { readonly events: ReadonlyArray<AgentEvent>; readonly through: number } | undefined }, EngineError>
-  /**
    * Compacts the session's completed turns now (`/compact`), while no turn runs. Gives the
    * `context.compacted` event, or none when there was nothing (new) to compact.
    */
@@ -774,21 +764,6 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
       evict: Effect.fn("Engine.evict")((sessionId: string) => RcMap.invalidate(actors, sessionId)),
       record: Effect.fn("Engine.record")((sessionId: string, draft: Draft) => withActor(sessionId, (actor) => actor.commit(draft))),
       recover: Effect.fn("Engine.recover")((sessionId: string) => withActor(sessionId, (actor) => Effect.zipRight(closeLeftOpen(actor, false), infoOf(actor)))),
-      recoverForReplay: Effect.fn("Engine.recoverForReplay")((sessionId: string, afterSequence: number) =>
-        withActor(sessionId, (actor) =>
-          Effect.zipRight(
-            closeLeftOpen(actor, false),
-            Effect.map(infoOf(actor), (info) => {
-              const log = actor.loadedLog
-              actor.loadedLog = undefined
-              const through = log?.at(-1)?.sequence ?? 0
-              // Held from sequence 1: the events after `afterSequence` are the log's tail.
-              const loaded = log === undefined || afterSequence >= through ? undefined : { events: log.slice(afterSequence), through }
-              return { info, loaded }
-            })
-          )
-        )
-      ),
       compact: Effect.fn("Engine.compact")(compact),
       setMode: Effect.fn("Engine.setMode")((sessionId: string, mode: PermissionMode, by: string) => withActor(sessionId, (actor) => changeMode(actor, mode, by))),
       setModel: Effect.fn("Engine.setModel")((sessionId: string, model: string, by: string) => withActor(sessionId, (actor) => changeModel(actor, model, by))),

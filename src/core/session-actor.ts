@@ -50,17 +50,7 @@ export interface SessionActor {
   readonly inboxLock: Effect.Semaphore
   /** Working through its prompts: a turn runs, or the next is about to start. */
   driving: boolean
-  /**
-   * The log as the actor's load read it, decoded (sequences 1 to its end), kept for the first
-   * subscriber of its history, which takes it: a client opening a session reads it, then
-   * subscribes from its start, and the log is decoded once instead of twice. Dropped once
-   * taken, or after `loadedLogMs`, whichever comes first.
-   */
-  loadedLog: ReadonlyArray<AgentEvent> | undefined
 }
-
-/** How long an actor keeps the log its load read for a subscriber (one opening the session asks within milliseconds). */
-export const loadedLogMs = 5_000
 
 export interface CommitServices {
   readonly store: EventStoreShape
@@ -127,8 +117,7 @@ export const makeActor = (services: CommitServices, state: SessionState): Effect
       commitLocked,
       turn,
       inboxLock: Effect.unsafeMakeSemaphore(1),
-      driving: false,
-      loadedLog: undefined
+      driving: false
     }
   })
 
@@ -140,25 +129,9 @@ export const loadActor = (
 ): Effect.Effect<SessionActor, EngineError> =>
   Effect.gen(function* () {
     const state = emptySessionState(sessionId, conversation)
-    const log: Array<AgentEvent> = []
-    yield* services.store.replay(sessionId).pipe(
-      Stream.runForEachChunk((events) =>
-        Effect.sync(() => {
-          for (const event of events) {
-            applyEvent(state, event)
-            log.push(event)
-          }
-        })
-      )
-    )
+    yield* services.store.replay(sessionId).pipe(Stream.runForEach((event) => Effect.sync(() => applyEvent(state, event))))
     if (state.lastSequence === 0) return yield* new SessionNotFound({ sessionId })
-    const actor = yield* makeActor(services, state)
-    actor.loadedLog = log
-    // Not a fiber: nothing waits for it, and it must not keep the process alive.
-    setTimeout(() => {
-      actor.loadedLog = undefined
-    }, loadedLogMs).unref()
-    return actor
+    return yield* makeActor(services, state)
   })
 
 /** Records `mode` as the session's mode, compared under the lock so two clients setting it record it once. */

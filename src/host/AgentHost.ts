@@ -42,7 +42,7 @@ import { PermissionEngine } from "../services/PermissionEngine.js"
 import { type McpError, McpHub } from "../services/McpHub.js"
 import { Fanout } from "./fanout.js"
 import { type ForkInput, forkSession } from "./fork.js"
-import { heldThenStored, subscriptionPull } from "./subscription.js"
+import { subscriptionPull } from "./subscription.js"
 import { PendingAsks } from "./pending-asks.js"
 import { listSessionItems } from "./session-list.js"
 import { deleteSessionTree } from "./session-delete.js"
@@ -247,13 +247,12 @@ export const make = Effect.gen(function* () {
   /** Opens a subscription in the scope; failing to open fails its first pull. */
   const openSubscription = (sessionId: string, afterSequence: number) =>
     Effect.gen(function* () {
-      // The log the actor's load just read, when it did (a client opening a session read it first): not read again.
-      const { loaded } = yield* engine.recoverForReplay(sessionId, afterSequence)
+      yield* engine.recover(sessionId)
       // Subscribe before reading anything: whatever commits from now on is in the buffer,
       // whatever committed before is in the store; overlap is skipped by sequence.
       const live = yield* fanout.subscribe(sessionId)
       const baseline = yield* viewOf(sessionId)
-      const stored = loaded === undefined ? yield* Stream.toPull(store.replay(sessionId, afterSequence)) : yield* heldThenStored(loaded, store.replay(sessionId, loaded.through))
+      const stored = yield* Stream.toPull(store.replay(sessionId, afterSequence))
       return subscriptionPull({ sessionId, afterSequence, baseline, stored, live })
     }).pipe(Effect.catchAll((error) => Effect.succeed(Effect.fail(Option.some<EngineError | SubscriberLagged>(error)))))
 

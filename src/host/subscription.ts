@@ -2,8 +2,6 @@ import * as Chunk from "effect/Chunk"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import type * as Scope from "effect/Scope"
-import * as Stream from "effect/Stream"
 import { afterPendingIo } from "../core/mailbox-pull.js"
 import type { EngineError } from "../domain/errors.js"
 import type { AgentEvent } from "../domain/events.js"
@@ -77,29 +75,3 @@ export const subscriptionPull = (source: SubscriptionSource): Effect.Effect<Chun
   })
   return pull
 }
-
-/** Events handed to the reader per pull from what the actor held: the store's own page size. */
-const HELD_PAGE = 500
-
-/**
- * The stored events as a pull when the session's actor still held the log its load read
- * (`recoverForReplay`): those events first, from memory, then the store's from `through` on.
- * What was held is let go once given, so a subscription that stays open keeps none of it.
- */
-export const heldThenStored = <E>(
-  held: { readonly events: ReadonlyArray<AgentEvent>; readonly through: number },
-  rest: Stream.Stream<AgentEvent, E>
-): Effect.Effect<Effect.Effect<Chunk.Chunk<AgentEvent>, Option.Option<E>>, never, Scope.Scope> =>
-  Effect.map(Stream.toPull(rest), (pullRest) => {
-    let events: ReadonlyArray<AgentEvent> | undefined = held.events
-    let at = 0
-    return Effect.suspend(() => {
-      if (events === undefined || at >= events.length) {
-        events = undefined
-        return pullRest
-      }
-      const page = Chunk.unsafeFromArray(events.slice(at, at + HELD_PAGE))
-      at += HELD_PAGE
-      return Effect.succeed(page)
-    })
-  })
