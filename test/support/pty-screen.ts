@@ -52,6 +52,9 @@ export const openOnPty = (args: ReadonlyArray<string>, options: PtyOptions) => {
     }
   })
   let raw = ""
+  // The bells the terminal rang (a BEL on its own, not one ending an OSC sequence).
+  let bells = 0
+  term.onBell(() => bells++)
   let exited: { readonly code: number } | undefined
   const exit = new Promise<number>((resolve) =>
     child.onExit(({ exitCode }) => {
@@ -94,6 +97,7 @@ export const openOnPty = (args: ReadonlyArray<string>, options: PtyOptions) => {
     screen,
     all,
     raw: () => raw,
+    bells: () => bells,
     waitFor,
     type: (text: string) => child.write(text),
     resize: (cols: number, newRows = rows) => {

@@ -176,6 +176,8 @@ export const runApp = (config: AppConfig): Effect.Effect<AppExit, unknown> =>
       const askPlan = (toolCallId: string) => screen.addCard(new PlanCard(toolCallId, theme, (answered) => answer(toolCallId, answered, () => askPlan(toolCallId))))
 
       const onQuestion = (event: AgentEvent) => {
+        // A question that comes while the session is open (not one the history shows) rings.
+        if ((event.type === "permission.requested" || event.type === "plan.proposed") && event.sequence > historyEnd) screen.bell()
         if (event.type === "permission.requested") {
           askPermission(event)
         } else if (event.type === "plan.proposed") {

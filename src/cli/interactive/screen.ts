@@ -169,6 +169,14 @@ export const makeScreen = (options: ScreenOptions) => {
       layoutQuestions()
     },
     choosing: () => choice !== undefined,
+    /**
+     * The terminal's bell: a question waits. Terminals turn it into a sound, a flash or a mark
+     * on the tab or window when it is in the background (most can send it on as a desktop
+     * notification).
+     */
+    bell: () => {
+      if (started) tui.terminal.write("\x07")
+    },
     /** The spinner under the conversation while a turn runs and nothing waits for an answer. */
     setSpinner: (message: string | undefined) => {
       if (message === undefined) {

@@ -25,9 +25,12 @@ describe("a permission question in the interactive session", () => {
       const session = openOnPty(["--script", "script.json"], { cwd, home: temps.dir("tui-home-"), cols })
       try {
         await session.waitFor("custom-agent")
+        expect(session.bells()).toBe(0)
         session.type("write a.txt")
         session.type(keys.enter)
         const asked = await session.waitFor("[n] deny")
+        // The question rang the terminal's bell, once (a terminal in the background marks or notifies it).
+        expect(session.bells()).toBe(1)
         expect(asked).toContain("? create a.txt (write_file, write)")
         expect(asked).toContain("+hello")
         // What s, a and d would store, before anything is stored.
