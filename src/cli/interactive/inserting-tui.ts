@@ -235,4 +235,9 @@ export class InsertingTUI extends TUI {
     for (const [key, value] of Object.entries(prepared.state)) Reflect.set(this, key, value)
     return prepared.state.previousLines
   }
+
+  /** The terminal's bell (BEL), written alone. */
+  bell(): void {
+    this.terminal.write("\x07")
+  }
 }

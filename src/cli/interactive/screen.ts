@@ -175,7 +175,7 @@ export const makeScreen = (options: ScreenOptions) => {
      * notification).
      */
     bell: () => {
-      if (started) tui.terminal.write("\x07")
+      if (started) tui.bell()
     },
     /** The spinner under the conversation while a turn runs and nothing waits for an answer. */
     setSpinner: (message: string | undefined) => {
