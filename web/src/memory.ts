@@ -1,6 +1,7 @@
 import { Effect, Either } from "effect"
-import { useCallback, useEffect, useRef, useState } from "preact/hooks"
+import { useCallback, useMemo } from "preact/hooks"
 import { type Answer, type Api, describe } from "./api.js"
+import { usePolled } from "./polled.js"
 
 export type MemoryCandidate = Answer<"ListMemoryCandidates">[number]
 export type Memory = Answer<"ListMemories">[number]
@@ -46,31 +47,10 @@ export const outcomeOf = (
 
 /** Memory review for the whole page: the sidebar's badge, the memory view and the timeline's inline buttons. */
 export const useMemoryReview = (api: Api): MemoryReview => {
-  const [candidates, setCandidates] = useState<ReadonlyArray<MemoryCandidate> | undefined>(undefined)
-  const [memories, setMemories] = useState<ReadonlyArray<Memory> | undefined>(undefined)
-  const [error, setError] = useState<string | undefined>(undefined)
-  // Refreshes overlap (poll, action, event): only the newest request may set the lists.
-  const latest = useRef(0)
-
-  const refresh = useCallback(() => {
-    const request = ++latest.current
-    void api
-      .call((client) => Effect.all([client.ListMemoryCandidates(), client.ListMemories({})], { concurrency: 2 }))
-      .then((result) => {
-        if (request !== latest.current) return
-        if (result._tag === "Left") return setError(describe(result.left))
-        const [pending, approved] = result.right
-        setError(undefined)
-        setCandidates(newestFirst(pending, (c) => c.proposedAt))
-        setMemories(newestFirst(approved, (m) => m.approvedAt))
-      })
-  }, [api])
-
-  useEffect(() => {
-    refresh()
-    const timer = setInterval(refresh, refreshMs)
-    return () => clearInterval(timer)
-  }, [refresh])
+  const lists = usePolled(api, (client) => Effect.all([client.ListMemoryCandidates(), client.ListMemories({})], { concurrency: 2 }), refreshMs)
+  const { refresh } = lists
+  const candidates = useMemo(() => (lists.value === undefined ? undefined : newestFirst(lists.value[0], (c) => c.proposedAt)), [lists.value])
+  const memories = useMemo(() => (lists.value === undefined ? undefined : newestFirst(lists.value[1], (m) => m.approvedAt)), [lists.value])
 
   const review = useCallback(
     async (candidateId: string, decision: "approve" | "reject") => {
@@ -90,5 +70,5 @@ export const useMemoryReview = (api: Api): MemoryReview => {
     [api, refresh]
   )
 
-  return { candidates, memories, error, refresh, review, remove }
+  return { candidates, memories, error: lists.error, refresh, review, remove }
 }

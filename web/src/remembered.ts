@@ -1,6 +1,7 @@
-import { useCallback, useEffect, useRef, useState } from "preact/hooks"
-import { type Answer, type Api, describe } from "./api.js"
+import { useCallback, useMemo } from "preact/hooks"
+import type { Answer, Api } from "./api.js"
 import { type ActionOutcome, outcomeOf } from "./memory.js"
+import { usePolled } from "./polled.js"
 
 export type RememberedAnswer = Answer<"ListRememberedAnswers">[number]
 
@@ -17,28 +18,9 @@ const refreshMs = 5_000
 
 /** The remembered answers panel's data: listed from the host, revoked as this page (`rpc:web` in the approvals file). */
 export const useRememberedAnswers = (api: Api): RememberedAnswers => {
-  const [answers, setAnswers] = useState<ReadonlyArray<RememberedAnswer> | undefined>(undefined)
-  const [error, setError] = useState<string | undefined>(undefined)
-  // Refreshes overlap (poll, revoke): only the newest request may set the list.
-  const latest = useRef(0)
-
-  const refresh = useCallback(() => {
-    const request = ++latest.current
-    void api
-      .call((client) => client.ListRememberedAnswers({}))
-      .then((result) => {
-        if (request !== latest.current) return
-        if (result._tag === "Left") return setError(describe(result.left))
-        setError(undefined)
-        setAnswers([...result.right].sort((a, b) => b.createdAt.localeCompare(a.createdAt)))
-      })
-  }, [api])
-
-  useEffect(() => {
-    refresh()
-    const timer = setInterval(refresh, refreshMs)
-    return () => clearInterval(timer)
-  }, [refresh])
+  const listed = usePolled(api, (client) => client.ListRememberedAnswers({}), refreshMs)
+  const { refresh } = listed
+  const answers = useMemo(() => (listed.value === undefined ? undefined : [...listed.value].sort((a, b) => b.createdAt.localeCompare(a.createdAt))), [listed.value])
 
   const revoke = useCallback(
     async (id: string) => {
@@ -49,5 +31,5 @@ export const useRememberedAnswers = (api: Api): RememberedAnswers => {
     [api, refresh]
   )
 
-  return { answers, error, refresh, revoke }
+  return { answers, error: listed.error, refresh, revoke }
 }
