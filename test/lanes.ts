@@ -104,6 +104,7 @@ export const slowLane: ReadonlyArray<string> = [
   "test/security/prompt-attachments.test.ts",
   "test/security/round31.test.ts",
   "test/security/round34.test.ts",
+  "test/security/round36-host.test.ts",
   "test/security/sandbox-exposure.test.ts",
   "test/security/sandbox.test.ts",
   "test/security/session-ids.test.ts",
