@@ -120,7 +120,9 @@ export const make = (options: PermissionEngineOptions) =>
         Effect.gen(function* () {
           const [next, result] = yield* change(yield* loadApprovalsFile(approvalsFile))
           yield* saveApprovalsFile(approvalsFile, next)
-          yield* Ref.set(always, { signature: fileSignature(approvalsFile), content: next })
+          // Not cached under the file's signature: another process may write between the save
+          // and a stat, and its change would pass for ours. The next decision reads the file.
+          yield* Ref.set(always, { signature: undefined, content: next })
           return result
         })
       )
