@@ -82,6 +82,15 @@ const CSI = "\x1b["
 const BEGIN_SYNC = `${CSI}?2026h`
 const END_SYNC = `${CSI}?2026l`
 const HIDE_CURSOR = `${CSI}?25l`
+/**
+ * Bracketed paste, on with the frame: a paste while it is up comes wrapped in markers and
+ * reaches the session's editor as one paste, not as typed keys whose line ends would each be
+ * an Enter that sends a prompt. The session (pi-tui) keeps it on; a dismissed frame turns it off.
+ */
+const PASTE_ON = `${CSI}?2004h`
+const PASTE_OFF = `${CSI}?2004l`
+const PASTE_START = Buffer.from(`${CSI}200~`)
+const PASTE_END = Buffer.from(`${CSI}201~`)
 const SHOW_CURSOR = `${CSI}?25h`
 const ETX = 0x03
 
@@ -120,14 +129,25 @@ export const drawEarlyFrame = (options: EarlyFrameOptions): EarlyFrame | undefin
   const write = (text: string) => {
     stdout.write(text)
   }
-  write(`${BEGIN_SYNC}${HIDE_CURSOR}${lines.join("\r\n")}${END_SYNC}`)
+  write(`${BEGIN_SYNC}${HIDE_CURSOR}${PASTE_ON}${lines.join("\r\n")}${END_SYNC}`)
 
   const typed: Array<Buffer> = []
   let shown = true
   let holding = true
+  let pasting = false
+  /** Where a Ctrl-C typed (not pasted) is in `bytes`, following the paste markers across chunks; -1 when none. */
+  const interruptIn = (bytes: Buffer): number => {
+    for (let i = 0; i < bytes.length; i++) {
+      if (bytes[i] === 0x1b) {
+        if (bytes.subarray(i, i + PASTE_START.length).equals(PASTE_START)) pasting = true
+        else if (bytes.subarray(i, i + PASTE_END.length).equals(PASTE_END)) pasting = false
+      } else if (bytes[i] === ETX && !pasting) return i
+    }
+    return -1
+  }
   const onData = (data: Buffer | string) => {
     const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : data
-    const interrupt = bytes.indexOf(ETX)
+    const interrupt = interruptIn(bytes)
     if (interrupt !== -1) {
       typed.push(bytes.subarray(0, interrupt))
       dismiss()
@@ -148,7 +168,7 @@ export const drawEarlyFrame = (options: EarlyFrameOptions): EarlyFrame | undefin
     release()
     if (!shown) return
     shown = false
-    write(`${erase()}${SHOW_CURSOR}`)
+    write(`${erase()}${PASTE_OFF}${SHOW_CURSOR}`)
   }
   const onExit = () => dismiss()
   options.onExit?.(onExit)

@@ -49,13 +49,21 @@ describe("the launcher's early frame of the interactive session", () => {
     expect(visible(lines[0] ?? "")).toMatch(/^custom-agent 1\.2\.3 · \/very\/long\//)
   })
 
-  it("without colour (NO_COLOR) it writes no style, only its own frame and cursor codes", () => {
+  it("without colour (NO_COLOR) it writes no style, only its own frame, cursor and paste-mode codes", () => {
     const terminal = fakeTerminal()
     draw(terminal, { env: { NO_COLOR: "1" } })
     const frame = terminal.written.join("")
-    expect(frame.replace(/\x1b\[\?(2026|25)[hl]/g, "")).not.toContain("\x1b")
+    expect(frame.replace(/\x1b\[\?(2026|25|2004)[hl]/g, "")).not.toContain("\x1b")
     expect(frame).toContain("custom-agent 1.2.3 · /work/project")
     expect(frame).toContain("starting…")
+  })
+
+  it("turns bracketed paste on with the frame (a paste comes as one) and off again when the frame is dismissed", () => {
+    const terminal = fakeTerminal()
+    const frame = draw(terminal)
+    expect(terminal.written.join("")).toContain("\x1b[?2004h")
+    frame?.dismiss()
+    expect(terminal.written.at(-1)).toContain("\x1b[?2004l")
   })
 
   it("draws nothing where the session would not draw: stdin or stdout not a terminal, a terminal too small", () => {
@@ -115,5 +123,16 @@ describe("the launcher's early frame of the interactive session", () => {
     expect(interrupted).toBe(1)
     expect(terminal.state.raw).toBe(false)
     expect(terminal.written.at(-1)).toContain("\x1b[J")
+  })
+
+  it("a Ctrl-C byte inside a paste is pasted text, not an interrupt (the markers followed across chunks)", () => {
+    const terminal = fakeTerminal()
+    let interrupted = 0
+    draw(terminal, { interrupt: () => interrupted++ })
+    terminal.type("\x1b[200~a\x03")
+    terminal.type("b\x1b[201~")
+    expect(interrupted).toBe(0)
+    terminal.type("\x03")
+    expect(interrupted).toBe(1)
   })
 })

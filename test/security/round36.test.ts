@@ -126,7 +126,7 @@ describe("round 36: a paste into the launcher's early frame", () => {
     return { stdin, stdout, paste, unshifted }
   }
 
-  it("text pasted while the frame is up (a page's copied snippet, a prepared prompt) reaches the session's editor as typed keys: each of its line ends is an Enter that sends a prompt nobody reviewed", async () => {
+  it("text pasted while the frame is up (a page's copied snippet, a prepared prompt) reaches the session's editor as one paste: none of its line ends is an Enter that sends a prompt nobody reviewed", async () => {
     const { drawEarlyFrame } = await import("../../src/cli/early-frame.js")
     const terminal = emulator()
     const frame = drawEarlyFrame({ version: "1.2.3", cwd: "/work/project", stdin: terminal.stdin, stdout: terminal.stdout, env: {}, interrupt: () => undefined })
