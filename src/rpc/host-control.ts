@@ -27,7 +27,12 @@ export const HostStatus = Schema.Struct({
    * The sandbox the host was started with (`--sandbox`, `--sandbox-network`): a client joins
    * only a host whose sandbox is the one it asks for. Absent: unknown, never joined.
    */
-  sandbox: Schema.optional(Schema.Struct({ mode: Schema.Literal("auto", "off", "on"), network: Schema.Boolean }))
+  sandbox: Schema.optional(Schema.Struct({ mode: Schema.Literal("auto", "off", "on"), network: Schema.Boolean })),
+  /**
+   * The user configuration folder the host reads (rules, settings, instructions, skills, MCP
+   * servers): a client joins only a host reading the one it would. Absent: unknown, never joined.
+   */
+  configDir: Schema.optional(Schema.String)
 })
 export type HostStatus = typeof HostStatus.Type
 

@@ -15,7 +15,7 @@ import { stderr, stdout } from "../io.js"
 import { warnPasswordInUrl } from "../secret-arguments.js"
 import { configuredToken, TOKEN_ENV } from "../token-source.js"
 import { followKeptToken, type KeptToken, keptToken } from "../kept-token.js"
-import { resolveDataDir } from "../../app/locations.js"
+import { resolveConfigDir, resolveDataDir } from "../../app/locations.js"
 import { claimHostSocket, socketHostLayer } from "../host/socket-host.js"
 
 export interface ServeArgs extends AgentArgs {
@@ -135,7 +135,7 @@ export const serve = (args: ServeArgs) =>
         )
       }
       const stopped = yield* Deferred.make<void>()
-      const socket = claim?._tag === "Free" ? socketHostLayer(claim, { idleExit: 0, done: stopped, sandbox: { mode: args.sandbox ?? "auto", network: args.sandboxNetwork ?? false } }) : Layer.empty
+      const socket = claim?._tag === "Free" ? socketHostLayer(claim, { idleExit: 0, done: stopped, sandbox: { mode: args.sandbox ?? "auto", network: args.sandboxNetwork ?? false }, configDir: resolveConfigDir() }) : Layer.empty
       // The host first, then the port, then the announcement: nothing is accepted before it can be answered.
       const app = Layer.merge(
         announce.pipe(

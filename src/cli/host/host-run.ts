@@ -37,7 +37,7 @@ export const runHost = (args: HostRunArgs) =>
       const done = yield* Deferred.make<void>()
       yield* Effect.scoped(
         Effect.gen(function* () {
-          yield* Layer.build(socketHostLayer(claim, { idleExit: args.idleExit, done, sandbox: { mode: args.sandbox ?? "auto", network: args.sandboxNetwork ?? false } }).pipe(Layer.provide(host)))
+          yield* Layer.build(socketHostLayer(claim, { idleExit: args.idleExit, done, sandbox: { mode: args.sandbox ?? "auto", network: args.sandboxNetwork ?? false }, configDir: config.configDir }).pipe(Layer.provide(host)))
           yield* stdout(`custom-agent host ${packageVersion()} listening on ${claim.path} (pid ${process.pid})\n`)
           yield* Deferred.await(done)
         })

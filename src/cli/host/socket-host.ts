@@ -81,6 +81,8 @@ export interface SocketHostOptions {
   readonly idleExit: number
   /** The sandbox this host's agent runs commands in, as it was asked for. */
   readonly sandbox: { readonly mode: "auto" | "off" | "on"; readonly network: boolean }
+  /** The user configuration folder this host's agent reads (its rules and settings). */
+  readonly configDir: string
   /** Completed when the host should go: asked to stop, or idle for long enough. */
   readonly done: Deferred.Deferred<void>
 }
@@ -111,7 +113,8 @@ export const socketHostLayer = (claim: { readonly path: string; readonly token: 
               clients: connections.open,
               working: [...working],
               idleExitSeconds: options.idleExit,
-              sandbox: options.sandbox
+              sandbox: options.sandbox,
+              configDir: options.configDir
             })),
             stop: (when: StopWhen) => (when === "now" ? Deferred.succeed(options.done, undefined) : Ref.set(stopWhenIdle, true))
           })

@@ -1,5 +1,6 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import { resolveConfigDir } from "../../app/locations.js"
 import { socketClientLayer } from "../../rpc/socket-client.js"
 import type { AgentArgs } from "../agent-setup.js"
 import { hostArguments } from "../commands/host.js"
@@ -16,11 +17,22 @@ import { type LocalHost, runningHost, startHost } from "./connect.js"
 const configuresProcess = (args: AgentArgs) => Option.isSome(args.script) || Option.isSome(args.maxOutputTokens) || Option.isSome(args.thinkingBudget)
 
 /**
- * Whether the host runs commands in the sandbox this client asks for: the same mode and network
- * (a client asking for the sandbox never joins a host without one, nor a closed network an open one).
+ * Why this client may not join the host, or undefined when it may: the host must run commands
+ * in the sandbox the client asks for (the same mode and network: a client asking for the
+ * sandbox never joins a host without one, nor a closed network an open one), and read the
+ * user configuration folder the client would (its rules, settings and private places), so a
+ * client's own deny rules are never left out by joining.
  */
-const sameSandbox = (host: LocalHost, args: AgentArgs) =>
-  host.status.sandbox !== undefined && host.status.sandbox.mode === (args.sandbox ?? "auto") && host.status.sandbox.network === (args.sandboxNetwork ?? false)
+const mismatch = (host: LocalHost, args: AgentArgs): string | undefined => {
+  const sandbox = host.status.sandbox
+  if (sandbox === undefined || sandbox.mode !== (args.sandbox ?? "auto") || sandbox.network !== (args.sandboxNetwork ?? false)) {
+    return "the local host runs commands with another sandbox setting than this client's (--sandbox, --sandbox-network)"
+  }
+  if (host.status.configDir !== resolveConfigDir()) {
+    return "the local host reads another user configuration folder (rules, settings) than this client's (CUSTOM_AGENT_CONFIG_HOME, XDG_CONFIG_HOME)"
+  }
+  return undefined
+}
 
 /**
  * The running host a client joins, or none: none runs, the client configures its own process,
@@ -31,11 +43,10 @@ export const hostToJoin = (dataDir: string, args: AgentArgs): Effect.Effect<Loca
   configuresProcess(args)
     ? Effect.succeed(undefined)
     : runningHost(dataDir).pipe(
-        Effect.flatMap((host) =>
-          host === undefined || sameSandbox(host, args)
-            ? Effect.succeed(host)
-            : Effect.as(stderr(term`the local host runs commands with another sandbox setting than this client's (--sandbox, --sandbox-network); running in this process instead\n`), undefined)
-        ),
+        Effect.flatMap((host) => {
+          const why = host === undefined ? undefined : mismatch(host, args)
+          return why === undefined ? Effect.succeed(host) : Effect.as(stderr(term`${why}; running in this process instead\n`), undefined)
+        }),
         Effect.catchAll((error) => Effect.as(stderr(term`${error.message}; running in this process instead\n`), undefined))
       )
 
@@ -44,9 +55,9 @@ export const hostForBackground = (dataDir: string, args: AgentArgs): Effect.Effe
   Effect.gen(function* () {
     const running = yield* runningHost(dataDir)
     if (running === undefined) return yield* startHost(dataDir, hostArguments(args))
-    if (configuresProcess(args) || !sameSandbox(running, args)) {
+    if (configuresProcess(args) || mismatch(running, args) !== undefined) {
       return yield* new CliError({
-        message: `the local host of ${dataDir} runs already, with its own model and sandbox options (--script, --max-output-tokens, --thinking-budget, --sandbox, --sandbox-network are its): \`custom-agent host stop\` first to start one with yours`
+        message: `the local host of ${dataDir} runs already, with its own model, sandbox and configuration (--script, --max-output-tokens, --thinking-budget, --sandbox, --sandbox-network, the user configuration folder are its): \`custom-agent host stop\` first to start one with yours`
       })
     }
     return running
