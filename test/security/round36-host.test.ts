@@ -30,7 +30,7 @@ const fixture = (responses: ReadonlyArray<unknown>) => {
 
 describe("round 36: a client joining the local host keeps its own rules", () => {
   it(
-    "a run whose configuration directory (CUSTOM_AGENT_CONFIG_HOME) denies write_file joins a host started with another one: the host's rules apply and the write the client's user denied happens",
+    "a run whose configuration directory (CUSTOM_AGENT_CONFIG_HOME) denies write_file does not join a host started with another one: its own rules hold and the write its user denied does not happen",
     { timeout: 180_000 },
     async () => {
       const write = { chunks: [{ toolCall: { name: "write_file", input: { path: "out.txt", content: "x\n" } } }] }
