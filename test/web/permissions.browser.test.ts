@@ -58,4 +58,24 @@ describe("the web page's permissions panel", () => {
     await page.locator(".block.answer", { hasText: "wrote twice" }).waitFor()
     expect(pageErrors).toEqual([])
   })
+
+  it("shows a question's path with its invisible characters by code point: a bidi override cannot make it read as another name", { timeout: 120_000 }, async () => {
+    assertWebBuilt()
+    const workspace = realpathSync(tempDir("web-invisible-"))
+    const server = await startScriptedServer({
+      responses: [{ chunks: [{ toolCall: { id: "call_x", name: "write_file", input: { path: "notes\u202egnp.sh", content: "x\n" } } }] }, "denied"]
+    })
+    const { page, pageErrors } = await openPage()
+    await openNewSession(page, server, workspace)
+    await page.locator("textarea[name=prompt]").fill("write it")
+    await page.getByRole("button", { name: "Send" }).click()
+    const card = page.locator(".permission-card")
+    await card.waitFor()
+    const shown = (await card.textContent()) ?? ""
+    expect(shown).toContain("notes<U+202E>gnp.sh")
+    expect(shown).not.toContain("\u202e")
+    await card.getByRole("button", { name: "Deny", exact: true }).click()
+    await page.locator(".block.answer", { hasText: "denied" }).waitFor()
+    expect(pageErrors).toEqual([])
+  })
 })

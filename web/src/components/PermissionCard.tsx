@@ -1,6 +1,7 @@
 import { useState } from "preact/hooks"
 import type { PermissionAnswer } from "../../../src/domain/host.js"
 import { lastingChoices } from "../../../src/domain/lasting-choices.js"
+import { showInvisible } from "../../../src/domain/visible-text.js"
 import { describeCover } from "../../../src/domain/permissions.js"
 import { type Api, describe } from "../api.js"
 import type { Ask } from "../timeline.js"
@@ -46,13 +47,13 @@ export const PermissionCard = ({ api, sessionId, toolCallId, ask, detail }: Prop
   return (
     <div class="permission-card" role="group" aria-label="permission request">
       <p>
-        <span class={`risk ${ask.risk}`}>{ask.risk}</span> {ask.summary}
+        <span class={`risk ${ask.risk}`}>{ask.risk}</span> {showInvisible(ask.summary)}
       </p>
-      {detail === undefined ? null : looksLikeDiff(detail) ? <Diff text={detail} /> : <pre>{detail}</pre>}
+      {detail === undefined ? null : looksLikeDiff(detail) ? <Diff text={showInvisible(detail)} /> : <pre>{showInvisible(detail)}</pre>}
       <p class="muted lasting">
         {covered === undefined
           ? "Session, always and deny always apply to this call only: nothing in it can be remembered safely."
-          : `Session and always cover ${describeCover(covered, "allow")}; deny always covers ${describeCover(covered, "deny")}.`}
+          : showInvisible(`Session and always cover ${describeCover(covered, "allow")}; deny always covers ${describeCover(covered, "deny")}.`)}
       </p>
       {offers.length < 2 ? null : (
         <label class="reach">
@@ -60,7 +61,7 @@ export const PermissionCard = ({ api, sessionId, toolCallId, ask, detail }: Prop
           <select name="reach" aria-label="What a lasting answer remembers" value={String(reach)} disabled={busy} onChange={(e) => setReach(Number(e.currentTarget.value))}>
             {offers.map((offer, i) => (
               <option key={offer.label} value={String(i)}>
-                {offer.label}
+                {showInvisible(offer.label)}
               </option>
             ))}
           </select>

@@ -1,5 +1,6 @@
 import type { SessionListItem } from "../../../src/domain/host.js"
 import { describeCover } from "../../../src/domain/permissions.js"
+import { showInvisible } from "../../../src/domain/visible-text.js"
 import { useState } from "preact/hooks"
 import type { ActionOutcome } from "../memory.js"
 import { type RememberedAnswer, useRememberedAnswers } from "../remembered.js"
@@ -69,14 +70,14 @@ export const PermissionsPanel = ({ api, sessions, onOpen }: Props) => {
       {byWorkspace(answers ?? []).map(([workspaceRoot, group]) => (
         <section key={workspaceRoot} class="remembered-group" aria-label={`remembered answers in ${workspaceRoot}`}>
           <h3>
-            <code>{workspaceRoot}</code>
+            <code>{showInvisible(workspaceRoot)}</code>
           </h3>
           <ul>
             {group.map((answer) => (
               <li key={answer.id} class={`memory-item remembered-answer ${answer.decision}`} data-answer-id={answer.id}>
                 <p class="memory-text">
                   <span class={`decision ${answer.decision}`}>{answer.decision === "allow" ? "Allow" : "Deny"}</span>{" "}
-                  {describeCover(answer, answer.decision)}
+                  {showInvisible(describeCover(answer, answer.decision))}
                 </p>
                 <p class="memory-facts">
                   <code>{answer.tool}</code> · <Holds answer={answer} sessions={sessions} onOpen={onOpen} /> · <When iso={answer.createdAt} />
