@@ -9,8 +9,8 @@ import { exportedEvents, scriptedWorkspace, sessionIdOn } from "../../support/tu
 const temps = makeTemp()
 afterAll(temps.cleanup)
 
-/** pi-tui's start (bracketed paste on): the session has the terminal from here. */
-const SESSION_STARTED = "\x1b[?2004h"
+/** pi-tui's start (its query of the keyboard protocol, which the early frame never sends): the session has the terminal from here. */
+const SESSION_STARTED = "\x1b[?u"
 const header = (screen: string) => screen.split("\n").filter((line) => line.startsWith("custom-agent ")).length
 
 describe("the first frame, drawn by the launcher before the CLI loads", () => {
@@ -86,7 +86,7 @@ describe("the first frame, drawn by the launcher before the CLI loads", () => {
     try {
       await plain.waitFor("starting…")
       const early = plain.raw().slice(0, plain.raw().indexOf("starting…"))
-      expect(early.replace(/\x1b\[\?(2026|25)[hl]/g, "")).not.toContain("\x1b")
+      expect(early.replace(/\x1b\[\?(2026|25|2004)[hl]/g, "")).not.toContain("\x1b")
     } finally {
       plain.kill()
     }
