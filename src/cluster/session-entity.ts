@@ -89,7 +89,7 @@ export const AgentSession = Entity.make("AgentSession", [
     payload: { toolCallId: Schema.String, answer: PermissionAnswer },
     error: Schema.Union(PermissionNotPending, AnswerNotOffered, EngineFailure)
   }),
-  // Volatile: redelivered after a failover, a redo would undo one rewind too many; the caller sees the failure and asks again.
+  // Volatile: redelivered after a failover, a redo would undo a second rewind; the caller sees the failure and asks again.
   Rpc.make("Rewind", {
     payload: Schema.Struct({
       to: RewindTarget,

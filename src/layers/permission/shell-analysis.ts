@@ -44,7 +44,7 @@ export const analyzeShell = analyzeShellWith(bashParser)
 /** Scripts inside scripts (`bash -c "eval '...'"`) are followed this deep. */
 const MAX_DEPTH = 4
 
-/** A command's words after brace expansion are read up to this many; the rest are only known at run time. */
+/** A command's words after brace expansion are read up to this count, and the rest are only known at run time. */
 const MAX_WORDS = 1024
 
 /** Constructs inside constructs (`$($($(...)))`) are followed this deep. */
