@@ -1,3 +1,5 @@
+import { codePointName, invisibleCharacters } from "../domain/visible-text.js"
+
 /**
  * Text for a terminal. Whatever content says (a model's answer, a command, a diff, tool output,
  * a file name, a session title), a terminal must show it, never obey it: a carriage return or
@@ -15,20 +17,18 @@
  * C1 controls (U+0080–U+009F, `\x9b` is a CSI on some terminals), every format character (bidi
  * embeddings, overrides and isolates, LRM/RLM/ALM, zero-width characters, the BOM, the invisible
  * tag characters U+E0000–U+E007F), the line and paragraph separators, and the Hangul fillers that
- * render as blank space.
+ * render as blank space. The domain's set (`visible-text.ts`), which the web page shows the same way.
  */
-const unsafe = /[\x00-\x08\x0b-\x1f\x7f-\x9f\p{Cf}\p{Zl}\p{Zp}\u115f\u1160\u3164\uffa0]/gu
+const unsafe = invisibleCharacters
 /** The same, and newline and tab too: for text that must stay on one line (a table's cell). */
 const unsafeInline = /[\x00-\x1f\x7f-\x9f\p{Cf}\p{Zl}\p{Zp}\u115f\u1160\u3164\uffa0]/gu
-
-const hex = (code: number) => code.toString(16).toUpperCase().padStart(4, "0")
 
 /** Caret notation for C0 and DEL (`^[` for ESC, `^M` for CR, `^H` for backspace, `^?` for DEL), `<U+XXXX>` for the rest. */
 export const visible = (char: string): string => {
   const code = char.codePointAt(0) ?? 0
   if (code < 0x20) return `^${String.fromCharCode(code + 0x40)}`
   if (code === 0x7f) return "^?"
-  return `<U+${hex(code)}>`
+  return codePointName(char)
 }
 
 class Text {
