@@ -72,8 +72,14 @@ const otherVersion = (dataDir: string, path: string, token: string, status: Host
     ? Effect.zipRight(askToStopWhenIdle(path, token), Effect.fail(versionProblem(dataDir, status, true)))
     : Effect.fail(versionProblem(dataDir, status, false))
 
+interface Probed {
+  readonly path: string
+  readonly token: string
+  readonly found: HostProbe
+}
+
 /** What is at `dataDir`'s host socket, with the token to ask it. */
-export const probeDataDir = (dataDir: string): Effect.Effect<{ readonly path: string; readonly token: string; readonly found: HostProbe }, CliError> =>
+export const probeDataDir = (dataDir: string): Effect.Effect<Probed, CliError> =>
   Effect.gen(function* () {
     const path = hostSocketPath(dataDir)
     const tooLong = socketPathProblem(path)
@@ -85,8 +91,12 @@ export const probeDataDir = (dataDir: string): Effect.Effect<{ readonly path: st
   })
 
 /** The host of `dataDir` when one of this version answers; none when none runs. Another version, or a socket that refuses us, is an error saying what to do. */
-export const runningHost = (dataDir: string): Effect.Effect<LocalHost | undefined, CliError> =>
-  Effect.flatMap(probeDataDir(dataDir), ({ path, token, found }) => {
+export const runningHost = (dataDir: string): Effect.Effect<LocalHost | undefined, CliError> => Effect.flatMap(probeDataDir(dataDir), hostFrom(dataDir))
+
+/** What a probe of `dataDir`'s socket found, as `runningHost` answers it. */
+const hostFrom =
+  (dataDir: string) =>
+  ({ path, token, found }: Probed): Effect.Effect<LocalHost | undefined, CliError> => {
     switch (found._tag) {
       case "Missing":
       case "Stale":
@@ -96,7 +106,7 @@ export const runningHost = (dataDir: string): Effect.Effect<LocalHost | undefine
       case "Live":
         return found.status.version === packageVersion() ? Effect.succeed({ path, token, status: found.status }) : otherVersion(dataDir, path, token, found.status)
     }
-  })
+  }
 
 /** Waits until no host answers at `dataDir` (the one with pid `pid` has stopped). */
 export const untilGone = (dataDir: string, pid: number): Effect.Effect<void, CliError> =>
@@ -114,15 +124,17 @@ export const untilGone = (dataDir: string, pid: number): Effect.Effect<void, Cli
 export const startHost = (dataDir: string, hostArguments: ReadonlyArray<string>): Effect.Effect<LocalHost, CliError> =>
   Effect.gen(function* () {
     const probe = yield* probeDataDir(dataDir)
-    if (probe.found._tag === "Live" && probe.found.status.version !== packageVersion()) {
-      const older = probe.found.status
-      // An older host with no turn running is replaced now; one with turns, once they end.
-      const retired = yield* Effect.either(otherVersion(dataDir, probe.path, probe.token, older))
-      if (Either.isLeft(retired) && (!isOlderVersion(older.version) || older.working.length > 0)) return yield* retired.left
+    const found = yield* Effect.either(hostFrom(dataDir)(probe))
+    if (Either.isRight(found) && found.right !== undefined) return found.right
+    if (Either.isLeft(found)) {
+      // An older host with no turn running (asked to stop by hostFrom) is replaced now; one with turns, once they end.
+      const older = probe.found._tag === "Live" ? probe.found.status : undefined
+      if (older === undefined || !isOlderVersion(older.version) || older.working.length > 0) return yield* found.left
       yield* untilGone(dataDir, older.pid)
+      // Another client may have started one meanwhile.
+      const started = yield* runningHost(dataDir)
+      if (started !== undefined) return started
     }
-    const existing = yield* runningHost(dataDir)
-    if (existing !== undefined) return existing
     yield* Effect.try({
       try: () => claimPrivateDir(dataDir),
       catch: (error) => new CliError({ message: `cannot create the data directory ${dataDir}: ${String(error)}`, cause: error })
