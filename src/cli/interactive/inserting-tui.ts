@@ -1,4 +1,5 @@
-import { type Terminal, TUI, visibleWidth } from "@mariozechner/pi-tui"
+import { type Terminal, TUI } from "@mariozechner/pi-tui"
+import { textWidth } from "../view/width.js"
 
 /**
  * pi-tui's TUI, drawing new lines of the conversation in the bytes of those lines alone.
@@ -72,9 +73,11 @@ const CONTROL = /[\x00-\x1f\x7f-\x9f]/
  * module leaves to pi-tui: the editor's cursor mark (an APC sequence), images (APC and OSC),
  * the characters pi-tui rewrites (Thai and Lao AM), a line wider than the screen (pi-tui stops).
  * Guessing a form pi-tui does not produce costs a line written twice, never a wrong screen.
+ * Measured with `textWidth` (pi-tui's measure, without its per-grapheme pass for plain text,
+ * marks and colours).
  */
 const drawnForm = (line: string, width: number): string | undefined =>
-  line.includes("\x1b_") || line.includes("\x1b]") || /[\u0e33\u0eb3]/.test(line) || visibleWidth(line) > width ? undefined : `${line}${LINE_RESET}`
+  line.includes("\x1b_") || line.includes("\x1b]") || /[\u0e33\u0eb3]/.test(line) || textWidth(line) > width ? undefined : `${line}${LINE_RESET}`
 
 /** What to write before a frame, and pi-tui's state once it is written. */
 export interface Prepared {
@@ -106,6 +109,38 @@ const linesToMove = (before: ReadonlyArray<string>, after: ReadonlyArray<string>
   return best
 }
 
+/** A relative move of the cursor by `by` lines, to the line's start. */
+const moveLines = (by: number) => `${by > 0 ? `\x1b[${by}B` : by < 0 ? `\x1b[${-by}A` : ""}\r`
+
+/**
+ * A frame adding more lines than the screen holds (a resumed session's history, drawn at
+ * once): written from the first changed line down as pi-tui writes it (each row cleared, rows
+ * joined by CRLF, the screen scrolling into the scrollback), but measured with `textWidth`:
+ * pi-tui measures every line it writes grapheme by grapheme, most of a resume's drawing time
+ * (docs/performance.md). It stops before the first line left to pi-tui (the editor's cursor
+ * mark), which pi-tui then writes with the rest, as lines appended after these.
+ */
+const rewriteFrom = (state: RendererState, after: ReadonlyArray<string>, firstChanged: number, width: number, height: number): Prepared | undefined => {
+  const forms: Array<string> = []
+  for (let i = firstChanged; i < after.length; i++) {
+    const form = drawnForm(after[i] ?? "", width)
+    if (form === undefined) break
+    forms.push(form)
+  }
+  if (forms.length === 0) return undefined
+  const last = firstChanged + forms.length - 1
+  return {
+    bytes: `${BEGIN_SYNC}${moveLines(firstChanged - state.hardwareCursorRow)}\x1b[2K${forms.join("\r\n\x1b[2K")}`,
+    state: {
+      previousLines: [...state.previousLines.slice(0, firstChanged), ...forms],
+      hardwareCursorRow: last,
+      cursorRow: last,
+      previousViewportTop: Math.max(state.previousViewportTop, last - height + 1),
+      maxLinesRendered: Math.max(state.maxLinesRendered, last + 1)
+    }
+  }
+}
+
 /**
  * What to write before pi-tui draws the frame going from `before` to `after` (both as the
  * components drew them) on a screen `width` x `height`, or undefined to leave it all to pi-tui.
@@ -129,6 +164,7 @@ export const prepareFrame = (state: RendererState, before: ReadonlyArray<string>
   if (before.length - top > height || state.hardwareCursorRow < top || state.hardwareCursorRow >= top + height) return undefined
   // The screen's first line once the content is `added` lines longer, as pi-tui counts it.
   const grownTop = Math.max(top, after.length - height)
+  if (added > height && firstChanged < grownTop && firstChanged >= top) return rewriteFrom(state, after, firstChanged, width, height)
   // What changed must stay on the screen, or pi-tui would clear it and draw everything again.
   const kept = added > 0 && firstChanged >= grownTop ? linesToMove(before, after, firstChanged, added) : 0
   const at = before.length - kept

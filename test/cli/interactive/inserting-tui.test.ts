@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { type Component, CURSOR_MARKER, type Terminal, TUI, visibleWidth } from "@mariozechner/pi-tui"
 import xterm from "@xterm/headless"
 import { vi } from "vitest"
-import { InsertingTUI } from "../../../src/cli/interactive/inserting-tui.js"
+import { InsertingTUI, prepareFrame } from "../../../src/cli/interactive/inserting-tui.js"
 
 /** A terminal that is a headless xterm: what it shows, scrollback included, and the bytes it was sent. */
 const headless = (startCols: number, startRows: number) => {
@@ -171,4 +171,38 @@ describe("InsertingTUI", () => {
       expect(inserting.bytes).toBeLessThan(plain.bytes)
     })
   }
+})
+
+describe("a frame adding more lines than the screen holds (a resumed session's history)", () => {
+  const width = 40
+  const history = Array.from({ length: 300 }, (_, i) => (i % 3 === 0 ? `\x1b[32m✓\x1b[39m read_file notes-${i}.md · 3 ms` : i % 3 === 1 ? `answer line ${i} · 界` : ""))
+  const tail = ["─".repeat(width), `> ${CURSOR_MARKER}`, "─".repeat(width), "model · mode default"]
+
+  it("is drawn as plain pi-tui draws it, in no more bytes, and then streams on", { timeout: 60_000 }, async () => {
+    const list = [
+      ["header", ...tail],
+      ["header", ...history, ...tail],
+      ["header", ...history, "more", ...tail],
+      ["header", ...history, "more and more", ...tail],
+      ["header", ...history, "more and more", "", `\x1b[1mdone\x1b[22m`, ...tail]
+    ]
+    for (const rows of [10, 30]) {
+      const plain = await draw((terminal) => new TUI(terminal), list, width, rows)
+      const inserting = await draw((terminal) => new InsertingTUI(terminal), list, width, rows)
+      expect(inserting.redraws).toBe(plain.redraws)
+      expect(inserting.bytes).toBeLessThanOrEqual(plain.bytes)
+    }
+  })
+
+  it("is written here up to the editor's cursor mark, the rest left to pi-tui as appended lines", () => {
+    const before = ["header", ...tail]
+    const after = ["header", ...history, ...tail]
+    const state = { previousLines: before.map((line) => `${line}\x1b[0m\x1b]8;;\x07`), hardwareCursorRow: 2, cursorRow: 4, previousViewportTop: 0, maxLinesRendered: 5, previousWidth: width, previousHeight: 10 }
+    const prepared = prepareFrame(state, before, after, width, 10)
+    const written = 1 + history.length + 1
+    expect(prepared?.state.previousLines).toHaveLength(written)
+    expect(prepared?.state.hardwareCursorRow).toBe(written - 1)
+    expect(prepared?.state.previousViewportTop).toBe(written - 10)
+    expect(prepared?.bytes.split("\r\n")).toHaveLength(history.length + 1)
+  })
 })
