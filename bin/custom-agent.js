@@ -13,7 +13,8 @@ if (args.length === 1 && (args[0] === "--version" || args[0] === "-v")) {
   let early
   const maybeInteractive = (args[0] ?? "-").startsWith("-") && process.stdin.isTTY === true && process.stdout.isTTY === true
   const { isInteractiveArgv } = maybeInteractive ? await import("../dist/cli/interactive/entry-argv.js") : { isInteractiveArgv: () => false }
-  if (isInteractiveArgv(args)) {
+  const interactive = isInteractiveArgv(args)
+  if (interactive) {
     const { drawEarlyFrame } = await import("../dist/cli/early-frame.js")
     early = drawEarlyFrame({
       version: packageJson().version,
@@ -27,7 +28,7 @@ if (args.length === 1 && (args[0] === "--version" || args[0] === "-v")) {
   }
   // Before the bundle loads: the heap setting shapes start-up too (src/cli/v8-flags.ts).
   const { v8FlagsFor } = await import("../dist/cli/v8-flags.js")
-  for (const flag of v8FlagsFor(args, process.versions.v8)) setFlagsFromString(flag)
+  for (const flag of v8FlagsFor(args, process.versions.v8, interactive)) setFlagsFromString(flag)
   const { runMain } = await import("../dist/bundle/cli.js")
   runMain(process.argv, early)
 }

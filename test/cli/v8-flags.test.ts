@@ -21,6 +21,20 @@ const young = v8.getHeapSpaceStatistics().find((space) => space.space_name === "
 process.stdout.write(String(young === undefined ? -1 : young.space_size))
 `
 
+/** Sets the given flags at run time, then keeps objects long enough to reach the old generation and drops them in turn; prints the heap's peak size. */
+const oldGenerationProbe = `
+import v8 from "node:v8"
+for (const flag of process.argv.slice(2)) v8.setFlagsFromString(flag)
+let peak = 0
+let kept = []
+for (let round = 0; round < 40; round++) {
+  for (let i = 0; i < 20000; i++) kept.push({ i, text: "item " + i + round })
+  if (kept.length > 200000) kept = kept.slice(100000)
+  peak = Math.max(peak, v8.getHeapStatistics().total_heap_size)
+}
+process.stdout.write(String(peak))
+`
+
 /**
  * Sets the given flags at run time, then calls a small function until TurboFan has optimized
  * it; prints how many calls that took. The loop that calls it is never optimized itself, so it
@@ -63,6 +77,7 @@ describe("v8FlagsFor (the launcher's run-time V8 settings)", () => {
       expect(v8FlagsFor(args, NODE_20_V8)).toEqual(["--liftoff-only", "--semi-space-growth-factor=1", "--interrupt-budget=270336"])
       expect(v8FlagsFor(args, NODE_22_V8)).toEqual(["--liftoff-only", "--semi-space-growth-factor=1"])
     }
+    expect(v8FlagsFor([], NODE_22_V8, true)).toEqual(["--liftoff-only", "--semi-space-growth-factor=1", "--heap-growing-percent=35"])
     for (const version of [NODE_20_V8, NODE_22_V8]) {
       expect(v8FlagsFor(["serve", "--port", "0"], version)).toEqual(["--liftoff-only"])
       expect(v8FlagsFor(["acp"], version)).toEqual(["--liftoff-only"])
@@ -79,6 +94,16 @@ describe("v8FlagsFor (the launcher's run-time V8 settings)", () => {
     // Untuned, V8 grows the young generation to many MiB under this load; tuned, it stays at its start size.
     expect(untuned.value).toBeGreaterThanOrEqual(8 * 1024 * 1024)
     expect(tuned.value).toBeLessThanOrEqual(untuned.value / 4)
+  })
+
+  it("the interactive session's heap grows by a third between full collections: a heap churning through kept objects peaks at about half", () => {
+    const flags = v8FlagsFor([], process.versions.v8, true)
+    const paced = runProbe(oldGenerationProbe, flags, [])
+    const unpaced = runProbe(oldGenerationProbe, flags.filter((flag) => !flag.startsWith("--heap-growing-percent")), [])
+    expect(paced.stderr).toBe("")
+    expect([paced.code, unpaced.code]).toEqual([0, 0])
+    expect(paced.value).toBeGreaterThan(0)
+    expect(paced.value).toBeLessThanOrEqual(unpaced.value * 0.7)
   })
 
   it.runIf(process.versions.v8.startsWith("11.3."))("on Node 20, a function reaches TurboFan after about four times as many calls", () => {
