@@ -129,7 +129,14 @@ export const loadActor = (
 ): Effect.Effect<SessionActor, EngineError> =>
   Effect.gen(function* () {
     const state = emptySessionState(sessionId, conversation)
-    yield* services.store.replay(sessionId).pipe(Stream.runForEach((event) => Effect.sync(() => applyEvent(state, event))))
+    // A page of events at a time: an effect per event costs more than the fold itself on a long log.
+    yield* services.store.replay(sessionId).pipe(
+      Stream.runForEachChunk((events) =>
+        Effect.sync(() => {
+          for (const event of events) applyEvent(state, event)
+        })
+      )
+    )
     if (state.lastSequence === 0) return yield* new SessionNotFound({ sessionId })
     return yield* makeActor(services, state)
   })

@@ -24,14 +24,13 @@ export interface FollowHooks {
 export const followSession = (client: SessionClient, sessionId: string, after: number, hooks: FollowHooks): Effect.Effect<void, unknown> => {
   let seen = after
   let drops = 0
+  // No generator per frame: a resumed session's history is thousands of frames at once.
   const onFrame = (frame: HostFrame): Effect.Effect<boolean> =>
-    Effect.gen(function* () {
-      if (drops > 0) {
-        drops = 0
-        yield* hooks.onConnection(0, seen)
-      }
+    Effect.suspend(() => {
+      const back = drops > 0 ? hooks.onConnection(0, seen) : undefined
+      drops = 0
       if (frame._tag === "Event") seen = frame.event.sequence
-      return yield* hooks.onFrame(frame)
+      return back === undefined ? hooks.onFrame(frame) : Effect.zipRight(back, hooks.onFrame(frame))
     })
   const follow = (from: number): Effect.Effect<void, unknown> =>
     pulledUntil(client.subscribe(sessionId, from), onFrame).pipe(
