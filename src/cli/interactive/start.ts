@@ -12,7 +12,7 @@ import { reportUntrustedMcpServers, untrustedMcpNote } from "../mcp-config-check
 import { type DefaultModel, echoNotice, modelIdOf } from "../model-notice.js"
 import { describeTransport, remoteLayer } from "../remote.js"
 import { promptForTrust } from "../trust-prompt.js"
-import { type Opening, runApp } from "./app.js"
+import { type AppExit, type Opening, runApp } from "./app.js"
 import { agentsText, hooksText } from "./listings.js"
 import { localSessionClient } from "./local-client.js"
 import type { InteractiveArgs } from "./options.js"
@@ -69,12 +69,20 @@ const session = (client: SessionClient, args: InteractiveArgs, setting: Setting)
       listings: { agents: (workspace) => agentsText(workspace, configDir), hooks: (workspace) => hooksText(workspace, configDir, dataDir) },
       version: packageVersion()
     })
-    if (exit.sessionId !== undefined) {
-      const server = client.server === undefined ? "" : ` --server ${client.server}`
-      const follow = client.host === "local" ? `custom-agent attach ${exit.sessionId}` : `custom-agent --resume ${exit.sessionId}${server}`
-      yield* stderr(`session ${exit.sessionId} · ${client.host === "local" ? "it stays in the local host; follow it" : "resume it"} with: ${follow}\n`)
-    }
+    if (exit.sessionId !== undefined) yield* stderr(exitLine(client, exit.sessionId, exit))
   })
+
+/** The line left on the terminal: how to get back to the session, and what became of its running turn. */
+const exitLine = (client: SessionClient, sessionId: string, exit: AppExit): string => {
+  const server = client.server === undefined ? "" : ` --server ${client.server}`
+  const where = client.host === "local" ? "the local host" : "the server"
+  if (exit.left === "detached") {
+    const follow = client.host === "local" ? `custom-agent attach ${sessionId}` : `custom-agent --resume ${sessionId}${server}`
+    return `session ${sessionId} · ${exit.turn === "running" ? `its turn goes on in ${where}` : `it stays in ${where}`}; follow it with: ${follow}\n`
+  }
+  const turn = exit.turn === "cancelled" ? "its running turn was cancelled · " : exit.turn === "uncancelled" ? `its running turn may go on (${where} did not confirm the cancel) · ` : ""
+  return `session ${sessionId} · ${turn}resume it with: custom-agent --resume ${sessionId}${server}\n`
+}
 
 /**
  * The interactive session, with its host: in this process on the local store (the project's

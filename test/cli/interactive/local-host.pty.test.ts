@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "@effect/vitest"
-import { mkdirSync } from "node:fs"
+import { existsSync, mkdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { runCli } from "../../support/cli.js"
 import { eventsOf } from "../../support/events.js"
@@ -9,12 +9,15 @@ import { exportedEvents, scriptedWorkspace, sessionIdOn } from "../../support/tu
 
 /**
  * The interactive session and the data directory's local host: the session starts the host
- * when none runs and runs on it; a host that cannot start leaves it in its own process. Every
- * test stops the host it made: none is left running.
+ * when none runs and runs on it; a host that cannot start leaves it in its own process; Ctrl+X
+ * leaves the session with its turn running in the host, and `attach` follows it to its end;
+ * quitting cancels the running turn. Every test stops the host it made: none is left running.
  */
 
 const temps = makeTemp()
 afterAll(temps.cleanup)
+
+const ctrlX = "\x18"
 
 const setup = (responses: ReadonlyArray<unknown>) => {
   const cwd = scriptedWorkspace(temps.dir("hoststart-ws-"), responses)
@@ -23,6 +26,9 @@ const setup = (responses: ReadonlyArray<unknown>) => {
   const cli = (args: ReadonlyArray<string>) => runCli(args, { cwd, env, timeoutMs: 60_000 })
   return { cwd, home, cli, stopHost: () => cli(["host", "stop", "--now"]) }
 }
+
+/** The screen's text with the terminal's wrapping undone (a long line fills its rows). */
+const unwrapped = (text: string) => text.replace(/\n/g, "")
 
 /** The text with every space and line end gone: a line the session wraps with an indent compares whole. */
 const squeezed = (text: string) => text.replace(/\s+/g, "")
@@ -35,6 +41,8 @@ const quit = async (session: PtySession) => {
   session.type(keys.ctrlC)
   await session.exit
 }
+
+const writeCall = { chunks: [{ text: "Working on it." }, { toolCall: { name: "write_file", input: { path: "out.txt", content: "written in the host\n" } } }] }
 
 describe("the interactive session and the local host", () => {
   it("with no host running, the session starts one and runs on it; the host outlives the session", { timeout: 120_000 }, async () => {
@@ -52,6 +60,7 @@ describe("the interactive session and the local host", () => {
         const status = await cli(["host", "status"])
         expect(status.stdout).toMatch(/local host \S+ for /)
         await quit(session)
+        expect(unwrapped(session.all())).toContain(`session ${sessionId} · resume it with: custom-agent --resume ${sessionId}`)
       } finally {
         session.kill()
       }
@@ -82,6 +91,81 @@ describe("the interactive session and the local host", () => {
       await quit(session)
     } finally {
       session.kill()
+    }
+  })
+
+  it("Ctrl+X leaves the session with its turn running in the host; attach follows it to its end, every event once", { timeout: 150_000 }, async () => {
+    const { cwd, home, cli, stopHost } = setup([writeCall, "All done."])
+    try {
+      expect((await cli(["host", "start", "--script", "script.json"])).code).toBe(0)
+      const first = openOnPty([], { cwd, home, cols: 120 })
+      let sessionId = ""
+      try {
+        await first.waitFor("· local host")
+        first.type("write out.txt")
+        first.type(keys.enter)
+        await first.waitFor("[y] allow once")
+        await first.waitFor("ctrl+x detach")
+        sessionId = sessionIdOn(first.all())
+        first.type(ctrlX)
+        await first.exit
+        expect(unwrapped(first.all())).toContain(`session ${sessionId} · its turn goes on in the local host; follow it with: custom-agent attach ${sessionId}`)
+      } finally {
+        first.kill()
+      }
+      // The turn waits in the host for its answer, with no terminal following it.
+      expect((await cli(["host", "status"])).stdout).toContain(`turns running in ${sessionId}`)
+
+      const second = openOnPty(["attach", sessionId], { cwd, home, cols: 120 })
+      try {
+        await second.waitFor("Working on it.")
+        await second.waitFor("[y] allow once")
+        second.type("y")
+        await second.waitFor("All done.")
+        expect(occurrences(second.all(), "Working on it.")).toBe(1)
+        expect(occurrences(second.all(), "All done.")).toBe(1)
+        await quit(second)
+      } finally {
+        second.kill()
+      }
+      expect(readFileSync(join(cwd, "out.txt"), "utf8")).toBe("written in the host\n")
+      const events = await exportedEvents(home, sessionId)
+      expect(new Set(events.map((event) => event.sequence)).size).toBe(events.length)
+      expect(eventsOf(events, "user.message")).toHaveLength(1)
+      expect(eventsOf(events, "turn.completed")).toHaveLength(1)
+      expect(eventsOf(events, "turn.completed")[0]?.payload.stopReason).toBe("final")
+      expect(eventsOf(events, "permission.resolved")[0]?.payload).toMatchObject({ decision: "allow", by: "user" })
+    } finally {
+      await stopHost()
+    }
+  })
+
+  it("quitting with a turn running in the host cancels it, and says so", { timeout: 120_000 }, async () => {
+    // The turn waits for an answer to its question while the session quits.
+    const { cwd, home, cli, stopHost } = setup([writeCall, "never reached"])
+    try {
+      expect((await cli(["host", "start", "--script", "script.json"])).code).toBe(0)
+      const session = openOnPty([], { cwd, home, cols: 120 })
+      let sessionId = ""
+      try {
+        await session.waitFor("· local host")
+        session.type("write out.txt")
+        session.type(keys.enter)
+        await session.waitFor("[y] allow once")
+        sessionId = sessionIdOn(session.all())
+        session.type(keys.ctrlC)
+        await session.waitFor("press ctrl+c again to quit and cancel the turn · ctrl+x leaves it running")
+        session.type(keys.ctrlC)
+        await session.exit
+        expect(unwrapped(session.all())).toContain(`session ${sessionId} · its running turn was cancelled · resume it with: custom-agent --resume ${sessionId}`)
+      } finally {
+        session.kill()
+      }
+      const events = await exportedEvents(home, sessionId)
+      expect(eventsOf(events, "turn.completed")[0]?.payload.stopReason).toBe("cancelled")
+      expect(existsSync(join(cwd, "out.txt"))).toBe(false)
+    } finally {
+      await stopHost()
     }
   })
 })
