@@ -1,3 +1,4 @@
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { resolveConfigDir } from "../../app/locations.js"
@@ -9,6 +10,7 @@ import { stderr } from "../io.js"
 import { describeTransportAs } from "../remote.js"
 import { term } from "../terminal-text.js"
 import { type LocalHost, runningHost, startHost } from "./connect.js"
+import { hostLogPath } from "./host-files.js"
 
 /**
  * Options that configure the agent's process rather than a session: a host has its own (those
@@ -48,6 +50,44 @@ export const hostToJoin = (dataDir: string, args: AgentArgs): Effect.Effect<Loca
           return why === undefined ? Effect.succeed(host) : Effect.as(stderr(term`${why}; running in this process instead\n`), undefined)
         }),
         Effect.catchAll((error) => Effect.as(stderr(term`${error.message}; running in this process instead\n`), undefined))
+      )
+
+/**
+ * How long the interactive session waits for a host it starts (a cold start builds the store
+ * and checks the sandbox) before it runs in its own process; a host that answers later idles out.
+ */
+const SESSION_START_TIMEOUT = Duration.seconds(15)
+
+/** Where the interactive session runs: on a host, or here, with the one line saying why when a host was not used. */
+export type SessionPlace = { readonly _tag: "Host"; readonly host: LocalHost } | { readonly _tag: "Here"; readonly note: string | undefined }
+
+/** A host that could not be used or started, said in one line (a failed start's log stays in host.log). */
+const runningHere = (dataDir: string, message: string): SessionPlace => {
+  const [first = "", ...rest] = message.split("\n")
+  const log = rest.some((line) => line.trim() !== "") ? ` (its log: ${hostLogPath(dataDir)})` : ""
+  return { _tag: "Here", note: `${first.replace(/:\s*$/, "")}${log}; running in this process instead` }
+}
+
+/**
+ * The host the interactive session runs on: the running one, else one started now with the
+ * session's options (as `run --bg` starts it), so its turns outlive the terminal. None when the
+ * session configures its own process, or the host cannot be used or started (another version,
+ * another sandbox, no socket path, a failed or slow start: the note says it in one line, shown
+ * in the session, so the launcher's first frame stays up until the session draws).
+ */
+export const hostForSession = (dataDir: string, args: AgentArgs): Effect.Effect<SessionPlace> =>
+  configuresProcess(args)
+    ? Effect.succeed({ _tag: "Here", note: undefined })
+    : startHost(dataDir, hostArguments(args)).pipe(
+        Effect.timeoutFail({
+          duration: SESSION_START_TIMEOUT,
+          onTimeout: () => new CliError({ message: `the local host of ${dataDir} did not answer within ${Duration.toSeconds(SESSION_START_TIMEOUT)} s` })
+        }),
+        Effect.map((host): SessionPlace => {
+          const why = mismatch(host, args)
+          return why === undefined ? { _tag: "Host", host } : runningHere(dataDir, why)
+        }),
+        Effect.catchAll((error) => Effect.succeed(runningHere(dataDir, error.message)))
       )
 
 /** The host a background turn runs in: the running one, else one started now with this client's options. */

@@ -66,9 +66,14 @@ export interface AppConfig {
   readonly terminal?: Terminal
 }
 
-/** What the session leaves behind, for the line printed once the screen is gone. */
+/**
+ * What the session leaves behind, for the line printed once the screen is gone: how it was
+ * left (quit, or detached with Ctrl+X) and what became of a turn still running then.
+ */
 export interface AppExit {
   readonly sessionId: string | undefined
+  readonly left: "quit" | "detached"
+  readonly turn: "none" | "cancelled" | "uncancelled" | "running"
 }
 
 /**
@@ -97,6 +102,10 @@ export const runApp = (config: AppConfig): Effect.Effect<AppExit, unknown> =>
       let chosenModel = config.model
       let pendingMode = config.mode
       let lastInterruptAt: number | undefined
+      /** A field, not a local: set by a key's callback, read after the wait. */
+      const leaving: { how: AppExit["left"] } = { how: "quit" }
+      /** The turn runs in a process that goes on without this terminal (the local host, a server). */
+      const detachable = client.host !== "here"
       let message: { readonly text: string; readonly until: number } | undefined
       const answeredHere = new Set<string>()
       const children = new Map<string, Fiber.RuntimeFiber<unknown, unknown>>()
@@ -123,7 +132,7 @@ export const runApp = (config: AppConfig): Effect.Effect<AppExit, unknown> =>
             ...(resolve(workspace) === resolve(config.cwd) ? {} : { elsewhere: workspace }),
             now
           })
-          const second = message !== undefined && message.until > now ? theme.yellow(message.text) : hintLine(theme, timeline.state.running)
+          const second = message !== undefined && message.until > now ? theme.yellow(message.text) : hintLine(theme, timeline.state.running, detachable)
           return [fit(status, width), fit(second, width)]
         },
         live: () => timeline.state,
@@ -409,7 +418,7 @@ export const runApp = (config: AppConfig): Effect.Effect<AppExit, unknown> =>
             const outcome = onInterrupt({ now, lastAt: lastInterruptAt, editorEmpty: screen.editor.getText() === "" })
             lastInterruptAt = outcome === "clearEditor" ? undefined : now
             if (outcome === "clearEditor") screen.editor.setText("")
-            else if (outcome === "warn") flash("press ctrl+c again to quit")
+            else if (outcome === "warn") flash(detachable && timeline.state.running ? "press ctrl+c again to quit and cancel the turn · ctrl+x leaves it running" : "press ctrl+c again to quit")
             else Deferred.unsafeDone(quit, Effect.void)
             render()
             return true
@@ -433,6 +442,16 @@ export const runApp = (config: AppConfig): Effect.Effect<AppExit, unknown> =>
             if (text === "") return true
             screen.editor.setText("")
             submit(text, "steer")
+            return true
+          }
+          case "detach": {
+            if (!detachable) {
+              flash("this session runs in this process: its turn ends with it (--no-host, --script or a host not used)")
+              render()
+              return true
+            }
+            leaving.how = "detached"
+            Deferred.unsafeDone(quit, Effect.void)
             return true
           }
           case "expandDetail":
@@ -474,11 +493,13 @@ export const runApp = (config: AppConfig): Effect.Effect<AppExit, unknown> =>
 
       render()
       yield* Deferred.await(quit)
-      const running = sessionId
-      if (running !== undefined && timeline.state.running && client.host === "here") {
-        // Leaving stops this process's host: the turn is cancelled first, so its log says so.
-        yield* Effect.ignore(Effect.timeout(client.cancel(running), cancelBound))
-      }
-      return { sessionId }
+      const left = leaving.how
+      const running = sessionId !== undefined && timeline.state.running ? sessionId : undefined
+      if (running === undefined) return { sessionId, left, turn: "none" } satisfies AppExit
+      if (left === "detached") return { sessionId, left, turn: "running" } satisfies AppExit
+      // Quitting ends the turn wherever it runs (in this process it would die with it): the cancel
+      // is asked first, so the log says so. Ctrl+X is the way to leave it running.
+      const cancelled = yield* Effect.either(Effect.timeoutFail(client.cancel(running), { duration: cancelBound, onTimeout: () => "timed out" }))
+      return { sessionId, left, turn: cancelled._tag === "Right" ? "cancelled" : "uncancelled" } satisfies AppExit
     })
   )

@@ -2,7 +2,7 @@ import { matchesKey } from "@mariozechner/pi-tui"
 import type { PermissionMode } from "../../domain/permissions.js"
 
 /** What a key does in the session before the focused part (the editor, a question) sees it. */
-export type KeyAction = "interrupt" | "cancelTurn" | "cycleMode" | "steer" | "expandDetail" | "none"
+export type KeyAction = "interrupt" | "cancelTurn" | "cycleMode" | "steer" | "expandDetail" | "detach" | "none"
 
 export interface KeyContext {
   /** A turn runs in the session. */
@@ -14,7 +14,8 @@ export interface KeyContext {
 /**
  * The session's own keys: Ctrl-C (clear, warn, quit), Esc (cancel the running turn), Shift+Tab
  * (the next permission mode), Alt+Enter or Ctrl+S (send the editor's text to steer the running turn), Ctrl+O
- * (the last tool call's whole detail). Anything else is the focused part's.
+ * (the last tool call's whole detail), Ctrl+X (leave, the turn going on in the host: no key of
+ * the editor's, which takes Ctrl+A, B, D, E, F, K, U, W, Y). Anything else is the focused part's.
  */
 export const keyAction = (data: string, context: KeyContext): KeyAction => {
   if (matchesKey(data, "ctrl+c")) return "interrupt"
@@ -24,6 +25,7 @@ export const keyAction = (data: string, context: KeyContext): KeyAction => {
   // Alt+Enter is the editor's new line while nothing runs.
   if (matchesKey(data, "alt+enter")) return context.running ? "steer" : "none"
   if (matchesKey(data, "ctrl+o")) return "expandDetail"
+  if (matchesKey(data, "ctrl+x")) return "detach"
   return "none"
 }
 

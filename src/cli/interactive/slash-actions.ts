@@ -63,7 +63,8 @@ const KEYS = [
   "shift+tab     next permission mode (default, accept-edits, plan)",
   "ctrl+o        the last tool call's whole detail (diff, output)",
   "↑ / ↓         earlier messages",
-  "ctrl+c        clear the editor; twice to quit"
+  "ctrl+x        leave, the running turn going on in the local host (custom-agent attach ID follows it)",
+  "ctrl+c        clear the editor; twice to quit (a running turn is cancelled)"
 ]
 
 /** The session first needed: a command that acts on one says so when there is none yet. */

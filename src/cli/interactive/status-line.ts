@@ -46,10 +46,10 @@ export const statusLine = (t: Theme, state: SessionState, view: StatusView): str
   return [t.cyan(model ?? ""), modeText, ...where, ...after.map(t.dim)].join(t.dim(" · "))
 }
 
-/** The keys worth knowing, while nothing else needs the line. */
-export const hintLine = (t: Theme, running: boolean): string =>
+/** The keys worth knowing, while nothing else needs the line; `detachable`: the turn runs in a host that goes on without this terminal. */
+export const hintLine = (t: Theme, running: boolean, detachable = false): string =>
   t.dim(
     running
-      ? "enter queues · alt+enter steers · esc cancels · ctrl+o detail"
+      ? `enter queues · alt+enter steers · esc cancels${detachable ? " · ctrl+x detach" : ""} · ctrl+o detail`
       : "/help · @ attach · shift+tab mode · ctrl+o detail · ctrl+c ×2 quit"
   )

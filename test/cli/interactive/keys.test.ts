@@ -6,7 +6,7 @@ const idle = { running: false, completing: false }
 const running = { running: true, completing: false }
 
 describe("the session's keys", () => {
-  it("Ctrl-C, Esc (only while a turn runs and no completion list is open), Shift+Tab, Ctrl+S, Alt+Enter (only while a turn runs), Ctrl+O; anything else is the editor's", () => {
+  it("Ctrl-C, Esc (only while a turn runs and no completion list is open), Shift+Tab, Ctrl+S, Alt+Enter (only while a turn runs), Ctrl+O, Ctrl+X; anything else is the editor's", () => {
     expect(keyAction("\x03", idle)).toBe("interrupt")
     expect(keyAction("\x1b", running)).toBe("cancelTurn")
     expect(keyAction("\x1b", idle)).toBe("none")
@@ -14,6 +14,11 @@ describe("the session's keys", () => {
     expect(keyAction("\x1b[Z", idle)).toBe("cycleMode")
     expect(keyAction("\x13", running)).toBe("steer")
     expect(keyAction("\x0f", idle)).toBe("expandDetail")
+    expect(keyAction("\x18", running)).toBe("detach")
+    // The Kitty keyboard protocol's Ctrl+X (pi-tui turns it on where the terminal offers it).
+    expect(keyAction("\x1b[120;5u", running)).toBe("detach")
+    // The editor's own control keys stay the editor's.
+    for (const data of ["\x01", "\x02", "\x04", "\x05", "\x06", "\x0b", "\x15", "\x17", "\x19"]) expect(keyAction(data, running), JSON.stringify(data)).toBe("none")
     expect(keyAction("\x1b\r", running)).toBe("steer")
     expect(keyAction("\x1b\r", idle)).toBe("none")
     for (const data of ["a", "\r", "\x1b[A", "/"]) expect(keyAction(data, running), JSON.stringify(data)).toBe("none")
