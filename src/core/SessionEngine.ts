@@ -142,7 +142,12 @@ export interface SessionEngineShape {
   readonly prompt: (input: PromptMessage) => Effect.Effect<PromptReceipt, EngineError>
   readonly editQueue: (sessionId: string, messageId: string, action: QueueAction) => Effect.Effect<void, EngineError | QueuedMessageNotFound>
   /** Ends the running turn with `cancelled` and waits until it is closed; a no-op when idle. */
-  readonly cancelTurn: (sessionId: string) => Effect.Effect<void>
+  readonly cancelTurn: (sessionId: string) => Effect.Effect<void, EngineError>
+  /**
+   * The session as it is now. Like cancelTurn, setMode, setModel, compact, rewind and redo, it
+   * opens the session recovered: loaded from the log if it is not live, and a turn a dead
+   * process left open closed (`turn.completed` error / `interrupted`), so no caller recovers first.
+   */
   readonly getSession: (sessionId: string) => Effect.Effect<SessionInfo, EngineError>
   /**
    * Starts working through the session's inbox if messages wait in it and nothing runs: what
@@ -158,11 +163,6 @@ export interface SessionEngineShape {
    * whatever the running turn commits.
    */
   readonly record: (sessionId: string, draft: Draft) => Effect.Effect<AgentEvent, EngineError>
-  /**
-   * Cold recovery: opens the session and closes a turn a dead process left open
-   * (`turn.completed` error / `interrupted`), so every turn in the log stays closed.
-   */
-  readonly recover: (sessionId: string) => Effect.Effect<SessionInfo, EngineError>
   /**
    * Compacts the session's completed turns now (`/compact`), while no turn runs. Gives the
    * `context.compacted` event, or none when there was nothing (new) to compact.
@@ -333,6 +333,16 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
         if (header === undefined) return yield* new SessionNotFound({ sessionId: actor.state.sessionId })
         return { header, lastSequence: actor.state.lastSequence, running: yield* isRunning(actor), inbox: actor.state.inbox, mode: actor.state.mode }
       })
+
+    /**
+     * The session as an operation on it opens it: held for the call, loaded from the log if it
+     * is not live, and recovered (a turn a dead process left open is closed), so no caller
+     * recovers a session first. A session not in the store fails with SessionNotFound.
+     */
+    const withRecovered = <A, E>(sessionId: string, use: (actor: SessionActor, info: SessionInfo) => Effect.Effect<A, E>): Effect.Effect<A, E | EngineError> =>
+      withActor(sessionId, (actor) =>
+        Effect.flatMap(Effect.zipRight(closeLeftOpen(actor, false), infoOf(actor)), (info) => use(actor, info))
+      )
 
     /** A new session's first event; its actor enters the map as it is, without a replay. */
     const createSession = (input: CreateSessionInput): Effect.Effect<SessionInfo, EngineError> =>
@@ -694,28 +704,21 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
         })
       )
 
-    const cancelTurn = (sessionId: string): Effect.Effect<void> =>
-      Effect.suspend(() => {
-        // Only a working session has a turn to cancel, and a working session is live.
-        if (!working.has(sessionId)) return Effect.void
-        return withActor(sessionId, (actor) =>
-          Effect.gen(function* () {
-            const running = yield* Ref.get(actor.turn)
-            if (Option.isNone(running)) return
-            yield* Deferred.succeed(running.value.cancel, undefined)
-            yield* Deferred.await(running.value.done)
-          })
-        ).pipe(
-          // It ended and was evicted in between, and loading it again failed: there is nothing to cancel.
-          Effect.catchAll((error) => Effect.logDebug(`nothing to cancel in ${sessionId}`, error))
-        )
-      })
+    const cancelTurn = (sessionId: string): Effect.Effect<void, EngineError> =>
+      withRecovered(sessionId, (actor) =>
+        Effect.gen(function* () {
+          const running = yield* Ref.get(actor.turn)
+          if (Option.isNone(running)) return
+          yield* Deferred.succeed(running.value.cancel, undefined)
+          yield* Deferred.await(running.value.done)
+        })
+      )
 
     const runningSessions: Effect.Effect<ReadonlySet<string>> = Effect.sync(() => new Set(working))
 
     /** Runs `use` holding the session's turn claim: refused with TurnInProgress while the session works. */
     const whileIdle = <A, E>(sessionId: string, use: (actor: SessionActor) => Effect.Effect<A, E>): Effect.Effect<A, E | EngineError> =>
-      withActor(sessionId, (actor) =>
+      withRecovered(sessionId, (actor) =>
         Effect.gen(function* () {
           // Between two of a prompt's turns the claim is free, but the session still works.
           if (actor.driving) return yield* new TurnInProgress({ sessionId })
@@ -758,15 +761,14 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
         withActor(sessionId, (actor) => editQueue(actor, messageId, action))
       ),
       cancelTurn: Effect.fn("Engine.cancelTurn")(cancelTurn),
-      getSession: Effect.fn("Engine.getSession")((sessionId: string) => withActor(sessionId, infoOf)),
+      getSession: Effect.fn("Engine.getSession")((sessionId: string) => withRecovered(sessionId, (_actor, info) => Effect.succeed(info))),
       runningSessions,
       resume: Effect.fn("Engine.resume")(resume),
       evict: Effect.fn("Engine.evict")((sessionId: string) => RcMap.invalidate(actors, sessionId)),
       record: Effect.fn("Engine.record")((sessionId: string, draft: Draft) => withActor(sessionId, (actor) => actor.commit(draft))),
-      recover: Effect.fn("Engine.recover")((sessionId: string) => withActor(sessionId, (actor) => Effect.zipRight(closeLeftOpen(actor, false), infoOf(actor)))),
       compact: Effect.fn("Engine.compact")(compact),
-      setMode: Effect.fn("Engine.setMode")((sessionId: string, mode: PermissionMode, by: string) => withActor(sessionId, (actor) => changeMode(actor, mode, by))),
-      setModel: Effect.fn("Engine.setModel")((sessionId: string, model: string, by: string) => withActor(sessionId, (actor) => changeModel(actor, model, by))),
+      setMode: Effect.fn("Engine.setMode")((sessionId: string, mode: PermissionMode, by: string) => withRecovered(sessionId, (actor) => changeMode(actor, mode, by))),
+      setModel: Effect.fn("Engine.setModel")((sessionId: string, model: string, by: string) => withRecovered(sessionId, (actor) => changeModel(actor, model, by))),
       rewind: Effect.fn("Engine.rewind")((sessionId: string, request: RewindRequest) =>
         whileIdle(sessionId, (actor) => Effect.flatMap(rewindBasis(actor), (basis) => rewind(basis, request)).pipe(outsideTurn(actor)))
       ),
