@@ -112,185 +112,185 @@ export const makeRunClaimed = ({ options, registry, claims, lifecycle, subagents
     const subagentLimits = options.subagents ?? defaultSubagentLimits
     const childModel = childModelOf(gateway, resolver)
 
-  /**
-   * Runs a claimed turn to its end, telling `sink` of each event; the claim is released after.
-   * `delegation` is set for a subagent's turn a `task` call runs: its definition, depth and
-   * parent's mode. A subagent's session prompted on its own (no delegation) keeps its
-   * definition (`standingDelegation`), or the turn ends `agent_unavailable` without running.
-   */
-  const runClaimed: RunClaimed = (actor, running, input, sink, delegation) => {
-    // Every event of the turn passes here, so its budget sees its requests, summaries and subagents alike.
-    const spent = turnSpend(delegation?.above?.spent)
-    const emit = (draft: Draft) =>
-      actor.commit(draft).pipe(
-        Effect.tap((event) => {
-          spent.observe(event)
-          return sink.offer(event)
-        })
-      )
-    // Nothing to commit (no steering, no MCP notices, an empty answer chunk: the usual case) costs nothing.
-    const noEvents = Effect.succeed<ReadonlyArray<AgentEvent>>([])
-    const emitAll = (drafts: ReadonlyArray<Draft>) =>
-      drafts.length === 0
-        ? noEvents
-        : actor.commitAll(drafts).pipe(
-            Effect.tap((events) => {
-              events.forEach(spent.observe)
-              return sink.offerAll(events)
-            })
-          )
-
-    /** Closes the turn if it was left open: on external interruption or a store failure. */
-    const closeOpenTurn = (outcome: TurnOutcome) =>
-      Effect.suspend(() => {
-        const turnId = actor.state.openTurnId
-        if (turnId === undefined) return Effect.void
-        return emit({ type: "turn.completed", turnId, payload: outcome }).pipe(
-          Effect.asVoid,
-          Effect.catchAll((error) => Effect.logWarning(`could not close turn ${turnId}; it is closed when the session is next used`, error))
+    /**
+     * Runs a claimed turn to its end, telling `sink` of each event; the claim is released after.
+     * `delegation` is set for a subagent's turn a `task` call runs: its definition, depth and
+     * parent's mode. A subagent's session prompted on its own (no delegation) keeps its
+     * definition (`standingDelegation`), or the turn ends `agent_unavailable` without running.
+     */
+    const runClaimed: RunClaimed = (actor, running, input, sink, delegation) => {
+      // Every event of the turn passes here, so its budget sees its requests, summaries and subagents alike.
+      const spent = turnSpend(delegation?.above?.spent)
+      const emit = (draft: Draft) =>
+        actor.commit(draft).pipe(
+          Effect.tap((event) => {
+            spent.observe(event)
+            return sink.offer(event)
+          })
         )
-      })
-
-    return Effect.gen(function* () {
-      const closed = yield* registry.closeLeftOpen(actor, true)
-      if (Option.isSome(closed)) yield* sink.offer(closed.value)
-      const turnId = yield* ids.make("turn")
-      if (input.permissionMode !== undefined) {
-        const changed = yield* changeMode(actor, input.permissionMode, input.client ?? "library")
-        if (Option.isSome(changed)) yield* sink.offer(changed.value)
-      }
-      if (input.model !== undefined) {
-        const changed = yield* changeModel(actor, input.model, input.client ?? "library")
-        if (Option.isSome(changed)) yield* sink.offer(changed.value)
-      }
-      const state = actor.state
-      // What the person typed: a command's line rather than its expansion.
-      const typed = input.command === undefined ? input.content : typedLine(input.command)
-      const started = yield* emit({
-        type: "turn.started",
-        turnId,
-        payload: {
-          promptPreview: preview(typed),
-          permissionMode: state.mode,
-          ...(options.runner === undefined ? {} : { runner: options.runner }),
-          ...(input.terms === undefined ? {} : { terms: input.terms })
-        }
-      })
-      const message = yield* emit({
-        type: "user.message",
-        turnId,
-        payload: {
-          content: input.content,
-          mode: input.mode ?? "queue",
-          ...(input.requestId === undefined ? {} : { requestId: input.requestId }),
-          ...(input.command === undefined ? {} : { command: input.command })
-        }
-      })
-      yield* sink.admitted({ _tag: "Started", turnId, sequence: message.sequence })
-      const parent = state.header?.parent
-      const standing =
-        delegation !== undefined || parent === undefined
-          ? Either.right(delegation)
-          : yield* Effect.either(
-              standingDelegation(
-                { agents, childModel, engineModel: gateway },
-                {
-                  sessionId: input.sessionId,
-                  cwd: state.header?.cwd ?? ".",
-                  parent,
-                  mode: () => state.mode,
-                  recordInRoot: (draft) => emit({ ...draft, turnId })
-                }
-              )
+      // Nothing to commit (no steering, no MCP notices, an empty answer chunk: the usual case) costs nothing.
+      const noEvents = Effect.succeed<ReadonlyArray<AgentEvent>>([])
+      const emitAll = (drafts: ReadonlyArray<Draft>) =>
+        drafts.length === 0
+          ? noEvents
+          : actor.commitAll(drafts).pipe(
+              Effect.tap((events) => {
+                events.forEach(spent.observe)
+                return sink.offerAll(events)
+              })
             )
-      if (Either.isLeft(standing)) {
-        yield* emit({ type: "turn.completed", turnId, payload: { stopReason: "error", errorCode: agentUnavailableCode, message: standing.left.message } })
-        return
-      }
-      const turnDelegation = standing.right
-      // A subagent's turn asks its delegation's model; a session of its own, the model its log names.
-      const model = turnDelegation === undefined ? yield* Effect.either(sessionModel(gateway, resolver, state.header?.model)) : Either.right(turnDelegation.model)
-      if (Either.isLeft(model)) {
-        const message = `the session's model ${model.left.model} cannot be used: ${model.left.message}`
-        yield* emit({ type: "turn.completed", turnId, payload: { stopReason: "error", errorCode: "model_unavailable", message } })
-        return
-      }
-      yield* emitAll(autoTitle(state, turnId, typed))
-      const workspaceRoot = state.header?.cwd ?? "."
-      yield* emitAll(yield* projectRulesDrafts(permissions, state, workspaceRoot, turnId))
-      const sessionStart = lifecycle.sessionStart(actor)
-      const agent = turnDelegation?.agent
-      const self: Delegation = turnDelegation ?? {
-        depth: 0,
-        rootSessionId: input.sessionId,
-        recordInRoot: (draft) => emit({ ...draft, turnId }),
-        mode: () => state.mode,
-        model: model.right
-      }
-      const currentTurn: CurrentTurnShape = {
-        sessionId: input.sessionId,
-        turnId,
-        turnStart: started.sequence,
-        state,
-        workspaceRoot,
-        mode: () => state.mode,
-        delegation: self,
-        emit,
-        emitAll,
-        ...(Option.isSome(traceContext) ? { traceparent: (toolCallId?: string) => traceContext.value.traceparent(input.sessionId, turnId, toolCallId) } : {})
-      }
-      // A child a task call runs takes its steps from this turn's allowance too; one prompted on its own is its own root.
-      const allowance = turnAllowance(
-        input.maxSteps ?? agent?.maxSteps ?? options.maxSteps,
-        turnBudget(input.terms, self.model.info.id, spent),
-        delegation?.above?.allowance
-      )
-      const taskTool = Option.isNone(agents)
-        ? undefined
-        : { agents: agents.value, limits: subagentLimits, asParent: { spent, allowance } }
-      // A session's own turn (not a subagent's) may leave plan mode through a plan a person approves.
-      const ownTurn = agent === undefined
-      const offerChange = (changed: Option.Option<AgentEvent>) => (Option.isSome(changed) ? sink.offer(changed.value) : Effect.void)
-      const outcome = yield* Effect.gen(function* () {
-        // Built in the turn's scope: its `task` tool reads the turn and the engine's Subagents.
-        const turnRouter = ownTurn
-          ? withPlanTool(yield* delegatingRouter(router, taskTool, undefined), () => self.mode() === "plan")
-          : yield* delegatingRouter(router, taskTool, agent?.tools === undefined ? undefined : new Set(agent.tools))
-        return yield* runTurnBody({
-          ...(agent === undefined ? {} : { agent: agent.name }),
-          prompt: { content: input.content, sequence: message.sequence },
-          ...(sessionStart === undefined ? {} : { sessionStart }),
-          gateway: self.model,
-          context: agent === undefined ? context : childContext(context, agent),
-          compactionThreshold: options.compactionThreshold,
-          mcp,
-          allowance,
-          ...(input.terms === undefined ? {} : { terms: input.terms }),
-          output: outputCheck({ terms: input.terms, validator: outputValidator }),
-          takeSteering: takeSteering(actor),
-          tools: {
-            router: turnRouter,
-            ...(ownTurn ? { plans: { changeMode: (mode: PermissionMode, by: string) => Effect.tap(changeMode(actor, mode, by), offerChange) } } : {}),
-            permissions,
-            // A session prompted on its own is its own root: its questions are its own clients'.
-            approvals: agent === undefined || self.rootSessionId === input.sessionId ? approvals : relayedApprovals(approvals, self, agent.name),
-            // A client that serves files per session (an editor over ACP) gets this session's view.
-            files: files.forSession?.(input.sessionId) ?? files,
-            memory,
-            newId: ids.make,
-            checkpoint: recordCheckpoint
+
+      /** Closes the turn if it was left open: on external interruption or a store failure. */
+      const closeOpenTurn = (outcome: TurnOutcome) =>
+        Effect.suspend(() => {
+          const turnId = actor.state.openTurnId
+          if (turnId === undefined) return Effect.void
+          return emit({ type: "turn.completed", turnId, payload: outcome }).pipe(
+            Effect.asVoid,
+            Effect.catchAll((error) => Effect.logWarning(`could not close turn ${turnId}; it is closed when the session is next used`, error))
+          )
+        })
+
+      return Effect.gen(function* () {
+        const closed = yield* registry.closeLeftOpen(actor, true)
+        if (Option.isSome(closed)) yield* sink.offer(closed.value)
+        const turnId = yield* ids.make("turn")
+        if (input.permissionMode !== undefined) {
+          const changed = yield* changeMode(actor, input.permissionMode, input.client ?? "library")
+          if (Option.isSome(changed)) yield* sink.offer(changed.value)
+        }
+        if (input.model !== undefined) {
+          const changed = yield* changeModel(actor, input.model, input.client ?? "library")
+          if (Option.isSome(changed)) yield* sink.offer(changed.value)
+        }
+        const state = actor.state
+        // What the person typed: a command's line rather than its expansion.
+        const typed = input.command === undefined ? input.content : typedLine(input.command)
+        const started = yield* emit({
+          type: "turn.started",
+          turnId,
+          payload: {
+            promptPreview: preview(typed),
+            permissionMode: state.mode,
+            ...(options.runner === undefined ? {} : { runner: options.runner }),
+            ...(input.terms === undefined ? {} : { terms: input.terms })
           }
         })
-      }).pipe(withTurn(currentTurn), Effect.provideService(Hooks, hooks), Effect.provideService(Subagents, subagents), untilCancelled(running))
-      yield* emit({ type: "turn.completed", turnId, payload: outcome })
-    }).pipe(
-      // A model a standing delegation resolved lives for the turn's run.
-      Effect.scoped,
-      Effect.onInterrupt(() => closeOpenTurn(cancelledOutcome)),
-      Effect.tapError(() => closeOpenTurn({ stopReason: "error", errorCode: "store_failure", message: "the event store failed" })),
-      Effect.ensuring(claims.release(actor, running))
-    )
-  }
+        const message = yield* emit({
+          type: "user.message",
+          turnId,
+          payload: {
+            content: input.content,
+            mode: input.mode ?? "queue",
+            ...(input.requestId === undefined ? {} : { requestId: input.requestId }),
+            ...(input.command === undefined ? {} : { command: input.command })
+          }
+        })
+        yield* sink.admitted({ _tag: "Started", turnId, sequence: message.sequence })
+        const parent = state.header?.parent
+        const standing =
+          delegation !== undefined || parent === undefined
+            ? Either.right(delegation)
+            : yield* Effect.either(
+                standingDelegation(
+                  { agents, childModel, engineModel: gateway },
+                  {
+                    sessionId: input.sessionId,
+                    cwd: state.header?.cwd ?? ".",
+                    parent,
+                    mode: () => state.mode,
+                    recordInRoot: (draft) => emit({ ...draft, turnId })
+                  }
+                )
+              )
+        if (Either.isLeft(standing)) {
+          yield* emit({ type: "turn.completed", turnId, payload: { stopReason: "error", errorCode: agentUnavailableCode, message: standing.left.message } })
+          return
+        }
+        const turnDelegation = standing.right
+        // A subagent's turn asks its delegation's model; a session of its own, the model its log names.
+        const model = turnDelegation === undefined ? yield* Effect.either(sessionModel(gateway, resolver, state.header?.model)) : Either.right(turnDelegation.model)
+        if (Either.isLeft(model)) {
+          const message = `the session's model ${model.left.model} cannot be used: ${model.left.message}`
+          yield* emit({ type: "turn.completed", turnId, payload: { stopReason: "error", errorCode: "model_unavailable", message } })
+          return
+        }
+        yield* emitAll(autoTitle(state, turnId, typed))
+        const workspaceRoot = state.header?.cwd ?? "."
+        yield* emitAll(yield* projectRulesDrafts(permissions, state, workspaceRoot, turnId))
+        const sessionStart = lifecycle.sessionStart(actor)
+        const agent = turnDelegation?.agent
+        const self: Delegation = turnDelegation ?? {
+          depth: 0,
+          rootSessionId: input.sessionId,
+          recordInRoot: (draft) => emit({ ...draft, turnId }),
+          mode: () => state.mode,
+          model: model.right
+        }
+        const currentTurn: CurrentTurnShape = {
+          sessionId: input.sessionId,
+          turnId,
+          turnStart: started.sequence,
+          state,
+          workspaceRoot,
+          mode: () => state.mode,
+          delegation: self,
+          emit,
+          emitAll,
+          ...(Option.isSome(traceContext) ? { traceparent: (toolCallId?: string) => traceContext.value.traceparent(input.sessionId, turnId, toolCallId) } : {})
+        }
+        // A child a task call runs takes its steps from this turn's allowance too; one prompted on its own is its own root.
+        const allowance = turnAllowance(
+          input.maxSteps ?? agent?.maxSteps ?? options.maxSteps,
+          turnBudget(input.terms, self.model.info.id, spent),
+          delegation?.above?.allowance
+        )
+        const taskTool = Option.isNone(agents)
+          ? undefined
+          : { agents: agents.value, limits: subagentLimits, asParent: { spent, allowance } }
+        // A session's own turn (not a subagent's) may leave plan mode through a plan a person approves.
+        const ownTurn = agent === undefined
+        const offerChange = (changed: Option.Option<AgentEvent>) => (Option.isSome(changed) ? sink.offer(changed.value) : Effect.void)
+        const outcome = yield* Effect.gen(function* () {
+          // Built in the turn's scope: its `task` tool reads the turn and the engine's Subagents.
+          const turnRouter = ownTurn
+            ? withPlanTool(yield* delegatingRouter(router, taskTool, undefined), () => self.mode() === "plan")
+            : yield* delegatingRouter(router, taskTool, agent?.tools === undefined ? undefined : new Set(agent.tools))
+          return yield* runTurnBody({
+            ...(agent === undefined ? {} : { agent: agent.name }),
+            prompt: { content: input.content, sequence: message.sequence },
+            ...(sessionStart === undefined ? {} : { sessionStart }),
+            gateway: self.model,
+            context: agent === undefined ? context : childContext(context, agent),
+            compactionThreshold: options.compactionThreshold,
+            mcp,
+            allowance,
+            ...(input.terms === undefined ? {} : { terms: input.terms }),
+            output: outputCheck({ terms: input.terms, validator: outputValidator }),
+            takeSteering: takeSteering(actor),
+            tools: {
+              router: turnRouter,
+              ...(ownTurn ? { plans: { changeMode: (mode: PermissionMode, by: string) => Effect.tap(changeMode(actor, mode, by), offerChange) } } : {}),
+              permissions,
+              // A session prompted on its own is its own root: its questions are its own clients'.
+              approvals: agent === undefined || self.rootSessionId === input.sessionId ? approvals : relayedApprovals(approvals, self, agent.name),
+              // A client that serves files per session (an editor over ACP) gets this session's view.
+              files: files.forSession?.(input.sessionId) ?? files,
+              memory,
+              newId: ids.make,
+              checkpoint: recordCheckpoint
+            }
+          })
+        }).pipe(withTurn(currentTurn), Effect.provideService(Hooks, hooks), Effect.provideService(Subagents, subagents), untilCancelled(running))
+        yield* emit({ type: "turn.completed", turnId, payload: outcome })
+      }).pipe(
+        // A model a standing delegation resolved lives for the turn's run.
+        Effect.scoped,
+        Effect.onInterrupt(() => closeOpenTurn(cancelledOutcome)),
+        Effect.tapError(() => closeOpenTurn({ stopReason: "error", errorCode: "store_failure", message: "the event store failed" })),
+        Effect.ensuring(claims.release(actor, running))
+      )
+    }
 
     return runClaimed
   })
