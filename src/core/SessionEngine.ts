@@ -12,12 +12,12 @@ import type { AgentEvent } from "../domain/events.js"
 import type { PromptReceipt, QueueAction, QueuedMessageNotFound, TurnRequest } from "../domain/host.js"
 import type { PermissionMode } from "../domain/permissions.js"
 import type { RewindResult } from "../domain/rewind.js"
-import { DirectPull, type DirectlyPullable } from "../services/direct-pull.js"
 import { EventStore } from "../services/EventStore.js"
 import { Hooks } from "../services/Hooks.js"
 import { Ids } from "../services/Ids.js"
 import { McpHub } from "../services/McpHub.js"
 import { ModelGateway } from "../services/ModelGateway.js"
+import { type DirectlyPullable, withPull } from "./direct-pull.js"
 import { makeIdleOperations } from "./idle-operations.js"
 import { mailboxPull } from "./mailbox-pull.js"
 import type { RedoRequest, RewindError, RewindRequest } from "./rewind.js"
@@ -210,9 +210,9 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
       })
 
     const runTurn = (input: RunTurnInput): DirectlyPullable<AgentEvent, EngineError, never> =>
-      Object.assign(Stream.unwrapScoped(Effect.map(startTurn(input), Mailbox.toStream)), {
-        [DirectPull]: (scope: Scope.Scope) => Effect.map(Scope.extend(startTurn(input), scope), mailboxPull)
-      })
+      withPull(Stream.unwrapScoped(Effect.map(startTurn(input), Mailbox.toStream)), (scope) =>
+        Effect.map(Scope.extend(startTurn(input), scope), mailboxPull)
+      )
 
     const cancelTurn = (sessionId: string): Effect.Effect<void, EngineError> =>
       withRecovered(sessionId, (actor) =>

@@ -33,7 +33,7 @@ import { importTail } from "../domain/import-tail.js"
 import { describeProblem, planImport } from "../domain/session-log.js"
 import type { PermissionMode } from "../domain/permissions.js"
 import type { RewindDrift, RewindResult, RewindUnavailable } from "../domain/rewind.js"
-import { DirectPull, type DirectlyPullable } from "../services/direct-pull.js"
+import { type DirectlyPullable, withPull } from "../core/direct-pull.js"
 import { EventStore } from "../services/EventStore.js"
 import { Ids } from "../services/Ids.js"
 import { MemoryStore, type MemoryStoreFailure } from "../services/MemoryStore.js"
@@ -257,9 +257,7 @@ export const make = Effect.gen(function* () {
     }).pipe(Effect.catchAll((error) => Effect.succeed(Effect.fail(Option.some<EngineError | SubscriberLagged>(error)))))
 
   const subscribe = (sessionId: string, afterSequence: number): DirectlyPullable<HostFrame, EngineError | SubscriberLagged, never> =>
-    Object.assign(Stream.fromPull(openSubscription(sessionId, afterSequence)), {
-      [DirectPull]: (scope: Scope.Scope) => Scope.extend(openSubscription(sessionId, afterSequence), scope)
-    })
+    withPull(Stream.fromPull(openSubscription(sessionId, afterSequence)), (scope) => Scope.extend(openSubscription(sessionId, afterSequence), scope))
 
   const sessionWatch = yield* makeSessionWatch({ store, working: engine.runningSessions, questions: pending.counts, fanout, timing: yield* SessionWatchTiming })
 
