@@ -102,7 +102,7 @@ export interface SessionEngineShape {
    */
   readonly prompt: (input: PromptMessage) => Effect.Effect<PromptReceipt, EngineError>
   readonly editQueue: (sessionId: string, messageId: string, action: QueueAction) => Effect.Effect<void, EngineError | QueuedMessageNotFound>
-  /** Ends the running turn with `cancelled` and waits until it is closed; a no-op when idle. */
+  /** Ends the running turn with `cancelled` and waits until it is closed; a no-op when idle (SessionNotFound for a session not in the store). */
   readonly cancelTurn: (sessionId: string) => Effect.Effect<void, EngineError>
   /**
    * The session as it is now. Like cancelTurn, setMode, setModel, compact, rewind and redo, it

@@ -95,6 +95,8 @@ export const makeRunClaimed = ({ options, registry, claims, lifecycle, subagents
     const permissions = yield* PermissionEngine
     const approvals = yield* Approvals
     const files = yield* Files
+    // Required, so a wiring cannot forget one: a wiring without them provides the "none"
+    // layers (noEventBus, noMcp, noMemoryStore, builtInContext) explicitly.
     const context = yield* ContextBuilder
     const memory = yield* MemoryStore
     const mcp = yield* McpHub
