@@ -3,9 +3,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import { DirectPull, type DirectlyPullable } from "../services/direct-pull.js"
-
-const isDirectlyPullable = <A, E, R>(stream: Stream.Stream<A, E, R>): stream is DirectlyPullable<A, E, R> => DirectPull in stream
+import { carriesPull, DirectPull } from "./direct-pull.js"
 
 /**
  * `Stream.runForEachChunk` on a plain pull: the same chunks, in order, with the stream's
@@ -27,7 +25,7 @@ const chunksPulledUntil = <A, E, R, E2, R2>(
   Effect.acquireUseRelease(
     Scope.make(),
     (scope) =>
-      Effect.flatMap(isDirectlyPullable(stream) ? stream[DirectPull](scope) : Scope.extend(Stream.toPull(stream), scope), (pull) =>
+      Effect.flatMap(carriesPull(stream) ? stream[DirectPull](scope) : Scope.extend(Stream.toPull(stream), scope), (pull) =>
         Effect.gen(function* () {
           for (;;) {
             const chunk = yield* Effect.catchAll(pull, Option.match({ onNone: () => Effect.succeed(undefined), onSome: Effect.fail }))

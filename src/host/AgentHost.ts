@@ -33,7 +33,7 @@ import { importTail } from "../domain/import-tail.js"
 import { describeProblem, planImport } from "../domain/session-log.js"
 import type { PermissionMode } from "../domain/permissions.js"
 import type { RewindDrift, RewindResult, RewindUnavailable } from "../domain/rewind.js"
-import { DirectPull, type DirectlyPullable } from "../services/direct-pull.js"
+import { type DirectlyPullable, withPull } from "../core/direct-pull.js"
 import { EventStore } from "../services/EventStore.js"
 import { Ids } from "../services/Ids.js"
 import { MemoryStore, type MemoryStoreFailure } from "../services/MemoryStore.js"
@@ -205,8 +205,8 @@ export const make = Effect.gen(function* () {
 
   const viewOf = (sessionId: string) =>
     Effect.gen(function* () {
-      // Recovering may close a turn a dead process left open: a write.
-      const info = yield* onCurrentLog(engine.recover(sessionId))
+      // Opening it may close a turn a dead process left open: a write.
+      const info = yield* onCurrentLog(engine.getSession(sessionId))
       const { header } = info
       const view: SessionView = {
         sessionId,
@@ -237,7 +237,7 @@ export const make = Effect.gen(function* () {
 
   const prompt = (request: PromptRequest): Effect.Effect<PromptReceipt, EngineError | McpError> =>
     Effect.gen(function* () {
-      const { header } = yield* engine.recover(request.sessionId)
+      const { header } = yield* engine.getSession(request.sessionId)
       const expanded = yield* expandPrompt(commands, header.cwd, request.content)
       const content = yield* withAttachments(mcp, { sessionId: request.sessionId, cwd: header.cwd }, expanded.content, request.attachments ?? [])
       const { attachments: _read, ...turn } = request
@@ -247,9 +247,9 @@ export const make = Effect.gen(function* () {
   /** Opens a subscription in the scope; failing to open fails its first pull. */
   const openSubscription = (sessionId: string, afterSequence: number) =>
     Effect.gen(function* () {
-      yield* engine.recover(sessionId)
       // Subscribe before reading anything: whatever commits from now on is in the buffer,
-      // whatever committed before is in the store; overlap is skipped by sequence.
+      // whatever committed before is in the store; overlap is skipped by sequence. The
+      // baseline's read opens the session (an unknown one fails here).
       const live = yield* fanout.subscribe(sessionId)
       const baseline = yield* viewOf(sessionId)
       const stored = yield* Stream.toPull(store.replay(sessionId, afterSequence))
@@ -257,9 +257,7 @@ export const make = Effect.gen(function* () {
     }).pipe(Effect.catchAll((error) => Effect.succeed(Effect.fail(Option.some<EngineError | SubscriberLagged>(error)))))
 
   const subscribe = (sessionId: string, afterSequence: number): DirectlyPullable<HostFrame, EngineError | SubscriberLagged, never> =>
-    Object.assign(Stream.fromPull(openSubscription(sessionId, afterSequence)), {
-      [DirectPull]: (scope: Scope.Scope) => Scope.extend(openSubscription(sessionId, afterSequence), scope)
-    })
+    withPull(Stream.fromPull(openSubscription(sessionId, afterSequence)), (scope) => Scope.extend(openSubscription(sessionId, afterSequence), scope))
 
   const sessionWatch = yield* makeSessionWatch({ store, working: engine.runningSessions, questions: pending.counts, fanout, timing: yield* SessionWatchTiming })
 
@@ -296,10 +294,10 @@ export const make = Effect.gen(function* () {
     listCommands: Effect.fn("AgentHost.listCommands")((target) =>
       "cwd" in target
         ? listCommandsIn(commands, target.cwd)
-        : Effect.flatMap(engine.recover(target.sessionId), (info) => listCommandsIn(commands, info.header.cwd))),
-    cancel: Effect.fn("AgentHost.cancel")((sessionId) => Effect.zipRight(engine.recover(sessionId), engine.cancelTurn(sessionId))),
-    setMode: Effect.fn("AgentHost.setMode")((sessionId, mode, by) => Effect.zipRight(engine.recover(sessionId), Effect.asVoid(engine.setMode(sessionId, mode, by)))),
-    setModel: Effect.fn("AgentHost.setModel")((sessionId, { model, by }) => Effect.zipRight(engine.recover(sessionId), Effect.asVoid(engine.setModel(sessionId, model, by)))),
+        : Effect.flatMap(engine.getSession(target.sessionId), (info) => listCommandsIn(commands, info.header.cwd))),
+    cancel: Effect.fn("AgentHost.cancel")(engine.cancelTurn),
+    setMode: Effect.fn("AgentHost.setMode")((sessionId, mode, by) => Effect.asVoid(engine.setMode(sessionId, mode, by))),
+    setModel: Effect.fn("AgentHost.setModel")((sessionId, { model, by }) => Effect.asVoid(engine.setModel(sessionId, model, by))),
     respondPermission: Effect.fn("AgentHost.respondPermission")((sessionId, toolCallId, answer) =>
       pending.respond(sessionId, toolCallId, {
         decision: answer.decision,
@@ -313,17 +311,18 @@ export const make = Effect.gen(function* () {
       })),
     editQueue: Effect.fn("AgentHost.editQueue")(engine.editQueue),
     subscribe,
-    compact: Effect.fn("AgentHost.compact")((sessionId) =>
-      Effect.zipRight(engine.recover(sessionId), engine.compact(sessionId))),
-    rewind: Effect.fn("AgentHost.rewind")((sessionId, request) => Effect.zipRight(engine.recover(sessionId), engine.rewind(sessionId, request))),
-    redo: Effect.fn("AgentHost.redo")((sessionId, request) => Effect.zipRight(engine.recover(sessionId), engine.redo(sessionId, request))),
+    compact: Effect.fn("AgentHost.compact")(engine.compact),
+    rewind: Effect.fn("AgentHost.rewind")(engine.rewind),
+    redo: Effect.fn("AgentHost.redo")(engine.redo),
+    // The source is opened first, so a turn a dead process left open is closed before it is copied.
     forkSession: Effect.fn("AgentHost.forkSession")((sessionId, input) =>
-      Effect.zipRight(engine.recover(sessionId), forkSession(store, ids, sessionId, input)).pipe(Effect.flatMap(viewOf))),
+      Effect.zipRight(engine.getSession(sessionId), forkSession(store, ids, sessionId, input)).pipe(Effect.flatMap(viewOf))),
     reviewMemory: Effect.fn("AgentHost.reviewMemory")(({ candidateId, decision, by, reason }) =>
       review(decision === "approve" ? Effect.asVoid(approveMemory(candidateId, by)) : rejectMemory(candidateId, by, reason))),
     deleteMemory: Effect.fn("AgentHost.deleteMemory")((memoryId, by) => review(Effect.asVoid(deleteMemory(memoryId, by)))),
     exportSession: (sessionId) =>
-      Stream.unwrap(Effect.as(engine.recover(sessionId), store.replay(sessionId))),
+      // Opened first, so the log read is one whose turns are all closed.
+      Stream.unwrap(Effect.as(engine.getSession(sessionId), store.replay(sessionId))),
     importSession: Effect.fn("AgentHost.importSession")((events, options) =>
       Effect.gen(function* () {
         const plan = planImport(events, { unverified: options?.unverified ?? false })

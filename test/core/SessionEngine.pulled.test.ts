@@ -5,7 +5,7 @@ import { SessionEngine } from "../../src/core/SessionEngine.js"
 import type { AgentEvent } from "../../src/domain/events.js"
 import type { Script } from "../../src/layers/model/scripted.js"
 import { EventStore } from "../../src/services/EventStore.js"
-import { DirectPull } from "../../src/services/direct-pull.js"
+import { DirectPull } from "../../src/core/direct-pull.js"
 import { advanceUntil, awaitSequence, engineLayer, replayAll, turnTypes, types } from "../support/engine-harness.js"
 import { storeCases } from "../support/store-cases.js"
 

@@ -88,9 +88,9 @@ for (const store of storeCases) {
         expect(turnTypes(events)).toEqual(["turn.started", "user.message", "session.renamed", "model.delta", "turn.completed"])
         expect(events.at(-1)?.payload).toEqual({ stopReason: "cancelled" })
         expect(yield* replayAll(sessionId)).toHaveLength(events.length + 1)
-        // Cancelling again, or when idle, is a no-op.
+        // Cancelling again, or when idle, is a no-op; a session not in the store is not found.
         yield* engine.cancelTurn(sessionId)
-        yield* engine.cancelTurn("ses_unknown")
+        expect((yield* Effect.flip(engine.cancelTurn("ses_unknown")))._tag).toBe("SessionNotFound")
         expect((yield* engine.getSession(sessionId)).running).toBe(false)
       }).pipe(provide(textScript(["a", "b", "c"], { delayMs: 100 }))))
 
@@ -203,6 +203,33 @@ for (const store of storeCases) {
           payload: { stopReason: "error", errorCode: "interrupted" }
         })
         expect(events[1]?.type).toBe("turn.started")
+      }).pipe(Effect.scoped))
+
+    it.effect("an operation on a session opens it recovered: a turn a dead process left open is closed before the operation's own event", () =>
+      Effect.gen(function* () {
+        const location = yield* store.location
+        const sharedStore = location.reopen
+        const sessionId = yield* Effect.gen(function* () {
+          const engine = yield* SessionEngine
+          const { header } = yield* engine.createSession({ cwd: "/work", client: "test" })
+          return header.sessionId
+        }).pipe(Effect.provide(engineLayer(sharedStore())))
+        yield* Effect.gen(function* () {
+          const s = yield* EventStore
+          yield* s.appendAll([
+            { id: "evt_x1", schemaVersion: 1, sessionId, turnId: "turn_dead", sequence: 2, timestamp: "2026-01-01T00:00:00.000Z", type: "turn.started", payload: { promptPreview: "dead" } }
+          ])
+        }).pipe(Effect.provide(sharedStore()))
+        yield* Effect.gen(function* () {
+          const engine = yield* SessionEngine
+          yield* engine.setMode(sessionId, "plan", "test")
+          // Nothing runs, so there is nothing to cancel; the session was opened all the same.
+          yield* engine.cancelTurn(sessionId)
+          expect((yield* engine.getSession(sessionId)).running).toBe(false)
+        }).pipe(Effect.provide(engineLayer(sharedStore())))
+        const log = yield* replayAll(sessionId).pipe(Effect.provide(sharedStore()))
+        expect(types(log)).toEqual(["session.created", "turn.started", "turn.completed", "session.mode_changed"])
+        expect(log[2]).toMatchObject({ turnId: "turn_dead", payload: { stopReason: "error", errorCode: "interrupted" } })
       }).pipe(Effect.scoped))
   })
 }

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Deferred, Effect, Exit, Fiber, Option, Scope, Stream } from "effect"
 import { forEachPulled } from "../../src/core/for-each-pulled.js"
-import { DirectPull } from "../../src/services/direct-pull.js"
+import { carriesPull, DirectPull } from "../../src/core/direct-pull.js"
+import { modelAnswer } from "../../src/layers/model/retry.js"
 
 describe("forEachPulled", () => {
   it.effect("runs the function on every element in order, across chunks", () =>
@@ -57,5 +58,19 @@ describe("forEachPulled", () => {
       yield* forEachPulled(stream, (n) => Effect.sync(() => seen.push(n)))
       expect(seen).toEqual([7, 8])
       expect(open).toBe(0)
+    }))
+
+  it.effect("a model adapter's answer carries its pull under the engine's key, and reading it gives the answer", () =>
+    Effect.gen(function* () {
+      const answer = modelAnswer({
+        policy: { maxAttempts: 1, baseDelay: 0, maxDelay: 0 },
+        preflight: Effect.void,
+        open: () => Effect.succeed(Effect.succeed({ events: [{ _tag: "TextDelta", text: "hi" }], done: true }))
+      })
+      // The adapter (a layer) cannot import the key: it registers the same symbol, which this pins.
+      expect(carriesPull(answer)).toBe(true)
+      const seen: Array<unknown> = []
+      yield* forEachPulled(answer, (event) => Effect.sync(() => seen.push(event)))
+      expect(seen).toEqual([{ _tag: "TextDelta", text: "hi" }])
     }))
 })

@@ -10,7 +10,16 @@ import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { ModelError } from "../../domain/errors.js"
 import type { ModelStreamEvent } from "../../domain/model.js"
-import { DirectPull, type DirectlyPullable, type PullIn } from "../../services/direct-pull.js"
+
+/**
+ * The engine's key for a stream's own pull (`DirectPull` in `src/core/direct-pull.ts`, which a
+ * layer may not import): a registered symbol, so the same key. A model answer is built from a
+ * pull, and the engine's step reads it directly (`test/core/for-each-pulled.test.ts` checks it).
+ */
+const DirectPull: unique symbol = Symbol.for("custom-agent/DirectPull")
+
+/** Opens the answer's pull in the reader's scope: a chunk of events, `None` at the end, `Some(error)` on failure. */
+type PullIn<R> = (scope: Scope.Scope) => Effect.Effect<Effect.Effect<Chunk.Chunk<ModelStreamEvent>, Option.Option<ModelError>, R>, ModelError, R>
 
 /** How often, and how patiently, an adapter retries a failed request. */
 export interface RetryPolicy {
@@ -86,13 +95,13 @@ export interface ModelAnswer<R> {
  * model step (figures in docs/performance.md). For the same
  * reason the stream carries its pull (`DirectPull`), which the engine reads directly.
  */
-export const modelAnswer = <R>(answer: ModelAnswer<R>): DirectlyPullable<ModelStreamEvent, ModelError, R> => {
+export const modelAnswer = <R>(answer: ModelAnswer<R>): Stream.Stream<ModelStreamEvent, ModelError, R> & { readonly [DirectPull]: PullIn<R> } => {
   const stream = Stream.suspend(() => {
     const run = answerRun(answer, undefined)
     return Stream.repeatEffectChunkOption(run.read).pipe(Stream.ensuring(run.close))
   })
   // The attempts' scopes hang off the reader's scope, which closes them.
-  const pull: PullIn<ModelStreamEvent, ModelError, R> = (scope) => Effect.sync(() => answerRun(answer, scope).read)
+  const pull: PullIn<R> = (scope) => Effect.sync(() => answerRun(answer, scope).read)
   return Object.assign(stream, { [DirectPull]: pull })
 }
 
