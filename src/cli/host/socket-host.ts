@@ -2,12 +2,19 @@ import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Schedule from "effect/Schedule"
 import { chmodSync, rmSync, statSync } from "node:fs"
 import { dirname } from "node:path"
 import { packageVersion } from "../../app/package-root.js"
+import { notificationsOn } from "../../app/notification-settings.js"
 import { AgentHost } from "../../host/AgentHost.js"
+import { Fanout } from "../../host/fanout.js"
+import { watchWaiting } from "../../host/waiting-notice.js"
+import { desktopNotifierLayer } from "../../layers/desktop-notifier.js"
+import { userSettingsFile } from "../../layers/sandbox/settings.js"
+import { Notifier } from "../../services/Notifier.js"
 import type { HostStatus } from "../../rpc/host-control.js"
 import { HostProcess, type StopWhen } from "../../rpc/host-control.js"
 import { socketServerLayer } from "../../rpc/socket-server.js"
@@ -171,6 +178,28 @@ export const socketHostLayer = (claim: { readonly path: string; readonly token: 
         )
       )
 
+      /**
+       * A session that starts waiting for an answer while no client follows it raises a desktop
+       * notification (`"notifications": false` in settings.json turns it off). Only a host with
+       * its own fan-out (not a cluster's runner) knows who follows a session.
+       */
+      const notices = Layer.scopedDiscard(
+        Effect.gen(function* () {
+          const agent = yield* AgentHost
+          const fanout = yield* Effect.serviceOption(Fanout)
+          if (Option.isNone(fanout)) return
+          const notifier = yield* Notifier
+          yield* Effect.forkScoped(
+            watchWaiting({
+              frames: agent.watchSessions,
+              followers: fanout.value.followers,
+              enabled: notificationsOn(userSettingsFile(options.configDir)),
+              notify: notifier.notify
+            })
+          )
+        })
+      ).pipe(Layer.provide(desktopNotifierLayer))
+
       const server = socketServerLayer({
         path: claim.path,
         token: followKeptToken(claim.token),
@@ -178,6 +207,6 @@ export const socketHostLayer = (claim: { readonly path: string; readonly token: 
           connections.open = open
         }
       })
-      return Layer.mergeAll(settle, watcher).pipe(Layer.provideMerge(server), Layer.provide(processLayer), Layer.provide(removal))
+      return Layer.mergeAll(settle, watcher, notices).pipe(Layer.provideMerge(server), Layer.provide(processLayer), Layer.provide(removal))
     })
   )

@@ -110,10 +110,10 @@ export const sessionsView = (
   }
   return Effect.gen(function* () {
     while (true) {
-      const chosen = yield* withSource<LiveExit>(args, storeList, (source) =>
+      const chosen = yield* withSource<LiveExit>(args, storeList, (source, found) =>
         Effect.scoped(
           Effect.flatMap(processTerminal, (terminal) =>
-            runLiveView(source, terminal, look, args.notify ? terminalNotifier(terminal.draw) : () => Effect.void)
+            runLiveView(source, terminal, look, args.notify ? terminalNotifier(terminal.draw) : () => Effect.void, found.note)
           )
         )
       )

@@ -89,7 +89,9 @@ export const runLiveView = (
   source: LiveSource,
   terminal: LiveTerminal,
   look: Omit<Look, "now" | "source">,
-  notify: (waiting: ReadonlyArray<SessionListItem>) => Effect.Effect<void>
+  notify: (waiting: ReadonlyArray<SessionListItem>) => Effect.Effect<void>,
+  /** Shown under the list until a key replaces it: why the view reads the store, say. */
+  note?: string
 ): Effect.Effect<LiveExit> =>
   Effect.scoped(
     Effect.gen(function* () {
@@ -134,7 +136,7 @@ export const runLiveView = (
         }
       }
 
-      let state = initialState(source.answers !== undefined)
+      let state: LiveState = { ...initialState(source.answers !== undefined), note }
       yield* draw(state)
       while (true) {
         const input = yield* Queue.take(inputs)

@@ -1,0 +1,131 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Schedule, Stream } from "effect"
+import { writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { afterAll } from "vitest"
+import { notificationsOn } from "../../src/app/notification-settings.js"
+import type { SessionListFrame, SessionListItem } from "../../src/domain/host.js"
+import { watchWaiting, waitingNotice } from "../../src/host/waiting-notice.js"
+import { desktopEnvironment, plain } from "../../src/layers/desktop-notifier.js"
+import type { Notice } from "../../src/services/Notifier.js"
+import { makeTemp } from "../support/temp-dirs.js"
+
+const temp = makeTemp()
+afterAll(temp.cleanup)
+
+const item = (sessionId: string, waitingQuestions: number, fields: Partial<SessionListItem> = {}): SessionListItem => ({
+  sessionId,
+  createdAt: "2026-01-01T00:00:00.000Z",
+  updatedAt: "2026-01-01T00:00:00.000Z",
+  lastSequence: 3,
+  running: true,
+  status: "running",
+  archived: false,
+  ...(waitingQuestions > 0 ? { waitingQuestions } : {}),
+  ...fields
+})
+
+/** Waits (polling, bounded) until `test` holds: the notices go out in fibers of their own. */
+const until = (test: () => boolean) =>
+  Effect.sync(test).pipe(
+    Effect.repeat({ schedule: Schedule.spaced("1 millis"), until: (held) => held }),
+    Effect.timeoutFail({ duration: "5 seconds", onTimeout: () => new Error("never held") })
+  )
+
+/**
+ * Runs the watch over `frames` with a fake notifier and waits for `expected` notices. The
+ * checks that keep one from going out (followers, the switch) run before its fiber is started,
+ * so when none is expected there is nothing to wait for.
+ */
+const noticesFor = (
+  frames: ReadonlyArray<SessionListFrame>,
+  expected: number,
+  options: { readonly followed?: ReadonlySet<string>; readonly enabled?: boolean } = {}
+) =>
+  Effect.gen(function* () {
+    const told: Array<Notice> = []
+    yield* watchWaiting({
+      frames: Stream.fromIterable(frames),
+      followers: (sessionId) => Effect.succeed(options.followed?.has(sessionId) === true ? 1 : 0),
+      enabled: Effect.succeed(options.enabled ?? true),
+      notify: (notice) => Effect.sync(() => told.push(notice))
+    })
+    yield* until(() => told.length >= expected)
+    return told
+  })
+
+describe("the host's notice when a session nobody follows waits for an answer", () => {
+  it.live("tells once per wait, of those waiting at start too; again after the session waited no more", () =>
+    Effect.gen(function* () {
+      const told = yield* noticesFor([
+        { _tag: "Snapshot", sessions: [item("ses_a", 1), item("ses_b", 0)] },
+        { _tag: "Updated", session: item("ses_a", 2) },
+        { _tag: "Updated", session: item("ses_b", 1, { title: "fix the test" }) },
+        { _tag: "Updated", session: item("ses_a", 0) },
+        { _tag: "KeepAlive" },
+        { _tag: "Updated", session: item("ses_a", 1) }
+      ], 3)
+      expect(told.map((notice) => notice.body)).toEqual([
+        "ses_a: custom-agent attach ses_a",
+        "fix the test (ses_b): custom-agent attach ses_b",
+        "ses_a: custom-agent attach ses_a"
+      ])
+    })
+  )
+
+  it.live("not for a session a client follows (its terminal rings), nor with notifications off", () =>
+    Effect.gen(function* () {
+      const frames: ReadonlyArray<SessionListFrame> = [{ _tag: "Snapshot", sessions: [item("ses_a", 1), item("ses_b", 1)] }]
+      expect((yield* noticesFor(frames, 1, { followed: new Set(["ses_a"]) })).map((notice) => notice.body)).toEqual(["ses_b: custom-agent attach ses_b"])
+      expect(yield* noticesFor(frames, 0, { enabled: false })).toEqual([])
+    })
+  )
+
+  it.live("a notifier that never answers holds up nothing: the watch goes on to the next session", () =>
+    Effect.gen(function* () {
+      const asked: Array<string> = []
+      yield* watchWaiting({
+        frames: Stream.fromIterable<SessionListFrame>([{ _tag: "Updated", session: item("ses_a", 1) }, { _tag: "Updated", session: item("ses_b", 1) }]),
+        followers: () => Effect.succeed(0),
+        enabled: Effect.succeed(true),
+        notify: (notice) => Effect.zipRight(Effect.sync(() => asked.push(notice.body)), Effect.never)
+      })
+      yield* until(() => asked.length === 2)
+    })
+  )
+
+  it("says the session in one plain line: a title's controls shown by name, long ones cut", () => {
+    const notice = waitingNotice(item("ses_a", 1, { title: `evil\x1b]52;c;aGk=\x07\u202e${"x".repeat(200)}` }))
+    expect(notice.body).not.toMatch(/[\x00-\x1f\x7f\u202e]/)
+    expect(notice.body).toContain("evil<U+001B>]52;c;aGk=<U+0007><U+202E>")
+    expect(notice.body.length).toBeLessThan(140)
+    // notify-send's markup is escaped: the text shows as it is.
+    expect(plain("<b>bold</b> & <a href='x'>")).toBe("&lt;b&gt;bold&lt;/b&gt; &amp; &lt;a href='x'&gt;")
+  })
+
+  it("notify-send gets the fixed allowlist and the desktop's bus and display, never a key or token", () => {
+    const env = desktopEnvironment({
+      PATH: "/usr/bin",
+      HOME: "/home/u",
+      XDG_RUNTIME_DIR: "/run/user/1",
+      DBUS_SESSION_BUS_ADDRESS: "unix:path=/run/user/1/bus",
+      DISPLAY: ":0",
+      ANTHROPIC_API_KEY: "sk",
+      CUSTOM_AGENT_TOKEN: "t",
+      GITHUB_TOKEN: "g"
+    })
+    expect(Object.keys(env).sort()).toEqual(["DBUS_SESSION_BUS_ADDRESS", "DISPLAY", "HOME", "PATH", "XDG_RUNTIME_DIR"])
+  })
+
+  it.effect("the switch: on unless settings.json says \"notifications\": false", () =>
+    Effect.gen(function* () {
+      const dir = temp.dir("notify-settings-")
+      const file = join(dir, "settings.json")
+      expect(yield* notificationsOn(file)).toBe(true)
+      writeFileSync(file, JSON.stringify({ model: "scripted" }))
+      expect(yield* notificationsOn(file)).toBe(true)
+      writeFileSync(file, JSON.stringify({ notifications: false }))
+      expect(yield* notificationsOn(file)).toBe(false)
+    })
+  )
+})
