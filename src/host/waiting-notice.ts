@@ -1,13 +1,26 @@
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
-import type { SessionListFrame, SessionListItem } from "../domain/host.js"
+import type { HostFrame } from "../domain/host.js"
 import { showInvisible } from "../domain/visible-text.js"
 import type { Notice } from "../services/Notifier.js"
 
-const waiting = (item: SessionListItem) => item.status === "running" && (item.waitingQuestions ?? 0) > 0
+/** What a session's frame says of its questions: one raised, or none waiting any more. */
+export type QuestionChange =
+  | { readonly _tag: "Asked"; readonly sessionId: string; readonly tool: string; readonly summary: string }
+  | { readonly _tag: "Settled"; readonly sessionId: string }
 
-/** Longest title a notice carries: a notification shows a line, not a page. */
-const TITLE_MAX = 80
+/** The question change a frame of the fan-out carries, if it carries one. */
+export const questionChange = (sessionId: string, frame: HostFrame): QuestionChange | undefined => {
+  if (frame._tag === "Status") return frame.running ? undefined : { _tag: "Settled", sessionId }
+  if (frame._tag !== "Event") return undefined
+  const event = frame.event
+  if (event.type === "permission.requested") return { _tag: "Asked", sessionId, tool: event.payload.tool, summary: event.payload.summary }
+  if (event.type === "permission.resolved" || event.type === "turn.completed") return { _tag: "Settled", sessionId }
+  return undefined
+}
+
+/** Longest summary a notice carries: a notification shows a line, not a page. */
+const SUMMARY_MAX = 80
 
 /** One line of plain text: every control and invisible character shown by name, cut to `max` characters. */
 const plainLine = (text: string, max: number) => {
@@ -15,15 +28,15 @@ const plainLine = (text: string, max: number) => {
   return shown.length <= max ? shown.join("") : `${shown.slice(0, max - 1).join("")}…`
 }
 
-/** What the notice says of a session that waits for an answer. */
-export const waitingNotice = (item: SessionListItem): Notice => ({
+/** What the notice says of a question nobody sees. */
+export const waitingNotice = (asked: Extract<QuestionChange, { _tag: "Asked" }>): Notice => ({
   title: "custom-agent: a session waits for an answer",
-  body: `${item.title === undefined ? item.sessionId : `${plainLine(item.title, TITLE_MAX)} (${item.sessionId})`}: custom-agent attach ${item.sessionId}`
+  body: `${plainLine(asked.tool, 40)}: ${plainLine(asked.summary, SUMMARY_MAX)} (custom-agent attach ${asked.sessionId})`
 })
 
 export interface WaitingWatch {
-  /** The host's session list as it changes (`WatchSessions`). */
-  readonly frames: Stream.Stream<SessionListFrame, unknown>
+  /** The host's own sessions' question changes, as its fan-out hears them. */
+  readonly changes: Stream.Stream<QuestionChange>
   /** How many clients follow the session now: a session someone follows rings their terminal instead. */
   readonly followers: (sessionId: string) => Effect.Effect<number>
   /** Read at each notice, so the switch in settings holds without a restart. */
@@ -32,35 +45,24 @@ export interface WaitingWatch {
 }
 
 /**
- * Raises a notice each time a session starts waiting for an answer while no client follows it
- * (a turn left running with `run --bg`, or by a terminal that closed). Those waiting when the
- * watch starts are news too: nobody was told of them. Each notice is sent in a fiber of its
- * own, so a slow notifier never holds up the watch; the watch ends with its scope.
+ * Raises a notice when a session starts waiting for an answer while no client follows it (a
+ * turn left running with `run --bg`, or by a terminal that closed): once per wait, so the
+ * questions of one turn asked one after another while the first still waits make one notice.
+ * Each notice is sent in a fiber of its own, so a slow notifier never holds up the watch.
  */
 export const watchWaiting = (watch: WaitingWatch): Effect.Effect<void> =>
   Effect.gen(function* () {
-    const wasWaiting = new Set<string>()
-    const seen = (item: SessionListItem) =>
+    const waiting = new Set<string>()
+    yield* Stream.runForEach(watch.changes, (change) =>
       Effect.gen(function* () {
-        if (!waiting(item)) {
-          wasWaiting.delete(item.sessionId)
+        if (change._tag === "Settled") {
+          waiting.delete(change.sessionId)
           return
         }
-        if (wasWaiting.has(item.sessionId)) return
-        wasWaiting.add(item.sessionId)
-        if ((yield* watch.followers(item.sessionId)) > 0 || !(yield* watch.enabled)) return
-        yield* Effect.forkDaemon(watch.notify(waitingNotice(item)))
+        if (waiting.has(change.sessionId)) return
+        waiting.add(change.sessionId)
+        if ((yield* watch.followers(change.sessionId)) > 0 || !(yield* watch.enabled)) return
+        yield* Effect.forkDaemon(watch.notify(waitingNotice(change)))
       })
-    yield* Stream.runForEach(watch.frames, (frame) => {
-      switch (frame._tag) {
-        case "Snapshot":
-          return Effect.forEach(frame.sessions, seen, { discard: true })
-        case "Updated":
-          return seen(frame.session)
-        case "Removed":
-          return Effect.sync(() => wasWaiting.delete(frame.sessionId))
-        case "KeepAlive":
-          return Effect.void
-      }
-    })
+    )
   }).pipe(Effect.catchAllCause(() => Effect.void))

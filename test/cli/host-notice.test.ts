@@ -52,7 +52,8 @@ describe("the local host's notification", () => {
       const sessionId = started.stdout.trim()
       await waitUntil("notify-send ran", () => existsSync(said))
       const lines = readFileSync(said, "utf8").split("\n")
-      expect(lines.slice(0, 4)).toEqual(["--app-name=custom-agent", "--", "custom-agent: a session waits for an answer", `write out.txt (${sessionId}): custom-agent attach ${sessionId}`])
+      expect(lines.slice(0, 3)).toEqual(["--app-name=custom-agent", "--", "custom-agent: a session waits for an answer"])
+      expect(lines[3]).toMatch(new RegExp(`^write_file: .*out\\.txt.* \\(custom-agent attach ${sessionId}\\)$`))
       expect(lines).not.toContain("ANTHROPIC_API_KEY")
       expect(lines).not.toContain("CUSTOM_AGENT_HOME")
     } finally {
@@ -67,7 +68,7 @@ describe("the local host's notification", () => {
       expect(started.code, started.stderr).toBe(0)
       const sessionId = started.stdout.trim()
       await waitUntil("the question waits", async () => (await cli(["sessions", "--json"])).stdout.includes('"waitingQuestions":1'))
-      // The watch saw the wait (the list says so): a notice would have been started by now.
+      // The question was heard as it was committed, before the list showed it: a notice would have been started by now.
       expect((await cli(["sessions", "--once"])).stdout).toContain(sessionId)
       expect(existsSync(said)).toBe(false)
     } finally {

@@ -3,15 +3,17 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Queue from "effect/Queue"
 import * as Ref from "effect/Ref"
 import * as Schedule from "effect/Schedule"
+import * as Stream from "effect/Stream"
 import { chmodSync, rmSync, statSync } from "node:fs"
 import { dirname } from "node:path"
 import { packageVersion } from "../../app/package-root.js"
 import { notificationsOn } from "../../app/notification-settings.js"
 import { AgentHost } from "../../host/AgentHost.js"
 import { Fanout } from "../../host/fanout.js"
-import { watchWaiting } from "../../host/waiting-notice.js"
+import { type QuestionChange, questionChange, watchWaiting } from "../../host/waiting-notice.js"
 import { desktopNotifierLayer } from "../../layers/desktop-notifier.js"
 import { userSettingsFile } from "../../layers/sandbox/settings.js"
 import { Notifier } from "../../services/Notifier.js"
@@ -180,18 +182,23 @@ export const socketHostLayer = (claim: { readonly path: string; readonly token: 
 
       /**
        * A session that starts waiting for an answer while no client follows it raises a desktop
-       * notification (`"notifications": false` in settings.json turns it off). Only a host with
-       * its own fan-out (not a cluster's runner) knows who follows a session.
+       * notification (`"notifications": false` in settings.json turns it off). Its questions are
+       * heard on the fan-out, as they are committed (the observer only queues them); only a host
+       * with its own fan-out (not a cluster's runner) knows who follows a session.
        */
       const notices = Layer.scopedDiscard(
         Effect.gen(function* () {
-          const agent = yield* AgentHost
           const fanout = yield* Effect.serviceOption(Fanout)
           if (Option.isNone(fanout)) return
           const notifier = yield* Notifier
+          const changes = yield* Queue.unbounded<QuestionChange>()
+          yield* fanout.value.observe((sessionId, frame) => {
+            const change = questionChange(sessionId, frame)
+            if (change !== undefined) Queue.unsafeOffer(changes, change)
+          })
           yield* Effect.forkScoped(
             watchWaiting({
-              frames: agent.watchSessions,
+              changes: Stream.fromQueue(changes),
               followers: fanout.value.followers,
               enabled: notificationsOn(userSettingsFile(options.configDir)),
               notify: notifier.notify
