@@ -37,6 +37,7 @@ export const slowLane: ReadonlyArray<string> = [
   "test/cli/hooks.test.ts",
   "test/cli/host.test.ts",
   "test/cli/host-many-clients.test.ts",
+  "test/cli/host-notice.test.ts",
   "test/cli/interactive/no-terminal.test.ts",
   "test/cli/lasting-scope.test.ts",
   "test/cli/long-task.test.ts",

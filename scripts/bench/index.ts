@@ -6,6 +6,7 @@ import * as EndToEnd from "./end-to-end.js"
 import * as EventStore from "./event-store.js"
 import * as Floors from "./floors.js"
 import * as Interactive from "./interactive.js"
+import * as LocalHost from "./local-host.js"
 import * as Profile from "./profile.js"
 import * as Sandbox from "./sandbox.js"
 import * as Sessions from "./sessions.js"
@@ -29,6 +30,7 @@ const benches: ReadonlyArray<{ readonly id: string; readonly name: string; reado
   { id: "checkpoints", name: "checkpoints: a snapshot of a 10,000-file workspace, unchanged and with one file changed (issue 19)", run: Checkpoints.run },
   { id: "telemetry", name: "telemetry: what tracing costs per step, off and on (issue 23)", run: Telemetry.run },
   { id: "interactive", name: "interactive session: first frame, a streamed answer, resuming a long session (issue 32)", run: Interactive.run },
+  { id: "local-host", name: "local host: its overhead on the 100-step chain against run in its own process, its RSS with 100 idle sessions (issue 34)", run: LocalHost.run },
   { id: "interactive-stream", name: "interactive session: the streamed answer alone, bytes and delay (issue 32)", run: Interactive.runStream, onlyWhenNamed: true },
   { id: "profile", name: "profile of a 100-step chain", run: Profile.run, onlyWhenNamed: true },
   { id: "floors", name: "floors: the engine alone, one HTTP round trip", run: Floors.run, onlyWhenNamed: true },

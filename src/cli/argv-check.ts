@@ -161,8 +161,10 @@ export const checkArgv = (root: CommandSpec, argv: ReadonlyArray<string>): Check
   }
 
   // Help wins over any mistake on the same line; a bare group (`custom-agent mcp`) shows what it
-  // has. The program itself runs with no command: the interactive session.
-  if (help || (problem === undefined && command !== root && command.subcommands().length > 0)) return { _tag: "Help", command }
+  // has. The program itself runs with no command (the interactive session), and so does a group
+  // with options of its own (`custom-agent sessions`, the live view): only a command that runs takes them.
+  const runsBare = command === root || command.options.length > 0
+  if (help || (problem === undefined && !runsBare && command.subcommands().length > 0)) return { _tag: "Help", command }
   const usage = (message: string): Checked => ({ _tag: "Usage", command, message })
   if (problem !== undefined) return usage(problem)
   const missing = command.options.find((o) => o.required && !seen.has(o))

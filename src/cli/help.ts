@@ -32,10 +32,12 @@ export const usageLine = (command: CommandSpec): string => {
 export const renderHelp = (command: CommandSpec, style: HelpStyle): TerminalText => {
   const bold = paint(style.color, "1")
   const isProgram = command.path.length === 1
-  // The program runs with no command too (the interactive session), with the options listed below.
-  const usage = isProgram
-    ? term`${bold("Usage:")} ${commandName(command)} [options]\n       ${commandName(command)} <command> [options]\n`
-    : term`${bold("Usage:")} ${usageLine(command)}\n`
+  // The program runs with no command too (the interactive session), with the options listed
+  // below, and so does a group with options of its own (`custom-agent sessions`, the live view).
+  const usage =
+    isProgram || (command.options.length > 0 && command.subcommands().length > 0)
+      ? term`${bold("Usage:")} ${commandName(command)} [options]\n       ${commandName(command)} <command> [options]\n`
+      : term`${bold("Usage:")} ${usageLine(command)}\n`
   const sections: Array<Printable> = [usage]
   const about = isProgram ? `${commandName(command)} ${style.version}: ${command.description}` : command.description
   if (about !== "") sections.push(`${wrap(about, style.width).join("\n")}\n`)

@@ -164,3 +164,23 @@ const jsonEscape = (char: string): string =>
  * and tabs are layout, never inside a string.
  */
 export const jsonText = (json: string): TerminalText => new Text(json.replace(unsafe, jsonEscape))
+
+/**
+ * A whole screen drawn in place (`custom-agent sessions`' live view): from the top left, each
+ * line erased to its end after its text, and what is below the last erased. `lines` are
+ * terminal texts, each narrower than the terminal, so none wraps and nothing scrolls.
+ */
+export const screenFrame = (lines: ReadonlyArray<TerminalText>): TerminalText =>
+  new Text(`\x1b[H${lines.map((line) => `${line.text}\x1b[K`).join("\r\n")}\x1b[J`)
+
+/** The alternate screen with the cursor hidden, and back: a live view leaves the scrollback as it found it. */
+export const alternateScreen = { enter: new Text("\x1b[?1049h\x1b[?25l\x1b[H\x1b[2J"), leave: new Text("\x1b[?25h\x1b[?1049l") }
+
+/**
+ * A terminal's notification: OSC 9 (shown as a desktop notice by the terminals that know it,
+ * iTerm2, kitty, WezTerm, Windows Terminal...) carrying `message` on one line with every
+ * control shown visibly, so it cannot end the sequence early, then the bell for the rest.
+ * A leading digit and `;` would read as another OSC 9 command (ConEmu's progress): the
+ * program's name goes first.
+ */
+export const terminalNotification = (message: string): TerminalText => new Text(`\x1b]9;custom-agent: ${message.replace(unsafeInline, visible)}\x07\x07`)

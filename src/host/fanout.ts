@@ -38,6 +38,8 @@ export interface FanoutShape {
    * session list's watch). Called synchronously on the commit path: it must only take note.
    */
   readonly observe: (observer: (sessionId: string, frame: HostFrame) => void) => Effect.Effect<void, never, Scope.Scope>
+  /** How many clients follow the session now (its subscribers): none means no terminal or page shows its questions. */
+  readonly followers: (sessionId: string) => Effect.Effect<number>
 }
 
 export class Fanout extends Context.Tag("custom-agent/host/Fanout")<Fanout, FanoutShape>() {}
@@ -87,7 +89,9 @@ export const make = (options: FanoutOptions) =>
         () => Effect.sync(() => observers.delete(observer))
       ).pipe(Effect.asVoid)
 
-    return { subscribe, deliver, observe }
+    const followers = (sessionId: string) => Effect.sync(() => subscribers.get(sessionId)?.size ?? 0)
+
+    return { subscribe, deliver, observe, followers }
   })
 
 export const layer = (options: FanoutOptions) => Layer.effect(Fanout, make(options))

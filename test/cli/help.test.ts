@@ -47,7 +47,8 @@ describe("help, rendered from the command tree", () => {
     const list = await runCli(["mcp", "list", "--help"], { env: { ...env, NO_COLOR: "1" } })
     expect(list.stdout).toMatch(/^Usage: custom-agent mcp list \[options\]\n/)
     const sessions = await runCli(["sessions", "-h"], { env })
-    expect(sessions.stdout).toContain("Usage: custom-agent sessions <command>")
+    // The group runs bare too: the live view, with its options.
+    expect(sessions.stdout).toContain("Usage: custom-agent sessions [options]\n       custom-agent sessions <command> [options]")
     expect(sessions.stdout).toMatch(/\n {2}list {5}List this workspace's sessions/)
     for (const result of [top, list, sessions]) {
       expect(result.stdout + result.stderr).not.toContain("\x1b")

@@ -127,6 +127,8 @@ describe("subprocess environment: the user's settings", () => {
 const SPAWNING = [
   // @effect/platform Command with `extendEnv: false` and an environment of its own (gitEnvironment).
   "src/layers/checkpoints/git.ts",
+  // notify-send, with the fixed allowlist and the desktop's bus and display only.
+  "src/layers/desktop-notifier.ts",
   "src/layers/sandbox/detect.ts",
   "src/layers/tools/mcp-connection.ts",
   "src/layers/tools/process-group.ts"

@@ -5,7 +5,7 @@ import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
-import { resolveDataDir } from "../../app/locations.js"
+import { resolveConfigDir, resolveDataDir } from "../../app/locations.js"
 import { packageVersion } from "../../app/package-root.js"
 import { storeLayer } from "../../app/store.js"
 import type { AgentEvent } from "../../domain/events.js"
@@ -339,7 +339,27 @@ const importCommand = Command.make("import", { file: importFile, unverified, max
   )
 )
 
-export const sessionsCommand = Command.make("sessions").pipe(
-  Command.withDescription("List, show, export, import, rewind and fork sessions"),
+const viewLimit = Options.integer("limit").pipe(
+  Options.withDescription("At most this many sessions done, failed or interrupted, newest first (default: 20); every running one shows"),
+  Options.filterMap((n) => (n > 0 ? Option.some(n) : Option.none()), "--limit must be a positive number"),
+  Options.withDefault(20)
+)
+const viewJson = Options.boolean("json").pipe(Options.withDescription("The sessions once, as JSON (each one's id, times, status, title, cwd, ...)"))
+const once = Options.boolean("once").pipe(Options.withDescription("Print the sessions once instead of following them (what a pipe gets)"))
+
+/** The live view across workspaces (sessions-live/), loaded only when it runs. */
+const view = (args: { readonly limit: number; readonly json: boolean; readonly once: boolean } & Where) =>
+  Effect.gen(function* () {
+    const [{ sessionsView }, { notificationsOn }, { userSettingsFile }] = yield* Effect.promise(() =>
+      Promise.all([import("../sessions-live/command.js"), import("../../app/notification-settings.js"), import("../../layers/sandbox/settings.js")])
+    )
+    const notify = yield* notificationsOn(userSettingsFile(resolveConfigDir()))
+    yield* sessionsView({ ...args, notify }, (use) => withReader(args, (reader) => use(reader.list)))
+  })
+
+export const sessionsCommand = Command.make("sessions", { limit: viewLimit, json: viewJson, once, ...where }, view).pipe(
+  Command.withDescription(
+    "Every workspace's sessions that run, wait for an answer, failed or are done, recent first: on a terminal a live view (Enter opens the selected session, a answers its question); piped, --once or --json print them once. Its commands list, show, export, import, rewind and fork sessions"
+  ),
   Command.withSubcommands([list, show, rename, archive, remove, exportCommand, importCommand, ...rewindCommands])
 )

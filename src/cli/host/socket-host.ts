@@ -2,12 +2,21 @@ import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Queue from "effect/Queue"
 import * as Ref from "effect/Ref"
 import * as Schedule from "effect/Schedule"
+import * as Stream from "effect/Stream"
 import { chmodSync, rmSync, statSync } from "node:fs"
 import { dirname } from "node:path"
 import { packageVersion } from "../../app/package-root.js"
+import { notificationsOn } from "../../app/notification-settings.js"
 import { AgentHost } from "../../host/AgentHost.js"
+import { Fanout } from "../../host/fanout.js"
+import { type QuestionChange, questionChange, watchWaiting } from "../../host/waiting-notice.js"
+import { desktopNotifierLayer } from "../../layers/desktop-notifier.js"
+import { userSettingsFile } from "../../layers/sandbox/settings.js"
+import { Notifier } from "../../services/Notifier.js"
 import type { HostStatus } from "../../rpc/host-control.js"
 import { HostProcess, type StopWhen } from "../../rpc/host-control.js"
 import { socketServerLayer } from "../../rpc/socket-server.js"
@@ -171,6 +180,33 @@ export const socketHostLayer = (claim: { readonly path: string; readonly token: 
         )
       )
 
+      /**
+       * A session that starts waiting for an answer while no client follows it raises a desktop
+       * notification (`"notifications": false` in settings.json turns it off). Its questions are
+       * heard on the fan-out, as they are committed (the observer only queues them); only a host
+       * with its own fan-out (not a cluster's runner) knows who follows a session.
+       */
+      const notices = Layer.scopedDiscard(
+        Effect.gen(function* () {
+          const fanout = yield* Effect.serviceOption(Fanout)
+          if (Option.isNone(fanout)) return
+          const notifier = yield* Notifier
+          const changes = yield* Queue.unbounded<QuestionChange>()
+          yield* fanout.value.observe((sessionId, frame) => {
+            const change = questionChange(sessionId, frame)
+            if (change !== undefined) Queue.unsafeOffer(changes, change)
+          })
+          yield* Effect.forkScoped(
+            watchWaiting({
+              changes: Stream.fromQueue(changes),
+              followers: fanout.value.followers,
+              enabled: notificationsOn(userSettingsFile(options.configDir)),
+              notify: notifier.notify
+            })
+          )
+        })
+      ).pipe(Layer.provide(desktopNotifierLayer))
+
       const server = socketServerLayer({
         path: claim.path,
         token: followKeptToken(claim.token),
@@ -178,6 +214,6 @@ export const socketHostLayer = (claim: { readonly path: string; readonly token: 
           connections.open = open
         }
       })
-      return Layer.mergeAll(settle, watcher).pipe(Layer.provideMerge(server), Layer.provide(processLayer), Layer.provide(removal))
+      return Layer.mergeAll(settle, watcher, notices).pipe(Layer.provideMerge(server), Layer.provide(processLayer), Layer.provide(removal))
     })
   )

@@ -75,7 +75,7 @@ describe("the first frame, drawn by the launcher before the CLI loads", () => {
 
   it("is not drawn for a command, nor with colours under NO_COLOR (the session's tests run so)", { timeout: 60_000 }, async () => {
     const cwd = scriptedWorkspace(temps.dir("early-cmd-"), [])
-    const session = openOnPty(["sessions"], { cwd, home: temps.dir("early-home-"), cols: 100 })
+    const session = openOnPty(["sessions", "list"], { cwd, home: temps.dir("early-home-"), cols: 100 })
     try {
       await session.exit
       expect(session.raw()).not.toContain("starting…")
