@@ -4,7 +4,10 @@ import * as Schema from "effect/Schema"
 import { makeBlockLines } from "../../src/cli/interactive/block-lines.js"
 import { Timeline } from "../../src/cli/interactive/timeline.js"
 import { AgentEvent } from "../../src/domain/events.js"
+import { showInvisible } from "../../src/domain/visible-text.js"
+import { describeQuestion } from "../../src/cli/permission-question.js"
 import { type CardAnswer, PermissionCard } from "../../src/cli/interactive/permission-card.js"
+import { PlanCard } from "../../src/cli/interactive/plan-card.js"
 import { makeScreen } from "../../src/cli/interactive/screen.js"
 import { makeTheme } from "../../src/cli/interactive/theme.js"
 import type { ApprovalRequest } from "../../src/services/Approvals.js"
@@ -99,6 +102,21 @@ describe("round 37: a permission question and keys typed for the editor", () => 
       screen.stop()
     }
   })
+  it("nor a plan's question: `e` typed for the editor does not approve the plan and turn edits on", () => {
+    const { terminal, type } = fakeTerminal()
+    const screen = screenOn(terminal)
+    screen.start()
+    try {
+      type("then ")
+      const answers: Array<CardAnswer> = []
+      screen.addCard(new PlanCard("call_plan", makeTheme(false), (answer) => answers.push(answer)))
+      type("refactor the parser")
+      // The harm today: the "e" of "refactor" approved the plan, leaving plan mode for accept-edits.
+      expect(answers, "a key typed for the editor approved the plan").toEqual([])
+    } finally {
+      screen.stop()
+    }
+  })
 })
 
 describe("round 37: what the editor shows of a paste", () => {
@@ -152,5 +170,27 @@ describe("round 37: what the conversation shows of a message the person sent", (
     // The harm today: the line the model was told to follow is not on the screen; it reads
     // `+ attached /work/project/README.md`, a file the person never attached.
     expect(drawn, "the conversation hides part of the message").toContain("attacker.example")
+  })
+})
+
+describe("round 37: characters that show nothing, in what a person judges", () => {
+  // Each draws as nothing (or as a blank, like the Hangul fillers the set already has): Unicode's
+  // Default_Ignorable_Code_Point characters that are not format characters (variation selectors,
+  // the combining grapheme joiner, Mongolian free variation selectors, Khmer inherent vowels),
+  // and the Braille blank.
+  const unseen = ["\uFE0F", "\u{E0100}", "\u034F", "\u180B", "\u17B4", "\u2800"]
+  const command = (char: string) => `./build${char}.sh --release`
+
+  it("a permission question at the terminal shows each of them as <U+XXXX>: `./build.sh` and a look-alike script cannot read as one", () => {
+    for (const char of unseen) {
+      const shown = describeQuestion({ ...question("call_2"), summary: `run ${command(char)}`, detail: command(char) }, false).text
+      expect(shown, `U+${(char.codePointAt(0) ?? 0).toString(16)} shown as nothing`).not.toContain(char)
+    }
+  })
+
+  it("the web page's questions and Permissions view (showInvisible) show each of them as <U+XXXX>", () => {
+    for (const char of unseen) {
+      expect(showInvisible(command(char)), `U+${(char.codePointAt(0) ?? 0).toString(16)} shown as nothing`).not.toContain(char)
+    }
   })
 })
