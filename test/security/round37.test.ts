@@ -9,6 +9,10 @@ import { describeQuestion } from "../../src/cli/permission-question.js"
 import { type CardAnswer, PermissionCard } from "../../src/cli/interactive/permission-card.js"
 import { PlanCard } from "../../src/cli/interactive/plan-card.js"
 import { makeScreen } from "../../src/cli/interactive/screen.js"
+import { atSuggestions } from "../../src/cli/interactive/completion.js"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { makeTheme } from "../../src/cli/interactive/theme.js"
 import type { ApprovalRequest } from "../../src/services/Approvals.js"
 
@@ -134,6 +138,23 @@ describe("round 37: what the editor shows of a paste", () => {
       expect(drawn, "the editor draws a bidi override raw").not.toMatch(/[\u202A-\u202E\u2066-\u2069\u200B-\u200F]/)
     } finally {
       screen.stop()
+    }
+  })
+  it("a file name of the workspace that `@` completion puts in the editor is shown visibly there too (hostile repository)", () => {
+    const workspace = mkdtempSync(join(tmpdir(), "round37-at-"))
+    const { terminal } = fakeTerminal()
+    const screen = screenOn(terminal)
+    screen.start()
+    try {
+      // Reads as `notes-hs.md`... in the editor: the override reverses what follows it.
+      writeFileSync(join(workspace, "notes\u202Edm.hs"), "#!/bin/sh\n")
+      const [suggestion] = atSuggestions(workspace, "@no")
+      expect(suggestion?.label, "the list itself shows it visibly").not.toContain("\u202E")
+      screen.editor.setText(`summarize ${suggestion?.value ?? ""}`)
+      expect(screen.editor.render(100).join("\n"), "the editor draws the chosen name's override raw").not.toContain("\u202E")
+    } finally {
+      screen.stop()
+      rmSync(workspace, { recursive: true, force: true })
     }
   })
 })
