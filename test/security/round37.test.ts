@@ -9,6 +9,7 @@ import { describeQuestion } from "../../src/cli/permission-question.js"
 import { type CardAnswer, PermissionCard } from "../../src/cli/interactive/permission-card.js"
 import { PlanCard } from "../../src/cli/interactive/plan-card.js"
 import { makeScreen } from "../../src/cli/interactive/screen.js"
+import { type Clock, QUESTION_QUIET_MS } from "../../src/cli/interactive/question-gate.js"
 import { atSuggestions } from "../../src/cli/interactive/completion.js"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -61,8 +62,9 @@ const fakeTerminal = () => {
   return { terminal, type, paste, written }
 }
 
-const screenOn = (terminal: Terminal, submitted: Array<string> = []) =>
+const screenOn = (terminal: Terminal, submitted: Array<string> = [], clock?: Clock) =>
   makeScreen({
+    ...(clock === undefined ? {} : { clock }),
     theme: makeTheme(false),
     cwd: process.cwd(),
     commands: [],
@@ -117,6 +119,127 @@ describe("round 37: a permission question and keys typed for the editor", () => 
       type("refactor the parser")
       // The harm today: the "e" of "refactor" approved the plan, leaving plan mode for accept-edits.
       expect(answers, "a key typed for the editor approved the plan").toEqual([])
+    } finally {
+      screen.stop()
+    }
+  })
+})
+
+/** A clock that moves only when the test says, running what was due on the way. */
+const manualClock = () => {
+  let now = 0
+  const timers: Array<{ at: number; run: () => void; live: boolean }> = []
+  const clock: Clock = {
+    now: () => now,
+    after: (ms, run) => {
+      const timer = { at: now + ms, run, live: true }
+      timers.push(timer)
+      return () => {
+        timer.live = false
+      }
+    }
+  }
+  const advance = (ms: number) => {
+    const end = now + ms
+    for (;;) {
+      const next = timers.filter((timer) => timer.live && timer.at <= end).sort((a, b) => a.at - b.at)[0]
+      if (next === undefined) break
+      now = next.at
+      next.live = false
+      next.run()
+    }
+    now = end
+  }
+  return { clock, advance }
+}
+
+describe("round 37: a question takes keys only after a quiet moment on screen", () => {
+  const setup = () => {
+    const { terminal, type } = fakeTerminal()
+    const { clock, advance } = manualClock()
+    const screen = screenOn(terminal, [], clock)
+    const answers: Array<CardAnswer> = []
+    const card = (id: string) => new PermissionCard(question(id), makeTheme(false), (answer) => answers.push(answer))
+    return { screen, type, advance, answers, card }
+  }
+
+  it("once the quiet time passed, the question takes its key, and names its keys only then", () => {
+    const { screen, type, advance, answers, card } = setup()
+    screen.start()
+    try {
+      screen.addCard(card("call_1"))
+      expect(screen.editorHasFocus()).toBe(true)
+      expect(screen.tui.render(100).join("\n")).not.toContain("[n] deny")
+      advance(QUESTION_QUIET_MS)
+      expect(screen.editorHasFocus()).toBe(false)
+      expect(screen.tui.render(100).join("\n")).toContain("[n] deny")
+      type("y")
+      expect(answers).toEqual([{ decision: "allow", scope: "once", by: "user" }])
+      expect(screen.editor.getText()).toBe("")
+    } finally {
+      screen.stop()
+    }
+  })
+
+  it("each key typed for the editor starts the quiet time again, and every key typed stays in the editor", () => {
+    const { screen, type, advance, answers, card } = setup()
+    screen.start()
+    try {
+      type("a")
+      screen.addCard(card("call_1"))
+      for (const char of "dd a test") {
+        advance(QUESTION_QUIET_MS - 1)
+        type(char)
+      }
+      expect(screen.editorHasFocus()).toBe(true)
+      expect(answers).toEqual([])
+      expect(screen.editor.getText()).toBe("add a test")
+      advance(QUESTION_QUIET_MS)
+      type("n")
+      expect(answers).toEqual([{ decision: "deny", scope: "once", by: "user" }])
+    } finally {
+      screen.stop()
+    }
+  })
+
+  it("the next question after an answer waits afresh: a doubled key does not answer it unseen", () => {
+    const { screen, type, advance } = setup()
+    const answers: Array<readonly [string, CardAnswer]> = []
+    // As the app does: an answered question leaves the screen, the next one comes on.
+    const card = (id: string) =>
+      new PermissionCard(question(id), makeTheme(false), (answer) => {
+        answers.push([id, answer])
+        screen.removeCard(id)
+      })
+    screen.start()
+    try {
+      screen.addCard(card("call_1"))
+      screen.addCard(card("call_2"))
+      advance(QUESTION_QUIET_MS)
+      type("yy")
+      expect(answers).toEqual([["call_1", { decision: "allow", scope: "once", by: "user" }]])
+      expect(screen.editor.getText()).toBe("y")
+      advance(QUESTION_QUIET_MS)
+      type("n")
+      expect(answers[1]).toEqual(["call_2", { decision: "deny", scope: "once", by: "user" }])
+    } finally {
+      screen.stop()
+    }
+  })
+
+  it("a question a resumed session's history brings before the screen is up waits from when it is drawn: keys arriving at start go to the editor", () => {
+    const { screen, type, advance, answers, card } = setup()
+    try {
+      screen.addCard(card("call_1"))
+      advance(10 * QUESTION_QUIET_MS)
+      screen.start()
+      // Keys the terminal held while the session started come in at once.
+      type("add it")
+      expect(answers).toEqual([])
+      expect(screen.editor.getText()).toBe("add it")
+      advance(QUESTION_QUIET_MS)
+      type("d")
+      expect(answers).toEqual([{ decision: "deny", scope: "always", by: "user" }])
     } finally {
       screen.stop()
     }
