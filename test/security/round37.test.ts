@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import type { Terminal } from "@mariozechner/pi-tui"
+import { type Terminal, visibleWidth } from "@mariozechner/pi-tui"
 import * as Schema from "effect/Schema"
 import { makeBlockLines } from "../../src/cli/interactive/block-lines.js"
 import { Timeline } from "../../src/cli/interactive/timeline.js"
@@ -255,7 +255,8 @@ describe("round 37: what the editor shows of a paste", () => {
       // A web page's "copy this prompt": reads as `explain the tests` in the editor, says something else.
       paste("explain \u202Estset eht\u202C\u200B and nothing else")
       const drawn = screen.editor.render(100).join("\n")
-      expect(screen.editor.getText()).toContain("\u202E")
+      // The editor holds the notation itself (so its width is what is laid out): what is sent is what was shown.
+      expect(screen.editor.getText()).toBe("explain <U+202E>stset eht<U+202C><U+200B> and nothing else")
       // The harm today: the editor draws the override as it is, so the line reads reordered,
       // while the same text once sent is shown as `<U+202E>` in the conversation.
       expect(drawn, "the editor draws a bidi override raw").not.toMatch(/[\u202A-\u202E\u2066-\u2069\u200B-\u200F]/)
@@ -263,6 +264,33 @@ describe("round 37: what the editor shows of a paste", () => {
       screen.stop()
     }
   })
+  it("typed, set, inserted or pasted at length, the editor holds none of them, never draws wider than the terminal, and sends the notation", () => {
+    const { terminal, type, paste } = fakeTerminal()
+    const submitted: Array<string> = []
+    const screen = screenOn(terminal, submitted)
+    screen.start()
+    try {
+      const hidden = /[\u202A-\u202E\u2066-\u2069\u200B-\u200F\uFE0F\u2800]/u
+      type("a\u202Eb")
+      // The kitty keyboard protocol sends a key as its code point.
+      screen.editor.handleInput("\x1b[8238u")
+      expect(screen.editor.getText()).toBe("a<U+202E>b<U+202E>")
+      screen.editor.insertTextAtCursor("\u200B")
+      expect(screen.editor.getText()).not.toMatch(hidden)
+      screen.editor.setText("")
+      // Long enough to be kept as `[paste #1 +N lines]` and expanded when sent.
+      paste(Array.from({ length: 12 }, (_, i) => `line ${i}\u2800\uFE0F${"\u200B".repeat(40)}`).join("\n"))
+      expect(screen.editor.getExpandedText()).not.toMatch(hidden)
+      for (const line of screen.editor.render(100)) expect(visibleWidth(line)).toBeLessThanOrEqual(100)
+      screen.editor.handleInput("\r")
+      expect(submitted).toHaveLength(1)
+      expect(submitted[0]).not.toMatch(hidden)
+      expect(submitted[0]).toContain("line 11<U+2800><U+FE0F><U+200B>")
+    } finally {
+      screen.stop()
+    }
+  })
+
   it("a file name of the workspace that `@` completion puts in the editor is shown visibly there too (hostile repository)", () => {
     const workspace = mkdtempSync(join(tmpdir(), "round37-at-"))
     const { terminal } = fakeTerminal()

@@ -1,4 +1,4 @@
-import { type Component, Container, Editor, Loader, ProcessTerminal, setCapabilities, type Terminal } from "@mariozechner/pi-tui"
+import { type Component, Container, Loader, ProcessTerminal, setCapabilities, type Terminal } from "@mariozechner/pi-tui"
 import { ChoiceList, type Choice } from "./choice-list.js"
 import { Compacted } from "./compact-lines.js"
 import { SessionCompletion } from "./completion.js"
@@ -9,6 +9,7 @@ import type { SlashCommandSpec } from "./slash.js"
 import { editorTheme, type Theme } from "./theme.js"
 import type { Timeline } from "./timeline.js"
 import { Transcript } from "./transcript.js"
+import { VisibleEditor } from "./visible-editor.js"
 
 /** A question waiting for this terminal's answer (a permission, a plan): shown one at a time, oldest first. */
 export interface Card extends Component {
@@ -83,7 +84,7 @@ export const makeScreen = (options: ScreenOptions) => {
   const questions = new Container()
   const spinnerSlot = new Container()
   const completion = new SessionCompletion(options.cwd, options.commands, () => redraw())
-  const editor = new Editor(tui, editorTheme(t), { paddingX: 0 })
+  const editor = new VisibleEditor(tui, editorTheme(t), { paddingX: 0 })
   editor.setAutocompleteProvider(completion)
   editor.onSubmit = (text) => options.onSubmit(text)
   const cards: Array<Card> = []
