@@ -182,7 +182,7 @@ export const SessionPane = ({ api, sessionId, listed, events, onNavigate, review
         <div>
           <h2>{showInvisible(header?.title ?? listed?.title ?? sessionId)}</h2>
           <p class="muted">
-            {header?.cwd ?? ""}
+            {showInvisible(header?.cwd ?? "")}
             {header?.model === undefined ? "" : ` · ${header.model}`}
             {cost === undefined ? "" : ` · cost ${cost}`}
           </p>
