@@ -1,4 +1,4 @@
-import { codePointName, invisibleCharacters } from "../domain/visible-text.js"
+import { codePointName, invisibleCharacters, invisibleInline } from "../domain/visible-text.js"
 
 /**
  * Text for a terminal. Whatever content says (a model's answer, a command, a diff, tool output,
@@ -16,12 +16,13 @@ import { codePointName, invisibleCharacters } from "../domain/visible-text.js"
  * What is never written raw: C0 controls but newline and tab (ESC, CR, backspace, BEL, ...), DEL,
  * C1 controls (U+0080–U+009F, `\x9b` is a CSI on some terminals), every format character (bidi
  * embeddings, overrides and isolates, LRM/RLM/ALM, zero-width characters, the BOM, the invisible
- * tag characters U+E0000–U+E007F), the line and paragraph separators, and the Hangul fillers that
- * render as blank space. The domain's set (`visible-text.ts`), which the web page shows the same way.
+ * tag characters U+E0000–U+E007F), the line and paragraph separators, every default-ignorable
+ * character (variation selectors, the Hangul fillers, ...) and the blank glyphs (the Braille
+ * blank). The domain's set (`visible-text.ts`), which the web page shows the same way.
  */
 const unsafe = invisibleCharacters
 /** The same, and newline and tab too: for text that must stay on one line (a table's cell). */
-const unsafeInline = /[\x00-\x1f\x7f-\x9f\p{Cf}\p{Zl}\p{Zp}\u115f\u1160\u3164\uffa0]/gu
+const unsafeInline = invisibleInline
 
 /** Caret notation for C0 and DEL (`^[` for ESC, `^M` for CR, `^H` for backspace, `^?` for DEL), `<U+XXXX>` for the rest. */
 export const visible = (char: string): string => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import type { SessionListItem } from "../../src/domain/host.js"
-import { applyListFrame, paneStatus, rowStatus, statusLabels, visibleSessions } from "../../web/src/session-list.js"
+import { applyListFrame, paneStatus, rowStatus, sessionTitle, statusLabels, visibleSessions } from "../../web/src/session-list.js"
 
 const item = (sessionId: string, updatedAt: string, extra: Partial<SessionListItem> = {}): SessionListItem => ({
   sessionId,
@@ -71,5 +71,14 @@ describe("the session list", () => {
     expect(rowStatus(item("ses_a", at, { status: "interrupted", lastStopReason: "error" }))).toBe("interrupted")
     expect(rowStatus(item("ses_a", at))).toBe("idle")
     expect(statusLabels[rowStatus(item("ses_a", at, { status: "running", running: true, waitingQuestions: 1 }))]).toBe("waiting for you")
+  })
+})
+
+describe("a session's name on the page (round 37: the Permissions and Memory views showed a title raw)", () => {
+  it("shows the title with every invisible character visibly, else the id", () => {
+    const sessions = [item("ses_a", "2025-01-01T00:00:01.000Z", { title: "fix \u202Egnp.exe\u202C tests\u200B\uFE0F" })]
+    expect(sessionTitle(sessions, "ses_a")).toBe("fix <U+202E>gnp.exe<U+202C> tests<U+200B><U+FE0F>")
+    expect(sessionTitle(sessions, "ses_b")).toBe("ses_b")
+    expect(sessionTitle(undefined, "ses_a")).toBe("ses_a")
   })
 })

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from "preact/hooks"
 import type { SessionListItem } from "../../src/domain/host.js"
+import { showInvisible } from "../../src/domain/visible-text.js"
 import { questionsArrived } from "./question-notices.js"
 
 /** Whether this browser may show a notification: it has none, nobody asked yet, or the person said yes or no. */
@@ -34,7 +35,7 @@ export const useQuestionNotices = (sessions: ReadonlyArray<SessionListItem> | un
     for (const session of arrived) {
       try {
         const notice = new Notification("A question waits for you", {
-          body: session.title ?? session.sessionId,
+          body: showInvisible(session.title ?? session.sessionId),
           tag: `question-${session.sessionId}`
         })
         notice.onclick = () => {

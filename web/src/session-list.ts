@@ -1,4 +1,13 @@
+import { showInvisible } from "../../src/domain/visible-text.js"
 import type { SessionListFrame, SessionListItem, SessionStatus } from "../../src/domain/host.js"
+
+/**
+ * A session's name as a page shows it: its title (a model or a person chose it, an imported
+ * file carries one), else its id, with every invisible character shown as `<U+XXXX>` so a
+ * title cannot read as another session's.
+ */
+export const sessionTitle = (sessions: ReadonlyArray<SessionListItem> | undefined, sessionId: string): string =>
+  showInvisible(sessions?.find((s) => s.sessionId === sessionId)?.title ?? sessionId)
 
 /** Newest activity first. */
 const byUpdated = (a: SessionListItem, b: SessionListItem) => b.updatedAt.localeCompare(a.updatedAt)

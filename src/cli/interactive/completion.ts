@@ -36,7 +36,8 @@ export const atSuggestions = (cwd: string, typed: string): ReadonlyArray<Autocom
     .slice(0, MAX_SUGGESTIONS)
     .map((entry) => {
       const label = `${entry.name}${entry.folder ? "/" : ""}`
-      return { value: `@${dir}${label}`, label: safeInline(label) }
+      // The editor shows what it is given: a name's bidi or zero-width character as `<U+XXXX>`.
+      return { value: safeInline(`@${dir}${label}`), label: safeInline(label) }
     })
 }
 

@@ -21,6 +21,9 @@ export const permissionKeys: Readonly<Record<string, CardAnswer>> = {
 
 const CHOICES = "[y] allow once  [s] allow for this session  [a] always  [n] deny  [d] deny always"
 
+/** While keys still go to the editor: a question takes none typed before it could be read. */
+export const WAITING = "(keys still go to the editor: this question takes them once you stop typing a moment)"
+
 /** The question an event asks, as `run` builds it (the card shows it in the same words). */
 export const requestOf = (event: EventOf<"permission.requested">): ApprovalRequest => ({
   sessionId: event.sessionId,
@@ -82,6 +85,8 @@ export class PermissionCard implements Component, Focusable {
     const bar = t.yellow("│ ")
     const inner = Math.max(1, width - 2)
     const body = wrapLines(question.split("\n"), inner).map((line) => `${bar}${line}`)
+    // Its keys are named only once it takes them (the screen gives it the focus after a quiet moment).
+    if (!this.focused) return [...body, ...wrapLines([t.dim(WAITING)], inner).map((line) => `${bar}${line}`)]
     const lasting = this.#lasting
     if (lasting === undefined) return [...body, ...wrapLines([t.bold(CHOICES)], inner).map((line) => `${bar}${line}`)]
     const what = `${lasting.decision === "allow" ? "allow" : "deny"} ${lasting.scope === "always" ? "always" : "for this session"}`

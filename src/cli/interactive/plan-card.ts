@@ -1,6 +1,6 @@
 import { type Component, type Focusable, Input } from "@mariozechner/pi-tui"
 import { planModeMeaning } from "../../domain/plan.js"
-import type { CardAnswer } from "./permission-card.js"
+import { type CardAnswer, WAITING } from "./permission-card.js"
 import type { Theme } from "./theme.js"
 import { wrapLines } from "./wrap-lines.js"
 
@@ -57,6 +57,7 @@ export class PlanCard implements Component, Focusable {
       t.dim("  n  keep planning: the session stays in plan mode, and a note tells the agent what to change")
     ]
     const out = wrapLines(lines, inner).map((line) => `${bar}${line}`)
+    if (!this.focused) return [...out, ...wrapLines([t.dim(WAITING)], inner).map((line) => `${bar}${line}`)]
     if (!this.#noting) return [...out, ...wrapLines([t.bold("[y] approve, edits ask  [e] approve, accept edits  [n] keep planning")], inner).map((line) => `${bar}${line}`)]
     this.#note.focused = this.focused
     return [

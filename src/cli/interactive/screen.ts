@@ -1,13 +1,15 @@
-import { type Component, Container, Editor, Loader, ProcessTerminal, setCapabilities, type Terminal } from "@mariozechner/pi-tui"
+import { type Component, Container, Loader, ProcessTerminal, setCapabilities, type Terminal } from "@mariozechner/pi-tui"
 import { ChoiceList, type Choice } from "./choice-list.js"
 import { Compacted } from "./compact-lines.js"
 import { SessionCompletion } from "./completion.js"
 import { InsertingTUI } from "./inserting-tui.js"
 import { LiveArea, type LiveState } from "./live-area.js"
+import { type Clock, QUESTION_QUIET_MS, QuestionGate, systemClock } from "./question-gate.js"
 import type { SlashCommandSpec } from "./slash.js"
 import { editorTheme, type Theme } from "./theme.js"
 import type { Timeline } from "./timeline.js"
 import { Transcript } from "./transcript.js"
+import { VisibleEditor } from "./visible-editor.js"
 
 /** A question waiting for this terminal's answer (a permission, a plan): shown one at a time, oldest first. */
 export interface Card extends Component {
@@ -54,13 +56,16 @@ export interface ScreenOptions {
   readonly onKey: (data: string) => boolean
   /** For tests: a terminal other than the process's. */
   readonly terminal?: Terminal
+  /** For tests: the time a question waits before it takes keys is measured on this clock. */
+  readonly clock?: Clock
 }
 
 /**
  * The terminal's layout, top to bottom: a header, the conversation (it scrolls into the
  * terminal's scrollback), what runs now (tasks, queue), a question or a list to pick from, the
  * spinner, the editor, the status line. It owns which part has the keys: a list being picked
- * from, else the oldest question, else the editor.
+ * from, else the oldest question once it has been on screen a quiet moment (`QuestionGate`:
+ * keys typed for the editor are never its answer), else the editor.
  */
 export const makeScreen = (options: ScreenOptions) => {
   const t = options.theme
@@ -79,7 +84,7 @@ export const makeScreen = (options: ScreenOptions) => {
   const questions = new Container()
   const spinnerSlot = new Container()
   const completion = new SessionCompletion(options.cwd, options.commands, () => redraw())
-  const editor = new Editor(tui, editorTheme(t), { paddingX: 0 })
+  const editor = new VisibleEditor(tui, editorTheme(t), { paddingX: 0 })
   editor.setAutocompleteProvider(completion)
   editor.onSubmit = (text) => options.onSubmit(text)
   const cards: Array<Card> = []
@@ -95,15 +100,26 @@ export const makeScreen = (options: ScreenOptions) => {
   tui.addChild(new Compacted(spinnerSlot))
   tui.addChild(new Compacted(editor))
   tui.addChild(new Drawn(options.footer))
+  const focusNow = (): Component => choice ?? gate.open() ?? editor
+  const applyFocus = () => {
+    tui.setFocus(focusNow())
+    redraw()
+  }
+  const gate = new QuestionGate<Card>(options.clock ?? systemClock, QUESTION_QUIET_MS, applyFocus)
+  // Before the session's own keys: a key it takes is typing too, and keeps a new question waiting.
+  tui.addInputListener(() => {
+    if (focusNow() === editor) gate.keyElsewhere()
+    return undefined
+  })
   tui.addInputListener((data) => (options.onKey(data) ? { consume: true } : undefined))
 
   const layoutQuestions = () => {
     questions.clear()
     if (choice !== undefined) questions.addChild(choice)
     else if (cards[0] !== undefined) questions.addChild(cards[0])
-    const focus: Component = choice ?? cards[0] ?? editor
-    tui.setFocus(focus)
-    redraw()
+    // A question is on screen once the screen is drawn and no list covers it.
+    gate.show(started && choice === undefined ? cards[0] : undefined)
+    applyFocus()
   }
 
   return {
@@ -117,6 +133,7 @@ export const makeScreen = (options: ScreenOptions) => {
       layoutQuestions()
     },
     stop: () => {
+      gate.stop()
       spinner?.stop()
       tui.stop()
     },
@@ -125,8 +142,8 @@ export const makeScreen = (options: ScreenOptions) => {
       sections.add(new Transcript(timeline, t))
       redraw()
     },
-    /** Whether the editor has the keys (nothing else asks for them). */
-    editorHasFocus: () => choice === undefined && cards.length === 0,
+    /** Whether the editor has the keys (no list, and no question that takes them yet). */
+    editorHasFocus: () => focusNow() === editor,
     addCard: (card: Card) => {
       if (cards.some((held) => held.toolCallId === card.toolCallId)) return
       cards.push(card)

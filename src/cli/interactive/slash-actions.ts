@@ -18,6 +18,7 @@ import { makeRenderer } from "../render.js"
 import { jsonText } from "../terminal-text.js"
 import type { Choice } from "./choice-list.js"
 import { withSubagents } from "../export-tree.js"
+import { memoryListing } from "./memory-listing.js"
 import { hasTag, type SessionClient } from "./session-client.js"
 import type { SlashCommandSpec } from "./slash.js"
 import { formatTokens } from "../view/units.js"
@@ -251,12 +252,8 @@ const memory = (actions: SessionActions, args: string) =>
     }
     if (args !== "") return actions.note("/memory lists memories and candidates; /memory approve ID or /memory reject ID decides one", "warn")
     const { memories, candidates } = yield* actions.client.memories(actions.workspace())
-    const lines = [
-      ...(memories.length === 0 ? ["no memories for this workspace"] : memories.map((m) => `${m.id}  (${m.scope === "user" ? "all projects" : "this project"}) ${m.text}`)),
-      "",
-      ...(candidates.length === 0 ? ["no candidates waiting for review"] : ["waiting for review (/memory approve ID, /memory reject ID):", ...candidates.map((c) => `${c.id}  (${c.scope}) ${c.text}`)])
-    ]
-    actions.timeline().detail("memory", lines.join("\n"))
+    // One line per entry, all of its text (memory-listing.ts): what a person approves is what was shown.
+    actions.timeline().detail("memory", memoryListing(memories, candidates))
   })
 
 const mcp = (actions: SessionActions) =>

@@ -1,8 +1,10 @@
 import type { SessionListItem } from "../../../src/domain/host.js"
 import type { MemoryEvidence, MemoryScope } from "../../../src/domain/events.js"
+import { showInvisible } from "../../../src/domain/visible-text.js"
 import { useState } from "preact/hooks"
 import type { ActionOutcome, MemoryReview } from "../memory.js"
 import { linkTo, type Route } from "../route.js"
+import { sessionTitle } from "../session-list.js"
 import { Actions, ReviewButtons } from "./MemoryActions.js"
 
 interface Props {
@@ -18,14 +20,14 @@ const Scope = ({ scope, workspaceRoot }: { readonly scope: MemoryScope; readonly
     <span class="scope user">all projects</span>
   ) : (
     <span class="scope project" title="only sessions in this project see it">
-      project <code>{workspaceRoot ?? "?"}</code>
+      project <code>{showInvisible(workspaceRoot ?? "?")}</code>
     </span>
   )
 
 /** Where a memory came from: a link to its session, scrolled to the events that back it. */
 const Evidence = ({ evidence, sessions, onOpen }: { readonly evidence: MemoryEvidence } & Pick<Props, "sessions" | "onOpen">) => {
   const route: Route = { _tag: "session", sessionId: evidence.sessionId, events: { from: evidence.fromSequence, to: evidence.toSequence } }
-  const title = sessions?.find((s) => s.sessionId === evidence.sessionId)?.title ?? evidence.sessionId
+  const title = sessionTitle(sessions, evidence.sessionId)
   return (
     <a class="evidence-link" {...linkTo(route, onOpen)}>
       {title} · events {evidence.fromSequence}–{evidence.toSequence}
@@ -64,7 +66,7 @@ export const MemoryPanel = ({ review, sessions, onOpen }: Props) => {
           <ul>
             {candidates?.map((c) => (
               <li key={c.id} class="memory-item candidate" data-candidate-id={c.id}>
-                <p class="memory-text">{c.text}</p>
+                <p class="memory-text">{showInvisible(c.text)}</p>
                 <p class="memory-facts">
                   <Scope scope={c.scope} workspaceRoot={c.workspaceRoot} /> · proposed {when(c.proposedAt)} in{" "}
                   <Evidence evidence={c.evidence} sessions={sessions} onOpen={onOpen} />
@@ -81,7 +83,7 @@ export const MemoryPanel = ({ review, sessions, onOpen }: Props) => {
           <ul>
             {memories?.map((m) => (
               <li key={m.id} class="memory-item approved" data-memory-id={m.id}>
-                <p class="memory-text">{m.text}</p>
+                <p class="memory-text">{showInvisible(m.text)}</p>
                 <p class="memory-facts">
                   <Scope scope={m.scope} workspaceRoot={m.workspaceRoot} /> · approved by {m.approvedBy} {when(m.approvedAt)} · from{" "}
                   <Evidence evidence={m.evidence} sessions={sessions} onOpen={onOpen} />

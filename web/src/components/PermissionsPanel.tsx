@@ -2,6 +2,7 @@ import type { SessionListItem } from "../../../src/domain/host.js"
 import { describeCover } from "../../../src/domain/permissions.js"
 import { showInvisible } from "../../../src/domain/visible-text.js"
 import { useState } from "preact/hooks"
+import { sessionTitle } from "../session-list.js"
 import type { ActionOutcome } from "../memory.js"
 import { type RememberedAnswer, useRememberedAnswers } from "../remembered.js"
 import type { Api } from "../api.js"
@@ -29,7 +30,7 @@ const byWorkspace = (answers: ReadonlyArray<RememberedAnswer>): ReadonlyArray<re
 const Holds = ({ answer, sessions, onOpen }: { readonly answer: RememberedAnswer } & Pick<Props, "sessions" | "onOpen">) => {
   if (answer.scope === "always" || answer.sessionId === undefined) return <span class="scope always">always</span>
   const route: Route = { _tag: "session", sessionId: answer.sessionId }
-  const title = sessions?.find((s) => s.sessionId === answer.sessionId)?.title ?? answer.sessionId
+  const title = sessionTitle(sessions, answer.sessionId)
   return (
     <span class="scope session">
       for the session <a {...linkTo(route, onOpen)}>{title}</a>
@@ -80,7 +81,7 @@ export const PermissionsPanel = ({ api, sessions, onOpen }: Props) => {
                   {showInvisible(describeCover(answer, answer.decision))}
                 </p>
                 <p class="memory-facts">
-                  <code>{answer.tool}</code> · <Holds answer={answer} sessions={sessions} onOpen={onOpen} /> · <When iso={answer.createdAt} />
+                  <code>{showInvisible(answer.tool)}</code> · <Holds answer={answer} sessions={sessions} onOpen={onOpen} /> · <When iso={answer.createdAt} />
                 </p>
                 <Actions actions={[{ label: "Revoke", class: "revoke", run: () => revoke(answer.id) }]} />
               </li>

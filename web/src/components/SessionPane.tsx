@@ -1,6 +1,7 @@
 import { Option } from "effect"
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks"
 import type { SessionListItem } from "../../../src/domain/host.js"
+import { showInvisible } from "../../../src/domain/visible-text.js"
 import { type Api, describe } from "../api.js"
 import { restore, save } from "../cache.js"
 import { type Connection, follow } from "../follow.js"
@@ -179,9 +180,9 @@ export const SessionPane = ({ api, sessionId, listed, events, onNavigate, review
     <main class="pane">
       <header class="session-header">
         <div>
-          <h2>{header?.title ?? listed?.title ?? sessionId}</h2>
+          <h2>{showInvisible(header?.title ?? listed?.title ?? sessionId)}</h2>
           <p class="muted">
-            {header?.cwd ?? ""}
+            {showInvisible(header?.cwd ?? "")}
             {header?.model === undefined ? "" : ` · ${header.model}`}
             {cost === undefined ? "" : ` · cost ${cost}`}
           </p>

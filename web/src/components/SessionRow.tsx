@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from "preact/hooks"
 import type { SessionListItem } from "../../../src/domain/host.js"
 import { TITLE_MAX_LENGTH } from "../../../src/domain/session-title.js"
+import { showInvisible } from "../../../src/domain/visible-text.js"
 import { type Api, describe } from "../api.js"
 import { linkTo, type Route } from "../route.js"
 import { rowStatus, type ShownStatus, statusLabels } from "../session-list.js"
@@ -114,11 +115,11 @@ export const SessionRow = ({ api, session, depth, selected, onNavigate }: Props)
               <span class={`status-badge is-${status}`} title={statusTitles[status]}>
                 {statusLabels[status]}
               </span>
-              {name}
+              {showInvisible(name)}
             </span>
             <span class="facts">
               <span class="cwd">
-                {session.cwd ?? ""}
+                {showInvisible(session.cwd ?? "")}
                 {archived ? " · archived" : ""}
               </span>
               <span class="updated">

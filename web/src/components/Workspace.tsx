@@ -5,6 +5,7 @@ import { useMemoryReview } from "../memory.js"
 import { pushRoute, type Route, routeInUrl } from "../route.js"
 import { useQuestionNotices } from "../notify.js"
 import { makeRetrySignal } from "../retry.js"
+import { sessionTitle } from "../session-list.js"
 import { type ListProblem, watchSessions } from "../watch-sessions.js"
 import { MemoryPanel } from "./MemoryPanel.js"
 import { PermissionsPanel } from "./PermissionsPanel.js"
@@ -21,7 +22,7 @@ const placeOf = (route: Route, sessions: ReadonlyArray<SessionListItem> | undefi
     case "permissions":
       return "Permissions"
     case "session":
-      return sessions?.find((s) => s.sessionId === route.sessionId)?.title ?? route.sessionId
+      return sessionTitle(sessions, route.sessionId)
   }
 }
 
