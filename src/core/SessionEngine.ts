@@ -441,7 +441,8 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
             content: input.content,
             mode: input.mode ?? "queue",
             ...(input.requestId === undefined ? {} : { requestId: input.requestId }),
-            ...(input.command === undefined ? {} : { command: input.command })
+            ...(input.command === undefined ? {} : { command: input.command }),
+            ...(input.attached === undefined ? {} : { attached: input.attached })
           }
         })
         yield* sink.admitted({ _tag: "Started", turnId, sequence: message.sequence })
@@ -675,6 +676,7 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
                 const message = {
                   content: input.content,
                   ...(input.command === undefined ? {} : { command: input.command }),
+                  ...(input.attached === undefined ? {} : { attached: input.attached }),
                   ...(input.maxSteps === undefined ? {} : { maxSteps: input.maxSteps }),
                   ...(input.terms === undefined ? {} : { terms: input.terms }),
                   ...(input.requestId === undefined ? {} : { requestId: input.requestId })
@@ -685,7 +687,11 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
               yield* record
               const messageId = input.requestId ?? (yield* ids.make("msg"))
               const mode = input.mode ?? "queue"
-              yield* queueMessage(actor, { id: messageId, content: input.content, ...(input.command === undefined ? {} : { command: input.command }) }, mode)
+              yield* queueMessage(
+                actor,
+                { id: messageId, content: input.content, ...(input.command === undefined ? {} : { command: input.command }), ...(input.attached === undefined ? {} : { attached: input.attached }) },
+                mode
+              )
               return Option.some<PromptReceipt>({ _tag: "Queued", messageId, mode })
             })
           )
