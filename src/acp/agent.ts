@@ -44,7 +44,7 @@ import { acpModeOf, isAcpMode, modeState } from "./modes.js"
 import { availableCommands } from "./commands.js"
 import { type OpenSession, OpenSessions } from "./open-sessions.js"
 import type { ClientPeer } from "./peer.js"
-import { promptText } from "./prompt-content.js"
+import { promptContent } from "./prompt-content.js"
 import { runPrompt } from "./prompt-turn.js"
 import { listedSessions } from "./session-list.js"
 import type { UpdateBarrier } from "./update-barrier.js"
@@ -290,7 +290,7 @@ export const make = (peer: ClientPeer, barrier: UpdateBarrier, info: AgentInfo) 
           const session = sessions.get(params.sessionId)
           if (session === undefined) return yield* sessionNotFound(params.sessionId)
           const arrival = session.cancels
-          const content = promptText(params.prompt)
+          const content = promptContent(params.prompt)
           if (Either.isLeft(content)) return yield* invalidParams(content.left)
           return yield* runPrompt(deps, session, content.right, arrival)
         }),

@@ -20,6 +20,7 @@ import { acpModeOf } from "./modes.js"
 import { configOptionUpdate } from "./config-options.js"
 import { addUsage, usageUpdate } from "./usage.js"
 import { planQuestion } from "./plan-question.js"
+import type { PromptContent } from "./prompt-content.js"
 
 export interface TurnDeps extends AskDeps {
   /** The file access the session's tools use, to show an edit's question as a diff. */
@@ -71,12 +72,12 @@ const follow = (host: AgentHostShape, sessionId: string, after: number): Stream.
  * update is out. `arrival` is the session's cancel count when the prompt arrived: a cancel
  * since then makes the answer `cancelled`, whatever the turn did.
  */
-export const runPrompt = (deps: TurnDeps, session: OpenSession, content: string, arrival: number): Effect.Effect<PromptResponse, ProtocolError> =>
+export const runPrompt = (deps: TurnDeps, session: OpenSession, prompt: PromptContent, arrival: number): Effect.Effect<PromptResponse, ProtocolError> =>
   Effect.acquireUseRelease(
     Effect.sync(() => {
       session.active += 1
     }),
-    () => runOrdered(deps, session, content, arrival),
+    () => runOrdered(deps, session, prompt, arrival),
     () =>
       Effect.sync(() => {
         session.active -= 1
@@ -99,7 +100,7 @@ const catchUpUsage = (host: AgentHostShape, session: OpenSession, through: numbe
         })
       )
 
-const runOrdered = (deps: TurnDeps, session: OpenSession, content: string, arrival: number): Effect.Effect<PromptResponse, ProtocolError> =>
+const runOrdered = (deps: TurnDeps, session: OpenSession, { content, attached }: PromptContent, arrival: number): Effect.Effect<PromptResponse, ProtocolError> =>
   session.prompts.withPermits(1)(
     Effect.scoped(
       Effect.gen(function* () {
@@ -130,7 +131,7 @@ const runOrdered = (deps: TurnDeps, session: OpenSession, content: string, arriv
           if (cancelled()) return { _tag: "Done", outcome: { stopReason: "cancelled" } }
           const receipt = yield* host
             // No model: the one the client picked was recorded when it was picked, and another client's choice since is not undone from here.
-            .prompt({ sessionId, content, mode: "queue", permissionMode: session.mode, client: "acp" })
+            .prompt({ sessionId, content, ...(attached.length === 0 ? {} : { attached }), mode: "queue", permissionMode: session.mode, client: "acp" })
             .pipe(Effect.mapError(fromEngineError))
           if (receipt._tag === "Queued") {
             // Only another process could be running a turn here; do not leave the message behind.

@@ -12,6 +12,7 @@ import * as CommandFolders from "../layers/commands/folders.js"
 import type { SlashCommands } from "../services/SlashCommands.js"
 import * as Permissions from "../layers/permission/engine.js"
 import { LocalFilesLive } from "../layers/tools/local-file-access.js"
+import { claimDataDir } from "../layers/private-files.js"
 import type { PlacesNow } from "../layers/private-places.js"
 import { watchPrivatePlaces } from "../layers/user-private-places.js"
 import * as AjvOutput from "../layers/output/ajv.js"
@@ -87,7 +88,13 @@ export type CoreServices =
  * agents (which refuse a file there), so none judges by another list.
  */
 export const coreLayer = (config: AgentConfig) =>
-  Layer.unwrapEffect(Effect.map(watchPrivatePlaces({ configDir: config.configDir, dataDir: config.dataDir }), (places) => coreLayerWith(config, places)))
+  Layer.unwrapEffect(
+    // The data directory first: another user's, or one others can write, is refused before its approvals, trust or store are read.
+    Effect.zipRight(
+      claimDataDir(config.dataDir),
+      Effect.map(watchPrivatePlaces({ configDir: config.configDir, dataDir: config.dataDir }), (places) => coreLayerWith(config, places))
+    )
+  )
 
 const coreLayerWith = (config: AgentConfig, places: PlacesNow) => {
   // One instance: the sandbox asks it whether the project is trusted to open the network.

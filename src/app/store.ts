@@ -1,18 +1,13 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { messageOf } from "../domain/cause-message.js"
 import { StoreFailure } from "../domain/errors.js"
-import { claimPrivateDir } from "../layers/private-files.js"
+import { claimDataDir as claimPrivateDataDir } from "../layers/private-files.js"
 import type { EventStore } from "../services/EventStore.js"
 import { jsonlDirectory, sqliteFile, type StoreKind } from "./locations.js"
 
-/** The data directory is ours and holds transcripts: 0700, also if an earlier version made it looser. */
+/** The data directory is ours and holds transcripts: 0700, also if an earlier version made it looser; another's, or one others can write, is refused. */
 const claimDataDir = (dataDir: string) =>
-  Effect.try({
-    try: () => claimPrivateDir(dataDir),
-    catch: (error) =>
-      new StoreFailure({ operation: "open", reason: `${dataDir}: cannot be made private (${messageOf(error)})`, cause: error })
-  })
+  Effect.mapError(claimPrivateDataDir(dataDir), (refused) => new StoreFailure({ operation: "open", reason: refused.message, cause: refused }))
 
 /**
  * The store a command uses. Each adapter is imported only when chosen, so a JSONL run never

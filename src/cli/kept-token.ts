@@ -4,7 +4,7 @@ import { lstatSync } from "node:fs"
 import { join } from "node:path"
 import { messageOf } from "../domain/cause-message.js"
 import { createOwnPrivateFileSync, readOwnPrivateFileSync, replaceOwnPrivateFileSync } from "../layers/own-private-file.js"
-import { claimPrivateDir } from "../layers/private-files.js"
+import { claimDataDir } from "../layers/private-files.js"
 import { CliError } from "./errors.js"
 import { TOKEN_FILE_MAX_BYTES } from "./token-source.js"
 
@@ -88,7 +88,7 @@ export const followKeptToken = (kept: KeptToken): (() => string | undefined) => 
 export const keptToken = (dataDir: string, rotate: boolean): Effect.Effect<KeptToken, CliError> =>
   Effect.gen(function* () {
     const file = keptTokenFile(dataDir)
-    yield* attempt(`create the data directory ${dataDir}`, () => claimPrivateDir(dataDir))
+    yield* Effect.mapError(claimDataDir(dataDir), (refused) => new CliError({ message: refused.message, cause: refused }))
     if (rotate) {
       const value = newToken()
       yield* attempt(`replace the server token file ${file}`, () => replaceOwnPrivateFileSync(file, `${value}\n`))

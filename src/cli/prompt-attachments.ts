@@ -1,6 +1,7 @@
 import { lstatSync } from "node:fs"
 import { join, resolve } from "node:path"
 import { pathToFileURL } from "node:url"
+import { type AttachedBlock, withContextBlocks } from "../domain/attached-blocks.js"
 import { readBoundedSync } from "../layers/bounded-file.js"
 import { placeHolding, privatePlaces, resolvePlaces } from "../layers/private-places.js"
 import { isWithin, realLocation } from "../layers/tools/workspace-paths.js"
@@ -21,6 +22,8 @@ export interface AttachOptions {
 export interface Attached {
   /** The prompt, then each attached file as a `<context>` block (the form ACP's embedded resources take). */
   readonly content: string
+  /** Where each file's block lies in `content`: sent with the prompt and recorded on its message, the only blocks views fold. */
+  readonly attached: ReadonlyArray<AttachedBlock>
   /** One line per `@path` that named a file: attached (with its size) or why not. */
   readonly notes: ReadonlyArray<string>
 }
@@ -41,11 +44,11 @@ const expandHome = (path: string, home: string | undefined) =>
  */
 export const attachFiles = (prompt: string, options: AttachOptions): Attached => {
   const mentions = [...prompt.matchAll(MENTION)]
-  if (mentions.length === 0) return { content: prompt, notes: [] }
+  if (mentions.length === 0) return { content: prompt, attached: [], notes: [] }
   const root = realLocation(options.cwd)
   // The same private places the sandbox hides and the permission engine asks for (private-places.ts).
   const places = resolvePlaces(privatePlaces({ home: options.home, configDir: options.configDir, dataDir: options.dataDir }))
-  const blocks: Array<string> = []
+  const blocks: Array<{ readonly uri: string; readonly text: string }> = []
   const notes: Array<string> = []
   const seen = new Set<string>()
   let total = 0
@@ -84,8 +87,8 @@ export const attachFiles = (prompt: string, options: AttachOptions): Attached =>
       continue
     }
     total += bytes
-    blocks.push(`<context uri="${pathToFileURL(real).href}">\n${read.text}\n</context>`)
+    blocks.push({ uri: pathToFileURL(real).href, text: read.text })
     notes.push(`attached @${named} (${bytes < 1024 ? `${bytes} bytes` : `${(bytes / 1024).toFixed(1)} KiB`})`)
   }
-  return { content: blocks.length === 0 ? prompt : [prompt, ...blocks].join("\n\n"), notes }
+  return { ...withContextBlocks(prompt, blocks), notes }
 }

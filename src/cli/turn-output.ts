@@ -11,10 +11,13 @@ import { OUTPUT_INVALID_EXIT_CODE, type TermsArgs } from "./output-schema.js"
 import type { LiveView } from "./live-view.js"
 import { makeRenderer } from "./render.js"
 import { jsonText, paint, sanitizeInline, term } from "./terminal-text.js"
+import type { AttachedBlock } from "../domain/attached-blocks.js"
 
 /** What `run` was asked, whichever way it runs (embedded or against a server). */
 export interface RunArgs extends TermsArgs {
   readonly prompt: string
+  /** The `@path` blocks in `prompt` (prompt-attachments.ts), declared with the prompt; none when left out. */
+  readonly attachedBlocks?: ReadonlyArray<AttachedBlock>
   readonly attach: ReadonlyArray<string>
   readonly session: Option.Option<string>
   readonly json: boolean

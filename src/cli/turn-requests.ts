@@ -30,6 +30,7 @@ export const promptRequest = (args: RunArgs, sessionId: string) => {
   return {
     sessionId,
     content: args.prompt,
+    ...(args.attachedBlocks === undefined || args.attachedBlocks.length === 0 ? {} : { attached: args.attachedBlocks }),
     client: "cli",
     ...(Option.isSome(args.mode) ? { permissionMode: args.mode.value } : {}),
     ...(Option.isSome(model) ? { model: model.value } : {}),

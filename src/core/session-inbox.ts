@@ -68,7 +68,7 @@ export const editQueue = (actor: SessionActor, messageId: string, action: QueueA
 
 /** What a turn starts from: the message, and for a prompt's own turn maybe a step limit and the client's request id. */
 /** What a turn starts from: the message, and for a prompt's own turn maybe a step limit, terms and the client's request id. */
-export type TurnMessage = Pick<TurnRequest, "content" | "command" | "maxSteps" | "terms" | "requestId">
+export type TurnMessage = Pick<TurnRequest, "content" | "command" | "attached" | "maxSteps" | "terms" | "requestId">
 
 export interface DriveServices {
   /** Claims the session's turn here and its lease in the store (TurnInProgress when either is taken). */
@@ -92,9 +92,12 @@ export interface ClaimedMessage {
   readonly running: RunningTurn
 }
 
-/** The turn a waiting message starts: its content, and the command it came from. */
-export const turnMessage = (queued: QueuedMessage): TurnMessage =>
-  queued.command === undefined ? { content: queued.content } : { content: queued.content, command: queued.command }
+/** The turn a waiting message starts: its content, the command it came from and the blocks attached to it. */
+export const turnMessage = (queued: QueuedMessage): TurnMessage => ({
+  content: queued.content,
+  ...(queued.command === undefined ? {} : { command: queued.command }),
+  ...(queued.attached === undefined ? {} : { attached: queued.attached })
+})
 
 /** Marks the actor as working through its prompts, and says so. Callers hold the inbox lock. */
 export const startDriving = (services: DriveServices, actor: SessionActor): Effect.Effect<void> =>

@@ -76,6 +76,7 @@ export const makeSessionPrompts = ({ registry, claims, runClaimed }: SessionProm
                 const message = {
                   content: input.content,
                   ...(input.command === undefined ? {} : { command: input.command }),
+                  ...(input.attached === undefined ? {} : { attached: input.attached }),
                   ...(input.maxSteps === undefined ? {} : { maxSteps: input.maxSteps }),
                   ...(input.terms === undefined ? {} : { terms: input.terms }),
                   ...(input.requestId === undefined ? {} : { requestId: input.requestId })
@@ -86,7 +87,11 @@ export const makeSessionPrompts = ({ registry, claims, runClaimed }: SessionProm
               yield* record
               const messageId = input.requestId ?? (yield* ids.make("msg"))
               const mode = input.mode ?? "queue"
-              yield* queueMessage(actor, { id: messageId, content: input.content, ...(input.command === undefined ? {} : { command: input.command }) }, mode)
+              yield* queueMessage(
+                actor,
+                { id: messageId, content: input.content, ...(input.command === undefined ? {} : { command: input.command }), ...(input.attached === undefined ? {} : { attached: input.attached }) },
+                mode
+              )
               return Option.some<PromptReceipt>({ _tag: "Queued", messageId, mode })
             })
           )

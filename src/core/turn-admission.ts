@@ -185,7 +185,8 @@ export const makeRunClaimed = ({ options, registry, claims, lifecycle, subagents
             content: input.content,
             mode: input.mode ?? "queue",
             ...(input.requestId === undefined ? {} : { requestId: input.requestId }),
-            ...(input.command === undefined ? {} : { command: input.command })
+            ...(input.command === undefined ? {} : { command: input.command }),
+            ...(input.attached === undefined ? {} : { attached: input.attached })
           }
         })
         yield* sink.admitted({ _tag: "Started", turnId, sequence: message.sequence })

@@ -189,8 +189,13 @@ const admitSteering = (ctx: Turn) =>
     )
   )
 
-/** A steering message as its `user.message` says it, with the slash command it came from. */
-const steeringPayload = ({ content, command }: QueuedMessage) => ({ content, mode: "steer" as const, ...(command === undefined ? {} : { command }) })
+/** A steering message as its `user.message` says it, with the slash command it came from and the blocks attached to it. */
+const steeringPayload = ({ content, command, attached }: QueuedMessage) => ({
+  content,
+  mode: "steer" as const,
+  ...(command === undefined ? {} : { command }),
+  ...(attached === undefined ? {} : { attached })
+})
 
 /** What the session's MCP servers went through since the last step: started, failed, slow, died. */
 const recordMcpNotices = (ctx: Turn) =>

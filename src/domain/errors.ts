@@ -34,6 +34,20 @@ export class SequenceConflict extends Schema.TaggedError<SequenceConflict>()("Se
   }
 }
 
+/** A data directory the agent will not use (another user's, one others can write): nothing was read from it or sent to it. */
+export class DataDirRefused extends Schema.TaggedError<DataDirRefused>()("DataDirRefused", {
+  dir: Schema.String,
+  problem: Schema.String,
+  /** What the person can do about it. */
+  remedy: Schema.String,
+  /** The failure underneath, when the folder could not be examined or made. */
+  cause: Schema.optional(Schema.Defect)
+}) {
+  override get message() {
+    return `the data directory ${this.dir} ${this.problem}: ${this.remedy}`
+  }
+}
+
 /** The store could not do its job (I/O, a locked or corrupt database, a full disk). */
 export class StoreFailure extends Schema.TaggedError<StoreFailure>()("StoreFailure", {
   operation: Schema.String,

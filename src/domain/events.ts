@@ -10,6 +10,7 @@ import { TurnTerms } from "./turn-terms.js"
 import { Spend } from "./spend.js"
 import { PlanDecision, PlanExitMode, PlanNote } from "./plan.js"
 import { CommandInvocation } from "./slash-commands.js"
+import { AttachedBlock } from "./attached-blocks.js"
 
 /**
  * The event log's envelope. Every field is plain JSON (no transformations), so an event's
@@ -145,7 +146,13 @@ export const UserMessageEvent = defineEvent("user.message", {
    * typed and the file it came from; `content` is then the command's expanded body, what the
    * model is given. Replay reads `content` only, so the file need not exist any more.
    */
-  command: Schema.optional(CommandInvocation)
+  command: Schema.optional(CommandInvocation),
+  /**
+   * The files and resources attached to the message, each with where its block lies in
+   * `content`, as whoever built the content recorded them. Views fold only these: text shaped
+   * like a block but not declared here is shown. Left out: nothing is folded.
+   */
+  attached: Schema.optional(Schema.Array(AttachedBlock))
 })
 
 export const ModelDelta = defineEvent("model.delta", { text: Schema.String })
@@ -286,7 +293,9 @@ export const QueuedMessage = Schema.Struct({
   id: Schema.String,
   content: Schema.String,
   /** The slash command `content` is the expansion of (see `user.message`); dropped when the message is edited. */
-  command: Schema.optional(CommandInvocation)
+  command: Schema.optional(CommandInvocation),
+  /** The blocks attached to `content` (see `user.message`); dropped when the message is edited. */
+  attached: Schema.optional(Schema.Array(AttachedBlock))
 })
 export type QueuedMessage = typeof QueuedMessage.Type
 

@@ -7,6 +7,7 @@ import { PlanExitMode, PlanNote } from "./plan.js"
 import { RiskClass } from "./tools.js"
 import type { CommandInvocation } from "./slash-commands.js"
 import { TurnTerms } from "./turn-terms.js"
+import { AttachedBlock } from "./attached-blocks.js"
 
 /** A permission question a running turn is waiting on; any client may answer it. */
 export const PendingPermission = Schema.Struct({
@@ -151,6 +152,12 @@ export const PromptRequest = Schema.Struct({
   model: Schema.optional(ModelId),
   /** Which client sends it (`cli`, `web`, ...), recorded as who changed the mode or model (default `library`); over the HTTP API recorded as `rpc:<this>` (`rpc` when left out). */
   client: Schema.optional(Schema.String),
+  /**
+   * The blocks the client attached to `content` itself (a file named with `@path`, an editor's
+   * embedded resource), each with where it lies in `content`; recorded on the `user.message`,
+   * where views fold only these. Dropped when a slash command replaces the content.
+   */
+  attached: Schema.optional(Schema.Array(AttachedBlock)),
   /** URIs of MCP resources (served by the session's MCP servers) whose text is attached to the message. */
   attachments: Schema.optional(Schema.Array(Schema.String)),
   /** Model steps the turn this message starts may take (the server's limit when left out; not kept for a queued message). */

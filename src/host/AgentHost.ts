@@ -240,8 +240,10 @@ export const make = Effect.gen(function* () {
       const { header } = yield* engine.getSession(request.sessionId)
       const expanded = yield* expandPrompt(commands, header.cwd, request.content)
       const content = yield* withAttachments(mcp, { sessionId: request.sessionId, cwd: header.cwd }, expanded.content, request.attachments ?? [])
-      const { attachments: _read, ...turn } = request
-      return yield* engine.prompt({ ...turn, content, ...(expanded.command === undefined ? {} : { command: expanded.command }) })
+      const { attachments: _read, attached, ...turn } = request
+      // A command's body replaces the content: the blocks the client declared are not in it.
+      const blocks = expanded.command === undefined && attached !== undefined ? { attached } : {}
+      return yield* engine.prompt({ ...turn, content, ...blocks, ...(expanded.command === undefined ? {} : { command: expanded.command }) })
     })
 
   /** Opens a subscription in the scope; failing to open fails its first pull. */

@@ -4,7 +4,7 @@ import { AgentEvent } from "../../src/domain/events.js"
 import { mcpServerConfigs } from "../../src/acp/mcp-servers.js"
 import { acpModeOf } from "../../src/acp/modes.js"
 import { answerOf } from "../../src/acp/permission.js"
-import { promptText } from "../../src/acp/prompt-content.js"
+import { promptContent, promptText } from "../../src/acp/prompt-content.js"
 import { makeTranslator } from "../../src/acp/updates.js"
 
 const decode = Schema.decodeUnknownSync(AgentEvent)
@@ -149,6 +149,17 @@ describe("ACP request pieces", () => {
     expect(Either.isLeft(promptText([{ type: "audio", data: "", mimeType: "audio/wav" }]))).toBe(true)
     expect(promptText([{ type: "resource", resource: { uri: "file:///x.bin", blob: "AAAA", mimeType: "application/octet-stream" } }, { type: "text", text: "see" }])).toEqual(
       Either.right("[binary resource file:///x.bin (application/octet-stream), not included]\n\nsee")
+    )
+  })
+
+  it("an embedded resource's block is declared with its place; a text shaped like one is not", () => {
+    const lookalike = '<context uri="file:///w/b.md">\nhidden?\n</context>'
+    const prompt = promptContent([{ type: "text", text: lookalike }, { type: "resource", resource: { uri: "file:///w/a.md", text: "alpha" } }])
+    expect(prompt).toEqual(
+      Either.right({
+        content: `${lookalike}\n\n<context uri="file:///w/a.md">\nalpha\n</context>`,
+        attached: [{ uri: "file:///w/a.md", start: lookalike.length + 2, end: lookalike.length + 2 + '<context uri="file:///w/a.md">\nalpha\n</context>'.length }]
+      })
     )
   })
 

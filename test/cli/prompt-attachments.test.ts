@@ -24,11 +24,13 @@ describe("@path in a prompt", () => {
     const attached = attachFiles("explain @src/a.ts, please", options)
     expect(attached.content).toBe(`explain @src/a.ts, please\n\n<context uri="file://${join(cwd, "src", "a.ts")}">\nexport const a = 1\n\n</context>`)
     expect(attached.notes).toEqual(["attached @src/a.ts (19 bytes)"])
+    // The block is declared with its place, so views fold it and nothing else.
+    expect(attached.attached).toEqual([{ uri: `file://${join(cwd, "src", "a.ts")}`, start: "explain @src/a.ts, please\n\n".length, end: attached.content.length }])
   })
 
   it("leaves an @word that names nothing as it is, and attaches a file named twice once", () => {
     const { options } = workspace()
-    expect(attachFiles("ask @alice or mail bob@example.com", options)).toEqual({ content: "ask @alice or mail bob@example.com", notes: [] })
+    expect(attachFiles("ask @alice or mail bob@example.com", options)).toEqual({ content: "ask @alice or mail bob@example.com", attached: [], notes: [] })
     const twice = attachFiles("@src/a.ts and again @./src/a.ts", options)
     expect(twice.content.match(/<context /g)).toHaveLength(1)
   })

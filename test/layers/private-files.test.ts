@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from "@effect/vitest"
 import { chmodSync, chownSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { claimPrivateDir, ensurePrivateFile, writePrivateFile } from "../../src/layers/private-files.js"
+import { claimPrivateDir, dataDirRefusal, ensurePrivateFile, writePrivateFile } from "../../src/layers/private-files.js"
 
 const roots: Array<string> = []
 afterAll(() => {
@@ -28,21 +28,29 @@ describe("private files", () => {
     expect(modeOf(loose)).toBe(0o700)
   })
 
-  it("claimPrivateDir leaves a shared (sticky) folder alone", () => {
-    const shared = join(freshRoot(), "shared")
-    mkdirSync(shared)
-    chmodSync(shared, 0o1777)
-    claimPrivateDir(shared)
-    expect(modeOf(shared)).toBe(0o1777)
+  // Refused, not repaired: what others put there while they could write it would stay.
+  it("claimPrivateDir refuses a folder others can write (sticky or not), naming it, and leaves it as it is", () => {
+    for (const mode of [0o1777, 0o777, 0o775]) {
+      const shared = join(freshRoot(), "shared")
+      mkdirSync(shared)
+      chmodSync(shared, mode)
+      expect(() => claimPrivateDir(shared)).toThrow(`the data directory ${shared} can be written by other users`)
+      expect(modeOf(shared)).toBe(mode)
+      expect(dataDirRefusal(shared)?.message).toContain("chmod 700")
+    }
   })
 
-  it.runIf(process.getuid?.() === 0)("claimPrivateDir leaves a folder another user owns alone", () => {
+  it.runIf(process.getuid?.() === 0)("claimPrivateDir refuses a folder another user owns and leaves it as it is", () => {
     const theirs = join(freshRoot(), "theirs")
     mkdirSync(theirs)
-    chmodSync(theirs, 0o755)
+    chmodSync(theirs, 0o700)
     chownSync(theirs, 65534, 65534)
-    claimPrivateDir(theirs)
-    expect(modeOf(theirs)).toBe(0o755)
+    expect(() => claimPrivateDir(theirs)).toThrow(`the data directory ${theirs} is owned by another user (uid 65534)`)
+    expect(modeOf(theirs)).toBe(0o700)
+  })
+
+  it("a data directory not there yet passes the check (whoever writes creates it private)", () => {
+    expect(dataDirRefusal(join(freshRoot(), "missing"))).toBeUndefined()
   })
 
   it("ensurePrivateFile creates an empty 0600 file and keeps an existing one as it is", () => {

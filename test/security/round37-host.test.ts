@@ -1,10 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs"
+import { chmodSync, chownSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync } from "node:fs"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { runningHost } from "../../src/cli/host/connect.js"
+import { keptToken } from "../../src/cli/kept-token.js"
 
 /**
  * Round 37's attacker pass on the local host: a data directory others can write (one made
@@ -45,6 +46,69 @@ describe("round 37: the local host's socket in a data directory others can write
           planted.close(() => resume(Effect.void))
         })
         rmSync(dataDir, { recursive: true, force: true })
+      }
+    })
+  )
+
+  /** A listener that keeps what it hears, at `path`; `use` runs while it listens. */
+  const listening = <A, E>(path: string, use: (heard: ReadonlyArray<string>) => Effect.Effect<A, E>) =>
+    Effect.gen(function* () {
+      const heard: Array<string> = []
+      const server = createServer((socket) => {
+        socket.on("data", (chunk) => {
+          heard.push(chunk.toString("utf8"))
+          socket.destroy()
+        })
+      })
+      yield* Effect.async<void>((resume) => {
+        server.listen(path, () => resume(Effect.void))
+      })
+      return yield* Effect.ensuring(
+        use(heard),
+        Effect.async<void>((resume) => {
+          server.close(() => resume(Effect.void))
+        })
+      )
+    })
+
+  // The socket is judged where it lies (lstat): a link at host.sock to a socket elsewhere is not asked.
+  it.effect("a client never sends the kept token through a link at host.sock to a socket elsewhere", () =>
+    Effect.gen(function* () {
+      const root = mkdtempSync(join(tmpdir(), "round37-link-"))
+      const dataDir = join(root, "data")
+      try {
+        const token = (yield* keptToken(dataDir, false)).value
+        yield* listening(join(root, "elsewhere.sock"), (heard) =>
+          Effect.gen(function* () {
+            symlinkSync(join(root, "elsewhere.sock"), join(dataDir, "host.sock"))
+            const found = yield* Effect.either(runningHost(dataDir))
+            expect(heard.join("").includes(token), "the kept token went through the link").toBe(false)
+            expect(found._tag).toBe("Left")
+          })
+        )
+      } finally {
+        rmSync(root, { recursive: true, force: true })
+      }
+    })
+  )
+
+  // Only root can hand a socket to another user; the check is the same for one planted otherwise.
+  it.effect.runIf(process.getuid?.() === 0)("a client never sends the kept token to a host.sock another user owns", () =>
+    Effect.gen(function* () {
+      const root = mkdtempSync(join(tmpdir(), "round37-owner-"))
+      const dataDir = join(root, "data")
+      try {
+        const token = (yield* keptToken(dataDir, false)).value
+        yield* listening(join(dataDir, "host.sock"), (heard) =>
+          Effect.gen(function* () {
+            chownSync(join(dataDir, "host.sock"), 65534, 65534)
+            const found = yield* Effect.either(runningHost(dataDir))
+            expect(heard.join("").includes(token), "the kept token went to another user's socket").toBe(false)
+            expect(found._tag).toBe("Left")
+          })
+        )
+      } finally {
+        rmSync(root, { recursive: true, force: true })
       }
     })
   )

@@ -3,14 +3,14 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { resolve } from "node:path"
-import { approvalsFile, resolveConfigDir, resolveDataDir, trustFile, userPermissionsFile } from "../../app/locations.js"
+import { resolveConfigDir, resolveDataDir } from "../../app/locations.js"
 import * as HooksLayer from "../../layers/hooks/layer.js"
-import * as Permissions from "../../layers/permission/engine.js"
 import { layerOff } from "../../layers/sandbox/off.js"
 import { Hooks } from "../../services/Hooks.js"
 import { hookNotes, hooksJson, formatHooks } from "../hooks-list.js"
 import { stderr, stdout } from "../io.js"
 import * as shared from "../options.js"
+import { permissionsLayer } from "../../app/permissions.js"
 
 const cwd = shared.existingDirectory("cwd").pipe(
   Options.withDescription("The project whose hooks count (default: the current directory)"),
@@ -22,7 +22,7 @@ const json = Options.boolean("json").pipe(Options.withDescription("Print one JSO
 const list = Command.make("list", { cwd, json, dataDir: shared.dataDir }, (args) => {
   const configDir = resolveConfigDir()
   const dataDir = resolveDataDir(Option.getOrUndefined(args.dataDir))
-  const permissions = Permissions.layer({ userRulesFile: userPermissionsFile(configDir), approvalsFile: approvalsFile(dataDir), trustFile: trustFile(dataDir) })
+  const permissions = permissionsLayer(configDir, dataDir)
   return Effect.gen(function* () {
     const listing = yield* Effect.flatMap(Hooks, (hooks) => hooks.list(resolve(Option.getOrElse(args.cwd, () => process.cwd()))))
     yield* stdout(args.json ? hooksJson(listing) : formatHooks(listing))

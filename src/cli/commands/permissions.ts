@@ -2,20 +2,20 @@ import { Args, Command, Options } from "@effect/cli"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { resolve } from "node:path"
-import { approvalsFile, resolveConfigDir, resolveDataDir, trustFile, userPermissionsFile } from "../../app/locations.js"
+import { resolveConfigDir, resolveDataDir } from "../../app/locations.js"
 import { describeCover, type RememberedAnswer } from "../../domain/permissions.js"
-import * as Permissions from "../../layers/permission/engine.js"
 import { PermissionEngine } from "../../services/PermissionEngine.js"
 import { CliError } from "../errors.js"
 import { stdout } from "../io.js"
 import * as shared from "../options.js"
 import { formatTable } from "../table.js"
 import { jsonText, term } from "../terminal-text.js"
+import { permissionsLayer } from "../../app/permissions.js"
 
 /** The engine over the user's files: what a run of the agent would remember and read. */
 const engineLayer = (dataDir: Option.Option<string>) => {
   const data = resolveDataDir(Option.getOrUndefined(dataDir))
-  return Permissions.layer({ userRulesFile: userPermissionsFile(resolveConfigDir()), approvalsFile: approvalsFile(data), trustFile: trustFile(data) })
+  return permissionsLayer(resolveConfigDir(), data)
 }
 
 const cwd = shared.existingDirectory("cwd").pipe(

@@ -139,7 +139,7 @@ export const runCommand = Command.make(
     Effect.flatMap(promptFrom(given.prompt), (text): Effect.Effect<void, unknown> => {
       const dataDir = resolveDataDir(Option.getOrUndefined(given.dataDir))
       const attached = attachFiles(text, { cwd: process.cwd(), home: process.env["HOME"], configDir: resolveConfigDir(), dataDir })
-      const args = { ...given, prompt: attached.content }
+      const args = { ...given, prompt: attached.content, attachedBlocks: attached.attached }
       const notes = attached.notes.length === 0 ? Effect.void : stderr(attached.notes.map((note) => `${note}\n`).join(""))
       if (Option.isSome(args.server)) {
         const url = args.server.value

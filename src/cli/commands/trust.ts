@@ -2,14 +2,14 @@ import { Command, Options } from "@effect/cli"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { resolve } from "node:path"
-import { approvalsFile, resolveConfigDir, resolveDataDir, trustFile, userPermissionsFile } from "../../app/locations.js"
-import * as Permissions from "../../layers/permission/engine.js"
+import { resolveConfigDir, resolveDataDir } from "../../app/locations.js"
 import { PermissionEngine } from "../../services/PermissionEngine.js"
 import { CliError } from "../errors.js"
 import { stdout } from "../io.js"
 import * as shared from "../options.js"
 import { describeTrust } from "../trust-prompt.js"
 import { term } from "../terminal-text.js"
+import { permissionsLayer } from "../../app/permissions.js"
 
 const cwd = shared.existingDirectory("cwd").pipe(
   Options.withDescription("The project whose .custom-agent/permissions.json to trust (default: the current directory)"),
@@ -38,7 +38,7 @@ export const trustCommand = Command.make("trust", { cwd, status, dataDir: shared
     yield* stdout(term`${describeTrust(trusted)}\ntrusted: its allow rules, settings, hooks and MCP servers apply until a file changes\n`)
   }).pipe(
     Effect.provide(
-      Permissions.layer({ userRulesFile: userPermissionsFile(configDir), approvalsFile: approvalsFile(dataDir), trustFile: trustFile(dataDir) })
+      permissionsLayer(configDir, dataDir)
     )
   )
 }).pipe(

@@ -5,7 +5,7 @@ import * as Schedule from "effect/Schedule"
 import { existsSync } from "node:fs"
 import { packageVersion } from "../../app/package-root.js"
 import { spawnDetached } from "../../layers/detached-process.js"
-import { claimPrivateDir } from "../../layers/private-files.js"
+import { checkDataDir, claimDataDir } from "../../layers/private-files.js"
 import { readBoundedTail } from "./log-tail.js"
 import { CliError } from "../errors.js"
 import { keptToken } from "../kept-token.js"
@@ -81,6 +81,8 @@ interface Probed {
 /** What is at `dataDir`'s host socket, with the token to ask it. */
 export const probeDataDir = (dataDir: string): Effect.Effect<Probed, CliError> =>
   Effect.gen(function* () {
+    // A folder another user could write may hold their socket: refused before it is looked at.
+    yield* Effect.mapError(checkDataDir(dataDir), (refused) => new CliError({ message: refused.message, cause: refused }))
     const path = hostSocketPath(dataDir)
     const tooLong = socketPathProblem(path)
     if (tooLong !== undefined) return yield* new CliError({ message: tooLong })
@@ -135,10 +137,7 @@ export const startHost = (dataDir: string, hostArguments: ReadonlyArray<string>)
       const started = yield* runningHost(dataDir)
       if (started !== undefined) return started
     }
-    yield* Effect.try({
-      try: () => claimPrivateDir(dataDir),
-      catch: (error) => new CliError({ message: `cannot create the data directory ${dataDir}: ${String(error)}`, cause: error })
-    })
+    yield* Effect.mapError(claimDataDir(dataDir), (refused) => new CliError({ message: refused.message, cause: refused }))
     const log = hostLogPath(dataDir)
     const entry = process.argv[1]
     if (entry === undefined) return yield* new CliError({ message: "cannot start the local host: this process's own script is unknown" })

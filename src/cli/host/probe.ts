@@ -1,5 +1,5 @@
 import * as Effect from "effect/Effect"
-import { existsSync } from "node:fs"
+import { lstatSync, type Stats } from "node:fs"
 import type { HostStatus } from "../../rpc/host-control.js"
 import { describeClientError } from "../../rpc/client.js"
 import { HostControlClient, hostControlLayer } from "../../rpc/socket-client.js"
@@ -25,18 +25,34 @@ const codeIn = (error: unknown): string | undefined => {
   return undefined
 }
 
-/** Asks the socket at `path` for the host's status, with the kept token. */
+/**
+ * Why the entry at `path` is not a host of this user's to ask, or undefined when it may be:
+ * the token goes only to a socket this user made (judged without following a link), so a
+ * socket or link someone else put in the data directory never hears it.
+ */
+const socketOwnerProblem = (stat: Stats): string | undefined => {
+  if (!stat.isSocket()) return stat.isSymbolicLink() ? "is a symbolic link, not a socket: not asked" : "is not a socket: not asked"
+  const uid = process.getuid?.()
+  if (uid !== undefined && stat.uid !== uid) return `is owned by another user (uid ${stat.uid}): not asked`
+  return undefined
+}
+
+/** Asks the socket at `path` for the host's status, with the kept token (only when it is this user's own socket). */
 export const probeHost = (path: string, token: string): Effect.Effect<HostProbe> =>
-  existsSync(path)
-    ? Effect.flatMap(HostControlClient, (control) => control.HostStatus()).pipe(
-        Effect.timeoutFail({ duration: PROBE_TIMEOUT, onTimeout: () => "did not answer within 3 s" }),
-        Effect.map((status): HostProbe => ({ _tag: "Live", status })),
-        Effect.catchAll((error) => {
-          const code = codeIn(error)
-          if (code === "ECONNREFUSED" || code === "ENOENT") return Effect.succeed<HostProbe>({ _tag: "Stale" })
-          return Effect.succeed<HostProbe>({ _tag: "Refused", reason: typeof error === "string" ? error : describeClientError(error) })
-        }),
-        Effect.scoped,
-        Effect.provide(hostControlLayer({ path, token }))
-      )
-    : Effect.succeed({ _tag: "Missing" })
+  Effect.suspend(() => {
+    const stat = lstatSync(path, { throwIfNoEntry: false })
+    if (stat === undefined) return Effect.succeed<HostProbe>({ _tag: "Missing" })
+    const problem = socketOwnerProblem(stat)
+    if (problem !== undefined) return Effect.succeed<HostProbe>({ _tag: "Refused", reason: problem })
+    return Effect.flatMap(HostControlClient, (control) => control.HostStatus()).pipe(
+      Effect.timeoutFail({ duration: PROBE_TIMEOUT, onTimeout: () => "did not answer within 3 s" }),
+      Effect.map((status): HostProbe => ({ _tag: "Live", status })),
+      Effect.catchAll((error) => {
+        const code = codeIn(error)
+        if (code === "ECONNREFUSED" || code === "ENOENT") return Effect.succeed<HostProbe>({ _tag: "Stale" })
+        return Effect.succeed<HostProbe>({ _tag: "Refused", reason: typeof error === "string" ? error : describeClientError(error) })
+      }),
+      Effect.scoped,
+      Effect.provide(hostControlLayer({ path, token }))
+    )
+  })

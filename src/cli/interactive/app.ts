@@ -322,6 +322,7 @@ export const runApp = (config: AppConfig): Effect.Effect<AppExit, unknown> =>
           yield* client.prompt({
             sessionId: id,
             content: attached.content,
+            ...(attached.attached.length === 0 ? {} : { attached: attached.attached }),
             mode,
             requestId: randomUUID(),
             ...(permissionMode === undefined ? {} : { permissionMode })

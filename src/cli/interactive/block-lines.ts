@@ -5,7 +5,7 @@ import { liveTailLines } from "../view/live-tail.js"
 import { diffLines } from "../view/tool-line.js"
 import { turnSummary } from "../view/turn-summary.js"
 import { textWidth } from "../view/width.js"
-import { foldAttachments, oneLine, safeInline, safeText } from "./safe-text.js"
+import { oneLine, safeInline, safeText } from "./safe-text.js"
 import type { Block, Tone } from "./timeline.js"
 import type { Paint, Theme } from "./theme.js"
 import { toolLine } from "./tool-line.js"
@@ -51,8 +51,8 @@ export const makeBlockLines = (t: Theme) => {
   const raw = (block: Block, width: number): Array<string> => {
     switch (block.kind) {
       case "user": {
-        const { text, attached } = foldAttachments(block.text)
-        const body = hanging(t.bold(safeText(text)), width, t.cyan("› "), "  ", 2)
+        const attached = block.attached ?? []
+        const body = hanging(t.bold(safeText(block.text)), width, t.cyan("› "), "  ", 2)
         const steer = block.steer ? [t.dim("  (steering the running turn)")] : []
         const command = block.command === undefined ? [] : [fit(t.dim(`  (command file ${safeInline(block.command)})`), width)]
         return [...body, ...command, ...attached.map((path) => fit(t.dim(`  + attached ${safeInline(path)}`), width)), ...steer]

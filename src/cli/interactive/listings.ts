@@ -1,14 +1,13 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { join } from "node:path"
-import { approvalsFile, trustFile, userPermissionsFile } from "../../app/locations.js"
 import * as AgentFolders from "../../layers/agents/folders.js"
 import * as HooksLayer from "../../layers/hooks/layer.js"
-import * as Permissions from "../../layers/permission/engine.js"
 import { layerOff } from "../../layers/sandbox/off.js"
 import { Agents } from "../../services/Agents.js"
 import { Hooks } from "../../services/Hooks.js"
 import { formatHooks, hookNotes } from "../hooks-list.js"
+import { permissionsLayer } from "../../app/permissions.js"
 
 /**
  * The workspace's agents, as `custom-agent agents list` prints them: read from their folders on
@@ -31,7 +30,7 @@ export const agentsText = (cwd: string, configDir: string): Effect.Effect<string
 
 /** The configured hooks and whether each runs, as `custom-agent hooks list` prints them (listing runs nothing). */
 export const hooksText = (cwd: string, configDir: string, dataDir: string) => {
-  const permissions = Permissions.layer({ userRulesFile: userPermissionsFile(configDir), approvalsFile: approvalsFile(dataDir), trustFile: trustFile(dataDir) })
+  const permissions = permissionsLayer(configDir, dataDir)
   return Effect.gen(function* () {
     const listing = yield* (yield* Hooks).list(cwd)
     return [formatHooks(listing).text.replace(/\n$/, ""), ...hookNotes(listing)].join("\n")

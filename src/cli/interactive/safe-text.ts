@@ -16,18 +16,3 @@ export const oneLine = (text: string, max = 120): string => {
   const line = text.replace(/\s+/g, " ").trim()
   return safeInline([...line].length > max ? `${[...line].slice(0, max - 1).join("")}…` : line)
 }
-
-const CONTEXT_BLOCK = /\n*<context uri="([^"]*)">\n[\s\S]*?\n<\/context>/g
-
-/**
- * A prompt as its author wrote it: the files `@path` attached (`<context uri>` blocks the CLI
- * appends, `prompt-attachments.ts`) each named on a line of its own instead of shown whole.
- */
-export const foldAttachments = (content: string): { readonly text: string; readonly attached: ReadonlyArray<string> } => {
-  const attached: Array<string> = []
-  const text = content.replace(CONTEXT_BLOCK, (_block, uri: string) => {
-    attached.push(uri.startsWith("file://") ? decodeURIComponent(uri.slice("file://".length)) : uri)
-    return ""
-  })
-  return { text: text.trimEnd(), attached }
-}

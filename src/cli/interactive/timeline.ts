@@ -10,6 +10,7 @@ import type { ToolResultData } from "../../domain/tools.js"
 import { LiveTail } from "../view/live-tail.js"
 import { formatTokens } from "../view/units.js"
 import { emptyTally, tallyEvent, type TurnTally } from "../view/turn-summary.js"
+import { foldDeclared } from "../../domain/attached-blocks.js"
 
 /** How a note is coloured: quiet news, news, something to look at, a failure, a success. */
 export type Tone = "dim" | "info" | "warn" | "error" | "ok"
@@ -37,7 +38,8 @@ export interface SubagentRun {
 
 /** Every block is content the timeline keeps and the screen draws; `version` changes when it does. */
 export type Block =
-  | { readonly kind: "user"; readonly text: string; readonly steer: boolean; readonly command?: string; version: number }
+  /** `attached`: the files the message declares attached (their blocks already taken out of `text`). */
+  | { readonly kind: "user"; readonly text: string; readonly steer: boolean; readonly command?: string; readonly attached?: ReadonlyArray<string>; version: number }
   | { readonly kind: "assistant"; text: string; version: number }
   | { readonly kind: "thinking"; text: string; readonly redacted: boolean; version: number }
   | ToolBlock
@@ -182,7 +184,9 @@ export class Timeline {
         if (command !== undefined) {
           return this.#push({ kind: "user", text: typedLine(command), steer: event.payload.mode === "steer", command: command.path, version: 0 })
         }
-        return this.#push({ kind: "user", text: event.payload.content, steer: event.payload.mode === "steer", version: 0 })
+        // Only the blocks the message declares are folded: text shaped like one is shown as it is.
+        const { text, attached } = foldDeclared(event.payload.content, event.payload.attached)
+        return this.#push({ kind: "user", text, steer: event.payload.mode === "steer", ...(attached.length === 0 ? {} : { attached }), version: 0 })
       }
       case "model.delta": {
         if (event.payload.text === "") return

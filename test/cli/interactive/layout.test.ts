@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { setCapabilities, visibleWidth } from "@mariozechner/pi-tui"
 import { makeBlockLines } from "../../../src/cli/interactive/block-lines.js"
-import { foldAttachments } from "../../../src/cli/interactive/safe-text.js"
+import { foldDeclared, withContextBlocks } from "../../../src/domain/attached-blocks.js"
 import { statusParts } from "../../../src/cli/interactive/status-line.js"
 import { makeTheme } from "../../../src/cli/interactive/theme.js"
 import { type Block, Timeline } from "../../../src/cli/interactive/timeline.js"
@@ -117,8 +117,10 @@ describe("small pieces of the screen", () => {
     expect(toolSubject({ todos: [] })).toBe("")
   })
 
-  it("a prompt's attached files are named, not shown", () => {
-    expect(foldAttachments('look at @a.txt\n\n<context uri="file:///w/a.txt">\nsecret body\n</context>')).toEqual({ text: "look at @a.txt", attached: ["/w/a.txt"] })
+  it("a prompt's attached files are named, not shown (those the message declares)", () => {
+    const prompt = withContextBlocks("look at @a.txt", [{ uri: "file:///w/a.txt", text: "secret body" }])
+    expect(prompt.content).toBe('look at @a.txt\n\n<context uri="file:///w/a.txt">\nsecret body\n</context>')
+    expect(foldDeclared(prompt.content, prompt.attached)).toEqual({ text: "look at @a.txt", attached: ["/w/a.txt"] })
   })
 
   it("the status line: model, mode, the running turn's time and spend, the session's", () => {
