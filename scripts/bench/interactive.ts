@@ -109,7 +109,7 @@ const startup = async ({ freshRunDir }: ChainRunner, builds: ReadonlyArray<Build
   }
   const frameRun = async (cliPath: string) => {
     const dirs = freshRunDir("first-frame")
-    const session = runOnPty([cliPath, "--data-dir", dirs.data], { cwd: dirs.ws, env: ptyEnv(dirs.home), cols: COLS, rows: ROWS })
+    const session = runOnPty([cliPath, "--data-dir", dirs.data, "--no-host"], { cwd: dirs.ws, env: ptyEnv(dirs.home), cols: COLS, rows: ROWS })
     try {
       const frame = await firstFrame(session)
       const wall = (frame.at - session.startedAt) / 1000
@@ -181,7 +181,7 @@ const streamRun = async ({ freshRunDir }: ChainRunner, cliPath: string, withRss:
     ready: replayUrl
   })
   try {
-    const session = runOnPty([cliPath, "--model", MODEL, "--data-dir", dirs.data], {
+    const session = runOnPty([cliPath, "--model", MODEL, "--data-dir", dirs.data, "--no-host"], {
       cwd: dirs.ws,
       env: ptyEnv(dirs.home, { ANTHROPIC_API_KEY: "anything", ANTHROPIC_BASE_URL: server.ready }),
       cols: COLS,
@@ -275,8 +275,13 @@ const resuming = async (runner: ChainRunner, builds: ReadonlyArray<Build>, idle:
       `written in ${((performance.now() - prepareStart) / 1000).toFixed(1)} s)`
   )
   console.log(`(${RESUME_RUNS} runs after one untimed of \`custom-agent --session ID\`; each checked: every turn's prompt and the last answer on the terminal, the log unchanged, exit 0)`)
-  const resumeRun = async (cliPath: string) => {
-    const session = runOnPty([cliPath, "--session", long.sessionId, "--data-dir", dirs.data], { cwd: dirs.ws, env: ptyEnv(dirs.home), cols: COLS, rows: ROWS })
+  const resumeRun = async (cliPath: string, onHost = false) => {
+    const session = runOnPty([cliPath, "--session", long.sessionId, "--data-dir", dirs.data, ...(onHost ? [] : ["--no-host"])], {
+      cwd: dirs.ws,
+      env: ptyEnv(dirs.home),
+      cols: COLS,
+      rows: ROWS
+    })
     try {
       const frame = await firstFrame(session)
       const history = await session.waitForText(long.lastMark, { label: "the last answer", timeoutMs: 60_000 })
@@ -311,6 +316,24 @@ const resuming = async (runner: ChainRunner, builds: ReadonlyArray<Build>, idle:
     }
     return figure
   })
+  // The default since the interactive session starts the local host: the same resume through a
+  // host started beforehand (not timed), stopped after; the figures are the client's.
+  console.log(`  on the local host (started beforehand; the client's figures):`)
+  const host = await startService([main.cli, "host", "run", "--model", MODEL, "--data-dir", dirs.data, "--idle-exit", "0"], {
+    cwd: dirs.ws,
+    env: cleanEnv(dirs.home, { ANTHROPIC_API_KEY: "anything" }),
+    ready: (output) => (/custom-agent host \S+ listening on /.test(output) ? true : undefined)
+  })
+  try {
+    await resumeRun(main.cli, true)
+    const onHost: Array<Awaited<ReturnType<typeof resumeRun>>> = []
+    for (let i = 0; i < RESUME_RUNS; i++) onHost.push(await resumeRun(main.cli, true))
+    summarize("the whole history on the terminal", onHost.map((r) => r.history), ms)
+    summarize("CPU time of the session until then", onHost.map((r) => r.cpu), ms)
+    summarize("peak RSS (VmHWM)", onHost.map((r) => r.peakRss), mib)
+  } finally {
+    await host.stop()
+  }
   const first = figures[0]
   if (first === undefined) throw new Error("no resume was measured")
   return first
