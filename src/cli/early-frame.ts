@@ -52,8 +52,12 @@ export interface EarlyFrameOptions {
   readonly onExit?: (erase: () => void) => void
 }
 
-/** Every control, format and separator character: the frame shows none (a path may hold escapes). */
-const UNSAFE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}]/gu
+/**
+ * Every control, format and separator character, and every one that draws as nothing (the
+ * domain's invisible set, `visible-text.ts`, which this module may not import; a test holds
+ * them together): the frame shows none (a path may hold escapes).
+ */
+const UNSAFE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}\p{Default_Ignorable_Code_Point}\u2800\u{16FE4}]/gu
 
 /** Strictly safe text: what could move the cursor, change a style or hide itself is dropped. */
 export const printable = (text: string): string => text.replace(UNSAFE, "")

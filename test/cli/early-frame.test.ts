@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { EventEmitter } from "node:events"
 import { drawEarlyFrame, fitColumns, frameLines, printable } from "../../src/cli/early-frame.js"
+import { invisibleInline } from "../../src/domain/visible-text.js"
 
 /** A terminal's stdin and stdout as the frame sees them: what it wrote, its raw mode, what it put back. */
 const fakeTerminal = (options: { readonly columns?: number; readonly rows?: number; readonly tty?: boolean } = {}) => {
@@ -47,6 +48,19 @@ describe("the launcher's early frame of the interactive session", () => {
     for (const line of lines) expect([...visible(line)].length).toBeLessThanOrEqual(60)
     expect(lines.join("\n")).not.toContain("\x1b[2J")
     expect(visible(lines[0] ?? "")).toMatch(/^custom-agent 1\.2\.3 · \/very\/long\//)
+  })
+
+  it("drops every character the project's sanitizer shows by name (variation selectors, the Braille blank, every default-ignorable one): a path cannot read as another", () => {
+    const invisible: Array<string> = []
+    for (let code = 0; code <= 0x10ffff; code++) {
+      if (code >= 0xd800 && code <= 0xdfff) continue
+      const char = String.fromCodePoint(code)
+      invisibleInline.lastIndex = 0
+      if (invisibleInline.test(char)) invisible.push(char)
+    }
+    expect(invisible.length).toBeGreaterThan(1000)
+    expect(invisible.filter((char) => printable(`a${char}b`) !== "ab").map((char) => char.codePointAt(0))).toEqual([])
+    expect(printable("./build\ufe0f.sh \u2800x")).toBe("./build.sh x")
   })
 
   it("without colour (NO_COLOR) it writes no style, only its own frame, cursor and paste-mode codes", () => {
