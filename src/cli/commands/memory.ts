@@ -10,6 +10,7 @@ import { EventStore } from "../../services/EventStore.js"
 import { CliError } from "../errors.js"
 import { localAgentConfig } from "../local-host.js"
 import { stdout, writeSync } from "../io.js"
+import { memoryOneLine } from "../view/memory-text.js"
 import { exchangeOf, formatExchange } from "../memory-evidence.js"
 import { interactive } from "../turn-output.js"
 import * as shared from "../options.js"
@@ -27,13 +28,13 @@ const list = Command.make("list", { ...where, pending: Options.boolean("pending"
     if (args.pending) {
       const candidates = yield* store.pending
       if (candidates.length === 0) return yield* stdout("no memory candidates waiting for review\n")
-      return yield* stdout(candidates.map((c) => `${c.id}  (${c.scope}) ${c.text}\n    from session ${c.sessionId}, events ${c.evidence.fromSequence}-${c.evidence.toSequence}\n`).join(""))
+      return yield* stdout(candidates.map((c) => `${c.id}  (${c.scope}) ${memoryOneLine(c.text)}\n    from session ${c.sessionId}, events ${c.evidence.fromSequence}-${c.evidence.toSequence}\n`).join(""))
     }
     const memories = yield* store.all
     if (memories.length === 0) return yield* stdout("no memories yet\n")
     yield* stdout(
       memories
-        .map((m) => `${m.id}  (${m.scope === "user" ? "all projects" : m.workspaceRoot ?? "project"}) ${m.text}\n    approved ${m.approvedAt.slice(0, 19).replace("T", " ")} by ${m.approvedBy}\n`)
+        .map((m) => `${m.id}  (${m.scope === "user" ? "all projects" : m.workspaceRoot ?? "project"}) ${memoryOneLine(m.text)}\n    approved ${m.approvedAt.slice(0, 19).replace("T", " ")} by ${m.approvedBy}\n`)
         .join("")
     )
   }).pipe(withAgent(args))
@@ -53,11 +54,18 @@ const evidenceOf = (candidate: MemoryCandidate) =>
     )
   )
 
+/** Every line of a candidate's text indented, so none reads as the start of another entry. */
+const indented = (text: string, prefix: string) =>
+  text
+    .split(/\r\n|\r|\n/)
+    .map((line) => `${prefix}${line}`)
+    .join("\n")
+
 const describeCandidate = (candidate: MemoryCandidate) =>
   Effect.map(
     evidenceOf(candidate),
     (evidence) =>
-      `\n${candidate.id} (${candidate.scope === "user" ? "for all projects" : `for ${candidate.workspaceRoot}`})\n  ${candidate.text}\n` +
+      `\n${candidate.id} (${candidate.scope === "user" ? "for all projects" : `for ${candidate.workspaceRoot}`})\n${indented(candidate.text, "  ")}\n` +
       `  evidence: session ${candidate.sessionId}, events ${candidate.evidence.fromSequence}-${candidate.evidence.toSequence}\n${evidence}\n`
   )
 
@@ -125,7 +133,7 @@ const review = Command.make(
 const remove = Command.make("delete", { memoryId: Args.text({ name: "memory-id" }).pipe(Args.withDescription("The memory (see custom-agent memory list)")), ...where }, (args) =>
   Effect.gen(function* () {
     const memory = yield* deleteMemory(args.memoryId, "cli")
-    yield* stdout(`deleted memory ${memory.id}: ${memory.text}\n`)
+    yield* stdout(`deleted memory ${memory.id}: ${memoryOneLine(memory.text)}\n`)
   }).pipe(withAgent(args))
 ).pipe(Command.withDescription("Forget an approved memory (recorded in the log of the session it came from)"))
 
