@@ -38,9 +38,10 @@ import type { SessionLifecycle } from "./session-lifecycle.js"
 import { sessionModel } from "./session-model.js"
 import type { SessionState } from "./session-state.js"
 import type { SessionRegistry } from "./session-registry.js"
+import type { SubagentSessions } from "./subagent-sessions.js"
 import { agentUnavailableCode, standingDelegation } from "./standing-delegation.js"
 import { relayedApprovals } from "./subagent-approvals.js"
-import { childContext, defaultSubagentLimits, type Delegation, delegatingRouter, type SubagentLimits, Subagents, type SubagentsShape } from "./subagents.js"
+import { childContext, defaultSubagentLimits, type Delegation, delegatingRouter, type SubagentLimits, Subagents } from "./subagents.js"
 import type { TurnClaims } from "./turn-claims.js"
 import { turnAllowance } from "./turn-allowance.js"
 import { runTurnBody, type TurnOutcome } from "./turn.js"
@@ -80,8 +81,8 @@ export interface TurnAdmissionDeps {
   readonly registry: SessionRegistry
   readonly claims: TurnClaims
   readonly lifecycle: SessionLifecycle
-  /** What a turn's `task` tool requires: the engine runs the child (provided in every turn's scope). */
-  readonly subagents: SubagentsShape
+  /** What a turn's `task` tool requires, given this turn runner to run each child's turn on (provided in every turn's scope). */
+  readonly subagents: SubagentSessions
 }
 
 /**
@@ -89,7 +90,7 @@ export interface TurnAdmissionDeps {
  * moment they are durable), its delegation, model and title, then its body in one scope
  * (`CurrentTurn`), and `turn.completed` however it ends.
  */
-export const makeRunClaimed = ({ options, registry, claims, lifecycle, subagents }: TurnAdmissionDeps) =>
+export const makeRunClaimed = ({ options, registry, claims, lifecycle, subagents: childSessions }: TurnAdmissionDeps) =>
   Effect.gen(function* () {
     const ids = yield* Ids
     const gateway = yield* ModelGateway
@@ -304,6 +305,8 @@ export const makeRunClaimed = ({ options, registry, claims, lifecycle, subagents
       )
     }
 
+    // A child's turn is admitted as every turn is: the Subagents each turn provides run it here.
+    const subagents = childSessions(runClaimed)
     return runClaimed
   })
 
