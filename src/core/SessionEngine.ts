@@ -27,8 +27,8 @@ import { makeSessionLifecycle } from "./session-lifecycle.js"
 import { makeSessionPrompts } from "./session-prompts.js"
 import { makeSessionRegistry, type SessionInfo } from "./session-registry.js"
 import { emptySessionState } from "./session-state.js"
-import type { RunChild, SubagentLimits } from "./subagents.js"
-import { makeRunChild } from "./subagent-sessions.js"
+import type { SubagentLimits } from "./subagents.js"
+import { makeSubagentSessions } from "./subagent-sessions.js"
 import { makeRunClaimed, type RunClaimed, type TurnSink } from "./turn-admission.js"
 import { makeTurnClaims } from "./turn-claims.js"
 
@@ -166,9 +166,9 @@ export const make = (options: SessionEngineOptions = defaultEngineOptions) =>
       onRelease: (actor) => Effect.zipRight(lifecycle.sessionEnd(actor), mcp.release(actor.state.sessionId))
     })
     const claims = makeTurnClaims(yield* EventStore, registry.noteWork)
-    // A child's turn is admitted as every turn is, and every turn's `task` tool runs children: built around each other.
-    const runChild: RunChild = yield* makeRunChild({ registry, claims, conversation, runClaimed: () => runClaimed })
-    const runClaimed: RunClaimed = yield* makeRunClaimed({ options, registry, claims, lifecycle, subagents: { run: runChild } })
+    // Every turn's `task` tool runs children through the Subagents its turn provides.
+    const subagents = yield* makeSubagentSessions({ registry, claims, conversation })
+    const runClaimed: RunClaimed = yield* makeRunClaimed({ options, registry, claims, lifecycle, subagents })
     const prompts = yield* makeSessionPrompts({ registry, claims, runClaimed })
     const idle = yield* makeIdleOperations({ registry, claims, lifecycle })
     const { withActor, withRecovered } = registry

@@ -3,18 +3,12 @@ import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import type { EventStoreError } from "../domain/errors.js"
-import type { PermissionMode } from "../domain/permissions.js"
 import { PLAN_TOOL, PlanInput } from "../domain/plan.js"
 import type { ToolCall } from "../domain/tools.js"
 import { notInPlanMode, type PlanOutcome, planOutcome, planResultText } from "./plan-outcome.js"
 import type { ApprovalsShape } from "../services/Approvals.js"
 import { CurrentTurn } from "./current-turn.js"
-
-/** What settling a plan needs beyond a step's tools: the session's mode, to change it on approval. */
-export interface PlanContext {
-  /** Makes `mode` the session's, recorded as `session.mode_changed` by `by` (nothing when it already is). */
-  readonly changeMode: (mode: PermissionMode, by: string) => Effect.Effect<unknown, EventStoreError>
-}
+import type { ModeChangeShape } from "./mode-change.js"
 
 // Strict: a `mode` or an approval the model slips into the input makes the call invalid, never heard.
 const decodeInput = Schema.decodeUnknownEither(PlanInput, { errors: "all", onExcessProperty: "error" })
@@ -49,8 +43,8 @@ const resolvedPayload = (toolCallId: string, outcome: PlanOutcome) => {
  * the question (every client can answer it; a policy's answer never approves), `plan.resolved`,
  * then on approval `session.mode_changed` by the answering client, and the call's result.
  */
-export const settlePlan: (approvals: ApprovalsShape, plans: PlanContext, call: ToolCall) => Effect.Effect<void, EventStoreError, CurrentTurn> = Effect.fn("settlePlan")(
-  function* (approvals: ApprovalsShape, plans: PlanContext, call: ToolCall) {
+export const settlePlan: (approvals: ApprovalsShape, modes: ModeChangeShape, call: ToolCall) => Effect.Effect<void, EventStoreError, CurrentTurn> = Effect.fn("settlePlan")(
+  function* (approvals: ApprovalsShape, modes: ModeChangeShape, call: ToolCall) {
     const turn = yield* CurrentTurn
     const { toolCallId } = call
     const result = (output: string, isError: boolean) =>
@@ -91,7 +85,7 @@ export const settlePlan: (approvals: ApprovalsShape, plans: PlanContext, call: T
     const outcome = planOutcome(answer)
     yield* turn.emit({ type: "plan.resolved", turnId: turn.turnId, payload: resolvedPayload(toolCallId, outcome) })
     // Recorded as the answering client's change, like any change of mode a person makes there.
-    if (outcome.decision === "approved") yield* plans.changeMode(outcome.mode, outcome.client ?? "user")
+    if (outcome.decision === "approved") yield* modes.change(outcome.mode, outcome.client ?? "user")
     yield* result(planResultText(outcome), outcome.decision !== "approved")
   }
 )

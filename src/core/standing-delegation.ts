@@ -26,8 +26,6 @@ export interface StandingSession {
   readonly parent: SessionParent
   /** The session's own mode: no parent turn is live to take it from. */
   readonly mode: () => PermissionMode
-  /** Commits in the session's own running turn: its questions go to its own clients. */
-  readonly recordInRoot: Delegation["recordInRoot"]
 }
 
 export interface StandingServices {
@@ -80,5 +78,5 @@ export const standingDelegation = (services: StandingServices, session: Standing
           cause: error
         })
     )
-    return { depth: parent.depth, rootSessionId: session.sessionId, recordInRoot: session.recordInRoot, mode: session.mode, agent, model }
+    return { depth: parent.depth, rootSessionId: session.sessionId, mode: session.mode, agent, model }
   })

@@ -1,7 +1,7 @@
 import * as Effect from "effect/Effect"
 import type { ApprovalAnswer, ApprovalRequest, ApprovalsShape } from "../services/Approvals.js"
 import type { Draft } from "./session-actor.js"
-import type { Delegation } from "./subagents.js"
+import type { RootTurnShape } from "./root-turn.js"
 
 /**
  * A child's permission questions go to its top-level session's clients: asked as that
@@ -10,21 +10,21 @@ import type { Delegation } from "./subagents.js"
  * never meet), and mirrored in that session's log as `permission.requested` / `resolved` in
  * its running turn, where those clients look. The child's own log records them as usual.
  */
-export const relayedApprovals = (approvals: ApprovalsShape, delegation: Delegation, label: string): ApprovalsShape => ({
+export const relayedApprovals = (approvals: ApprovalsShape, root: RootTurnShape, rootSessionId: string, label: string): ApprovalsShape => ({
   ask: (request) => {
     const toolCallId = `${request.sessionId}/${request.toolCallId}`
     const summary = `[subagent ${label}] ${request.summary}`
     const mirror = (draft: Draft) =>
-      delegation.recordInRoot(draft).pipe(
+      root.record(draft).pipe(
         Effect.asVoid,
-        Effect.catchAll((error) => Effect.logWarning(`could not mirror a question of ${request.sessionId} in ${delegation.rootSessionId}`, error))
+        Effect.catchAll((error) => Effect.logWarning(`could not mirror a question of ${request.sessionId} in ${rootSessionId}`, error))
       )
     const resolved = (answer: ApprovalAnswer) =>
       mirror({
         type: "permission.resolved",
         payload: { toolCallId, decision: answer.decision, scope: answer.scope, by: answer.by, ...(answer.reason === undefined ? {} : { reason: answer.reason }), ...(answer.client === undefined ? {} : { client: answer.client }) }
       })
-    const asked: ApprovalRequest = { ...request, sessionId: delegation.rootSessionId, toolCallId, summary }
+    const asked: ApprovalRequest = { ...request, sessionId: rootSessionId, toolCallId, summary }
     return mirror({
       type: "permission.requested",
       payload: {

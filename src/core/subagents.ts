@@ -3,7 +3,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
-import type { EngineError, EventStoreError } from "../domain/errors.js"
+import type { EngineError } from "../domain/errors.js"
 import type { AgentEvent, TurnStopReason } from "../domain/events.js"
 import type { ToolDefinition, Usage } from "../domain/model.js"
 import type { PermissionMode } from "../domain/permissions.js"
@@ -14,7 +14,6 @@ import type { ModelGatewayShape } from "../services/ModelGateway.js"
 import type { ModelUnavailable } from "../services/ModelResolver.js"
 import { type PreparedCall, ToolCallRejected, type ToolRouterShape, type ToolScope } from "../services/ToolRouter.js"
 import { messageOf } from "../domain/cause-message.js"
-import type { Draft } from "./session-actor.js"
 import type { Spend } from "../domain/spend.js"
 import type { TurnSpend } from "./budget.js"
 import type { TurnAllowance } from "./turn-allowance.js"
@@ -38,8 +37,6 @@ export interface Delegation {
    * child's session prompted on its own is its own root (its questions are not relayed).
    */
   readonly rootSessionId: string
-  /** Commits an event in the top-level session's running turn (where its clients look for questions). */
-  readonly recordInRoot: (draft: Draft) => Effect.Effect<AgentEvent, EventStoreError>
   /** The parent's permission mode, read live: the child's mode is always its parent's (its own when prompted on its own). */
   readonly mode: () => PermissionMode
   /** The definition a child runs; absent for a top-level turn. */
@@ -190,7 +187,7 @@ const prepareTask = (ctx: TaskCall, running: { count: number }, toolCallId: stri
         parent: { sessionId: ctx.turn.sessionId, turnId: ctx.turn.turnId, toolCallId, workspaceRoot },
         agent,
         prompt,
-        delegation: { depth, rootSessionId: ctx.turn.delegation.rootSessionId, recordInRoot: ctx.turn.delegation.recordInRoot, mode: ctx.turn.delegation.mode, agent, above: ctx.asParent },
+        delegation: { depth, rootSessionId: ctx.turn.delegation.rootSessionId, mode: ctx.turn.delegation.mode, agent, above: ctx.asParent },
         parentModel: ctx.turn.delegation.model
       }
       let soFar: (() => ChildResult) | undefined

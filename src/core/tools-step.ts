@@ -17,7 +17,8 @@ import type { Draft } from "./session-actor.js"
 import { messageOf } from "../domain/cause-message.js"
 import { permissionRequest, postToolUse, preToolUse } from "./tool-hooks.js"
 import { PLAN_TOOL } from "../domain/plan.js"
-import { type PlanContext, settlePlan } from "./plan-step.js"
+import { settlePlan } from "./plan-step.js"
+import { ModeChange } from "./mode-change.js"
 import { recordingOutput } from "./tool-output.js"
 
 /** What one turn's tool calls go through besides the turn itself (`CurrentTurn`). */
@@ -30,8 +31,6 @@ export interface ToolStepServices {
   readonly newId: (kind: IdKind) => Effect.Effect<string>
   /** Snapshots the workspace around a step's calls that may change it (not reads). */
   readonly checkpoint: RecordCheckpoint
-  /** Set for a session's own turn (never a subagent's): its `exit_plan_mode` calls are settled through this. */
-  readonly plans?: PlanContext
 }
 
 /** One step's calls: the turn's services and the turn, read once per step. */
@@ -130,7 +129,11 @@ const rememberedRef = ({ id, tool, commands, paths, access, input }: RememberedA
 const authorize = (ctx: ToolStep, call: ToolCall): Effect.Effect<Option.Option<Allowed>, EventStoreError, InTurn | Hooks> =>
   Effect.gen(function* () {
     // A plan runs nothing: the person's answer settles it, not the rules (plan-step.ts).
-    if (call.name === PLAN_TOOL && ctx.plans !== undefined) return yield* Effect.as(settlePlan(ctx.approvals, ctx.plans, call), Option.none())
+    // Only a session's own turn has a mode to change (`ModeChange`); a subagent's plan call is routed like others.
+    if (call.name === PLAN_TOOL) {
+      const modes = yield* ModeChange
+      if (Option.isSome(modes)) return yield* Effect.as(settlePlan(ctx.approvals, modes.value, call), Option.none())
+    }
     const toolContext: ToolContext = {
       sessionId: ctx.turn.sessionId,
       toolCallId: call.toolCallId,

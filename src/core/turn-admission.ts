@@ -27,7 +27,9 @@ import { turnBudget, turnSpend } from "./budget.js"
 import { checkpointRecorder } from "./checkpoint-record.js"
 import { childModel as childModelOf } from "./child-model.js"
 import { type CurrentTurnShape, withTurn } from "./current-turn.js"
+import { ModeChange } from "./mode-change.js"
 import { outputCheck } from "./output-check.js"
+import { RootTurn, type RootTurnShape } from "./root-turn.js"
 import { withPlanTool } from "./plan-tool.js"
 import { projectRulesDrafts } from "./project-rules-record.js"
 import { changeMode, changeModel, type Draft, type RunningTurn, type SessionActor } from "./session-actor.js"
@@ -36,9 +38,10 @@ import type { SessionLifecycle } from "./session-lifecycle.js"
 import { sessionModel } from "./session-model.js"
 import type { SessionState } from "./session-state.js"
 import type { SessionRegistry } from "./session-registry.js"
+import type { SubagentSessions } from "./subagent-sessions.js"
 import { agentUnavailableCode, standingDelegation } from "./standing-delegation.js"
 import { relayedApprovals } from "./subagent-approvals.js"
-import { childContext, defaultSubagentLimits, type Delegation, delegatingRouter, type SubagentLimits, Subagents, type SubagentsShape } from "./subagents.js"
+import { childContext, defaultSubagentLimits, type Delegation, delegatingRouter, type SubagentLimits, Subagents } from "./subagents.js"
 import type { TurnClaims } from "./turn-claims.js"
 import { turnAllowance } from "./turn-allowance.js"
 import { runTurnBody, type TurnOutcome } from "./turn.js"
@@ -78,8 +81,8 @@ export interface TurnAdmissionDeps {
   readonly registry: SessionRegistry
   readonly claims: TurnClaims
   readonly lifecycle: SessionLifecycle
-  /** What a turn's `task` tool requires: the engine runs the child (provided in every turn's scope). */
-  readonly subagents: SubagentsShape
+  /** What a turn's `task` tool requires, given this turn runner to run each child's turn on (provided in every turn's scope). */
+  readonly subagents: SubagentSessions
 }
 
 /**
@@ -87,7 +90,7 @@ export interface TurnAdmissionDeps {
  * moment they are durable), its delegation, model and title, then its body in one scope
  * (`CurrentTurn`), and `turn.completed` however it ends.
  */
-export const makeRunClaimed = ({ options, registry, claims, lifecycle, subagents }: TurnAdmissionDeps) =>
+export const makeRunClaimed = ({ options, registry, claims, lifecycle, subagents: childSessions }: TurnAdmissionDeps) =>
   Effect.gen(function* () {
     const ids = yield* Ids
     const gateway = yield* ModelGateway
@@ -201,8 +204,7 @@ export const makeRunClaimed = ({ options, registry, claims, lifecycle, subagents
                     sessionId: input.sessionId,
                     cwd: state.header?.cwd ?? ".",
                     parent,
-                    mode: () => state.mode,
-                    recordInRoot: (draft) => emit({ ...draft, turnId })
+                    mode: () => state.mode
                   }
                 )
               )
@@ -221,12 +223,14 @@ export const makeRunClaimed = ({ options, registry, claims, lifecycle, subagents
         yield* emitAll(autoTitle(state, turnId, typed))
         const workspaceRoot = state.header?.cwd ?? "."
         yield* emitAll(yield* projectRulesDrafts(permissions, state, workspaceRoot, turnId))
+        // A turn a `task` call started mirrors its questions where its root turn's clients look (inherited from its parent's scope); any other turn is its own root.
+        const ownRoot: RootTurnShape = { record: (draft) => emit({ ...draft, turnId }) }
+        const root = delegation === undefined ? ownRoot : Option.getOrElse(yield* Effect.serviceOption(RootTurn), () => ownRoot)
         const sessionStart = lifecycle.sessionStart(actor)
         const agent = turnDelegation?.agent
         const self: Delegation = turnDelegation ?? {
           depth: 0,
           rootSessionId: input.sessionId,
-          recordInRoot: (draft) => emit({ ...draft, turnId }),
           mode: () => state.mode,
           model: model.right
         }
@@ -273,10 +277,9 @@ export const makeRunClaimed = ({ options, registry, claims, lifecycle, subagents
             takeSteering: takeSteering(actor),
             tools: {
               router: turnRouter,
-              ...(ownTurn ? { plans: { changeMode: (mode: PermissionMode, by: string) => Effect.tap(changeMode(actor, mode, by), offerChange) } } : {}),
               permissions,
               // A session prompted on its own is its own root: its questions are its own clients'.
-              approvals: agent === undefined || self.rootSessionId === input.sessionId ? approvals : relayedApprovals(approvals, self, agent.name),
+              approvals: agent === undefined || self.rootSessionId === input.sessionId ? approvals : relayedApprovals(approvals, root, self.rootSessionId, agent.name),
               // A client that serves files per session (an editor over ACP) gets this session's view.
               files: files.forSession?.(input.sessionId) ?? files,
               memory,
@@ -284,7 +287,14 @@ export const makeRunClaimed = ({ options, registry, claims, lifecycle, subagents
               checkpoint: recordCheckpoint
             }
           })
-        }).pipe(withTurn(currentTurn), Effect.provideService(Hooks, hooks), Effect.provideService(Subagents, subagents), untilCancelled(running))
+        }).pipe(
+          withTurn(currentTurn),
+          Effect.provideService(ModeChange, ownTurn ? Option.some({ change: (mode: PermissionMode, by: string) => Effect.tap(changeMode(actor, mode, by), offerChange) }) : Option.none()),
+          Effect.provideService(RootTurn, root),
+          Effect.provideService(Hooks, hooks),
+          Effect.provideService(Subagents, subagents),
+          untilCancelled(running)
+        )
         yield* emit({ type: "turn.completed", turnId, payload: outcome })
       }).pipe(
         // A model a standing delegation resolved lives for the turn's run.
@@ -295,6 +305,8 @@ export const makeRunClaimed = ({ options, registry, claims, lifecycle, subagents
       )
     }
 
+    // A child's turn is admitted as every turn is: the Subagents each turn provides run it here.
+    const subagents = childSessions(runClaimed)
     return runClaimed
   })
 

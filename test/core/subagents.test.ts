@@ -7,6 +7,7 @@ import * as Scripted from "../../src/layers/model/scripted.js"
 import * as ScriptedApprovals from "../../src/layers/approvals/scripted.js"
 import { Approvals } from "../../src/services/Approvals.js"
 import { invariantProblem } from "../../src/domain/log-invariants.js"
+import { PLAN_TOOL } from "../../src/domain/plan.js"
 import { advanceUntil, replayAll, turnTypes } from "../support/engine-harness.js"
 import { eventsOf } from "../support/events.js"
 import {
@@ -303,5 +304,60 @@ describe("subagents: cancel reaches every descendant", () => {
       expect(order.length).toBe(before)
       expect(yield* engine.runningSessions).toEqual(new Set())
     }).pipe(Effect.provide(subagentEngine(script, { store: recordingStore(order) })))
+  })
+})
+
+describe("subagents: what a child's turn takes from its parent's scope", () => {
+  it.effect("a grandchild's question is mirrored in the top-level session's turn, not in its parent's", () => {
+    const lead = { name: "lead", description: "Delegates the writing", body: "You delegate." }
+    const writer = { name: "writer", description: "Writes files", body: "You write." }
+    const cwd = subagentWorkspace([lead, writer])
+    const script = {
+      responses: [{ chunks: [task("lead", "Have it written")] }, "top done"],
+      agents: {
+        lead: { responses: [{ chunks: [task("writer", "Write a file", "call_inner")] }, "lead done"] },
+        writer: { responses: [{ chunks: [toolCall("write_file", { path: "deep.txt", content: "x" }, "call_w")] }, "Written."] }
+      }
+    }
+    const approvals = Effect.runSync(ScriptedApprovals.make([{ decision: "allow", scope: "once", by: "user" }]))
+    return Effect.gen(function* () {
+      const { sessionId } = yield* parentTurn(cwd, "go")
+      const topLog = yield* replayAll(sessionId)
+      const [leadId] = childrenOf(topLog)
+      const leadLog = yield* replayAll(leadId ?? "")
+      const [writerId] = childrenOf(leadLog)
+      expect(writerId).toBeDefined()
+      const relayedId = `${writerId}/call_w`
+      expect(approvals.asked.map((q) => ({ sessionId: q.sessionId, toolCallId: q.toolCallId }))).toEqual([{ sessionId, toolCallId: relayedId }])
+      const mirrored = eventsOf(topLog, "permission.requested").find((e) => e.payload.toolCallId === relayedId)
+      expect(mirrored?.turnId).toBe(eventsOf(topLog, "turn.started")[0]?.turnId)
+      expect(eventsOf(topLog, "permission.resolved").find((e) => e.payload.toolCallId === relayedId)?.payload).toMatchObject({ decision: "allow" })
+      expect(eventsOf(leadLog, "permission.requested")).toEqual([])
+      expect(existsSync(join(cwd, "deep.txt"))).toBe(true)
+      for (const log of [topLog, leadLog]) expect(invariantProblem(log)).toBeUndefined()
+    }).pipe(Effect.provide(subagentEngine(script, { harness: { approvals: Layer.succeed(Approvals, approvals.service) } })))
+  })
+
+  it.effect("a child's exit_plan_mode is not its parent's plan: nobody is asked and the session stays in plan mode", () => {
+    const helper = { name: "helper", description: "Does anything", body: "You help." }
+    const cwd = subagentWorkspace([helper])
+    const script = {
+      responses: [{ chunks: [task("helper", "Plan it")] }, "done"],
+      agents: { helper: { responses: [{ chunks: [toolCall(PLAN_TOOL, { plan: "1. write it" }, "call_plan")] }, "I could not."] } }
+    }
+    const approvals = Effect.runSync(ScriptedApprovals.make([{ decision: "allow", scope: "once", by: "user" }]))
+    return Effect.gen(function* () {
+      const { sessionId } = yield* parentTurn(cwd, "go", "plan")
+      const parentLog = yield* replayAll(sessionId)
+      const childLog = yield* replayAll(childrenOf(parentLog)[0] ?? "")
+      expect(approvals.asked).toEqual([])
+      for (const log of [parentLog, childLog]) {
+        expect(eventsOf(log, "plan.proposed")).toEqual([])
+        expect(eventsOf(log, "session.mode_changed").filter((e) => e.payload.mode !== "plan")).toEqual([])
+      }
+      expect(eventsOf(childLog, "tool.completed").find((e) => e.payload.toolCallId === "call_plan")?.payload.isError).toBe(true)
+      const engine = yield* SessionEngine
+      expect((yield* engine.getSession(sessionId)).mode).toBe("plan")
+    }).pipe(Effect.provide(subagentEngine(script, { harness: { approvals: Layer.succeed(Approvals, approvals.service) } })))
   })
 })
