@@ -4,9 +4,9 @@ import { CurrentSession, type CurrentSessionShape, withSession } from "./current
 import { recordRuns, runHooks } from "./hook-runs.js"
 import type { SessionActor } from "./session-actor.js"
 
-/** What starts and ends a session's life in this process, and work on it outside any turn. */
+/** What starts and ends a session's life in this process, and work on it outside a turn. */
 export interface SessionLifecycle {
-  /** Runs `effect` as work on the actor's session outside any turn (`/compact`, rewind, SessionEnd). */
+  /** Runs `effect` as work on the actor's session outside a turn (`/compact`, rewind, SessionEnd). */
   readonly outsideTurn: (actor: SessionActor) => <A, E>(effect: Effect.Effect<A, E, CurrentSession | Hooks>) => Effect.Effect<A, E>
   /**
    * Asked by each turn as it starts: the SessionStart hooks' source when this is the actor's
@@ -15,13 +15,13 @@ export interface SessionLifecycle {
   readonly sessionStart: (actor: SessionActor) => "startup" | "resume" | undefined
   /**
    * SessionEnd: when a session that ran a turn here leaves memory (idle, or the engine stops),
-   * its hooks run and are recorded outside any turn. They cannot keep it.
+   * its hooks run and are recorded outside a turn. They cannot keep it.
    */
   readonly sessionEnd: (actor: SessionActor) => Effect.Effect<void>
 }
 
 export const makeSessionLifecycle = (hooks: HooksShape): SessionLifecycle => {
-  /** The session as work outside any turn sees it: its events are committed in no turn. */
+  /** The session as work outside a turn sees it: its events are committed in no turn. */
   const sessionOf = (actor: SessionActor): CurrentSessionShape => ({
     sessionId: actor.state.sessionId,
     state: actor.state,

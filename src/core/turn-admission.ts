@@ -223,7 +223,7 @@ export const makeRunClaimed = ({ options, registry, claims, lifecycle, subagents
         yield* emitAll(autoTitle(state, turnId, typed))
         const workspaceRoot = state.header?.cwd ?? "."
         yield* emitAll(yield* projectRulesDrafts(permissions, state, workspaceRoot, turnId))
-        // A turn a `task` call started mirrors its questions where its root turn's clients look (inherited from its parent's scope); any other turn is its own root.
+        // A turn a `task` call started mirrors its questions where its root turn's clients look (inherited from its parent's scope); every other turn is its own root.
         const ownRoot: RootTurnShape = { record: (draft) => emit({ ...draft, turnId }) }
         const root = delegation === undefined ? ownRoot : Option.getOrElse(yield* Effect.serviceOption(RootTurn), () => ownRoot)
         const sessionStart = lifecycle.sessionStart(actor)

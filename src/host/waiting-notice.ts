@@ -4,7 +4,7 @@ import type { HostFrame } from "../domain/host.js"
 import { showInvisible } from "../domain/visible-text.js"
 import type { Notice } from "../services/Notifier.js"
 
-/** What a session's frame says of its questions: one raised, or none waiting any more. */
+/** What a session's frame says of its questions: one raised, or none left waiting. */
 export type QuestionChange =
   | { readonly _tag: "Asked"; readonly sessionId: string; readonly tool: string; readonly summary: string }
   | { readonly _tag: "Settled"; readonly sessionId: string }
