@@ -3,6 +3,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { resolveDataDir } from "../../app/locations.js"
 import { CliError, USAGE_EXIT_CODE } from "../errors.js"
+import { openingArgs } from "../interactive/options.js"
 import * as shared from "../options.js"
 
 const session = Args.text({ name: "session" }).pipe(
@@ -30,21 +31,7 @@ export const attachCommand = Command.make("attach", { session, dataDir: shared.d
     }
     const { onLocalHost } = yield* Effect.promise(() => import("../interactive/start.js"))
     yield* onLocalHost(
-      {
-        continueLast: Option.isNone(args.session),
-        resume: false,
-        session: args.session,
-        mode: Option.none(),
-        model: Option.none(),
-        script: Option.none(),
-        maxOutputTokens: Option.none(),
-        thinkingBudget: Option.none(),
-        dataDir: args.dataDir,
-        store: "sqlite",
-        server: Option.none(),
-        tokenFile: Option.none(),
-        noHost: false
-      },
+      openingArgs({ continueLast: Option.isNone(args.session), session: args.session, dataDir: args.dataDir, store: "sqlite", server: Option.none(), tokenFile: Option.none() }),
       dataDir,
       host
     )

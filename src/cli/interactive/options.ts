@@ -1,5 +1,5 @@
 import { Options } from "@effect/cli"
-import type * as Option from "effect/Option"
+import * as Option from "effect/Option"
 import type { StoreKind } from "../../app/locations.js"
 import type { PermissionMode } from "../../domain/permissions.js"
 import type { AgentArgs } from "../agent-setup.js"
@@ -63,3 +63,18 @@ export interface InteractiveArgs extends AgentArgs {
   /** `--no-host`: run here even when the data directory's local host runs. */
   readonly noHost: boolean
 }
+
+/**
+ * The session's arguments when another command opens it (`attach`, the sessions view): which
+ * session and where it lives; every agent option left to the host or the session's own.
+ */
+export const openingArgs = (opening: Pick<InteractiveArgs, "continueLast" | "session" | "dataDir" | "store" | "server" | "tokenFile">): InteractiveArgs => ({
+  resume: false,
+  mode: Option.none(),
+  model: Option.none(),
+  script: Option.none(),
+  maxOutputTokens: Option.none(),
+  thinkingBudget: Option.none(),
+  noHost: false,
+  ...opening
+})

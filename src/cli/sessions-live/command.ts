@@ -3,7 +3,7 @@ import * as Option from "effect/Option"
 import type { SessionListItem } from "../../domain/host.js"
 import { resolveDataDir } from "../../app/locations.js"
 import type { LocalHost } from "../host/connect.js"
-import type { InteractiveArgs } from "../interactive/options.js"
+import { openingArgs } from "../interactive/options.js"
 import { stderr, stdout, useColor } from "../io.js"
 import { describeTransport, remoteLayer } from "../remote.js"
 import type { Where } from "../session-args.js"
@@ -63,21 +63,14 @@ const withSource = <A>(
 /** The interactive session on `sessionId`, as `attach` opens it (through the host when one runs, else as `--session` does). */
 const attachTo = (args: LiveArgs, sessionId: string): Effect.Effect<void, unknown> =>
   Effect.gen(function* () {
-    const interactive: InteractiveArgs = {
+    const interactive = openingArgs({
       continueLast: false,
-      resume: false,
       session: Option.some(sessionId),
-      mode: Option.none(),
-      model: Option.none(),
-      script: Option.none(),
-      maxOutputTokens: Option.none(),
-      thinkingBudget: Option.none(),
       dataDir: args.dataDir,
       store: args.store,
       server: args.server,
-      tokenFile: args.tokenFile,
-      noHost: false
-    }
+      tokenFile: args.tokenFile
+    })
     const start = yield* Effect.promise(() => import("../interactive/start.js"))
     if (Option.isSome(args.server)) return yield* start.startInteractive(interactive)
     const dataDir = resolveDataDir(Option.getOrUndefined(args.dataDir))
