@@ -12,7 +12,7 @@ import { localTools } from "../../src/layers/tools/local.js"
 import { sandboxOff } from "../../src/layers/sandbox/off.js"
 import { EventStore } from "../../src/services/EventStore.js"
 import { replayAll, types } from "../support/engine-harness.js"
-import { hostTestLayer } from "../support/host-harness.js"
+import { hostTestLayer, untilTurnsDone } from "../support/host-harness.js"
 
 const workspaces: Array<string> = []
 afterAll(() => {
@@ -27,16 +27,6 @@ const workspace = (files: Record<string, string> = {}) => {
 
 const eventsOf = (frames: ReadonlyArray<HostFrame>): ReadonlyArray<AgentEvent> =>
   frames.flatMap((f) => (f._tag === "Event" ? [f.event] : []))
-
-/** Collects a subscription until `count` turns have completed. */
-const untilTurnsDone = (stream: Stream.Stream<HostFrame, unknown>, count: number) => {
-  let done = 0
-  return stream.pipe(
-    Stream.takeUntil((f) => f._tag === "Event" && f.event.type === "turn.completed" && ++done >= count),
-    Stream.runCollect,
-    Effect.map(Chunk.toArray)
-  )
-}
 
 /** Every turn.started is closed before the next one starts. */
 const turnsNeverOverlap = (log: ReadonlyArray<AgentEvent>) => {

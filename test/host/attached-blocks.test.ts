@@ -1,28 +1,18 @@
 import { afterAll, describe, expect, it } from "@effect/vitest"
-import { Chunk, Effect, Fiber, Stream } from "effect"
+import { Effect, Fiber } from "effect"
 import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { withContextBlocks } from "../../src/domain/attached-blocks.js"
-import type { HostFrame } from "../../src/domain/host.js"
 import { AgentHost } from "../../src/host/AgentHost.js"
 import * as CommandFolders from "../../src/layers/commands/folders.js"
 import * as MemoryStore from "../../src/layers/event-store/memory.js"
 import { replayAll } from "../support/engine-harness.js"
 import { eventsOf } from "../support/events.js"
-import { hostTestLayer } from "../support/host-harness.js"
+import { hostTestLayer, untilTurnsDone } from "../support/host-harness.js"
 import { makeTemp } from "../support/temp-dirs.js"
 
 const temp = makeTemp()
 afterAll(temp.cleanup)
-
-const untilTurnsDone = (stream: Stream.Stream<HostFrame, unknown>, count: number) => {
-  let done = 0
-  return stream.pipe(
-    Stream.takeUntil((f) => f._tag === "Event" && f.event.type === "turn.completed" && ++done >= count),
-    Stream.runCollect,
-    Effect.map(Chunk.toArray)
-  )
-}
 
 describe("the blocks a prompt declares attached, through the host", () => {
   it.live("are recorded on its user.message as sent; a slash command's body (another content) records none", () => {

@@ -1,10 +1,9 @@
 import { afterAll, describe, expect, it } from "@effect/vitest"
-import { Chunk, Effect, Either, Fiber, Schedule, Stream } from "effect"
+import { Effect, Either, Fiber, Schedule } from "effect"
 import { mkdirSync, rmSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { rebuildRequests } from "../../src/core/replay-requests.js"
 import type { AgentEvent } from "../../src/domain/events.js"
-import type { HostFrame } from "../../src/domain/host.js"
 import { AgentHost } from "../../src/host/AgentHost.js"
 import * as CommandFolders from "../../src/layers/commands/folders.js"
 import * as MemoryStore from "../../src/layers/event-store/memory.js"
@@ -13,7 +12,7 @@ import { sandboxOff } from "../../src/layers/sandbox/off.js"
 import { localTools } from "../../src/layers/tools/local.js"
 import { replayAll } from "../support/engine-harness.js"
 import { eventsOf } from "../support/events.js"
-import { hostTestLayer } from "../support/host-harness.js"
+import { hostTestLayer, untilTurnsDone } from "../support/host-harness.js"
 import { makeTemp } from "../support/temp-dirs.js"
 
 const temp = makeTemp()
@@ -45,16 +44,6 @@ const setup = (script: Script, tools = false) => {
     ...(tools ? { tools: localTools(sandboxOff) } : {})
   })
   return { cwd, claudeDir, layer }
-}
-
-/** Collects a subscription until `count` turns have completed. */
-const untilTurnsDone = (stream: Stream.Stream<HostFrame, unknown>, count: number) => {
-  let done = 0
-  return stream.pipe(
-    Stream.takeUntil((f) => f._tag === "Event" && f.event.type === "turn.completed" && ++done >= count),
-    Stream.runCollect,
-    Effect.map(Chunk.toArray)
-  )
 }
 
 /** The text of every user message the model was given in the session's last request, rebuilt from the log alone. */

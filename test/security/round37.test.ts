@@ -18,6 +18,7 @@ import { makeTheme } from "../../src/cli/interactive/theme.js"
 import type { ApprovalRequest } from "../../src/services/Approvals.js"
 import type { MemoryCandidate } from "../../src/services/MemoryStore.js"
 import { memoryListing } from "../../src/cli/interactive/memory-listing.js"
+import { stubTerminal } from "../support/tui-terminal.js"
 
 /**
  * Round 37's attacker pass on the interactive session, the cases that need no pseudo-terminal:
@@ -29,33 +30,15 @@ import { memoryListing } from "../../src/cli/interactive/memory-listing.js"
 const fakeTerminal = () => {
   let input: ((data: string) => void) | undefined
   const written: Array<string> = []
-  const terminal: Terminal = {
-    start: (onInput) => {
-      input = onInput
-    },
-    stop: () => undefined,
-    drainInput: async () => undefined,
+  const terminal = stubTerminal({
     write: (data) => {
       written.push(data)
     },
-    get columns() {
-      return 100
-    },
-    get rows() {
-      return 30
-    },
-    get kittyProtocolActive() {
-      return false
-    },
-    moveBy: () => undefined,
-    hideCursor: () => undefined,
-    showCursor: () => undefined,
-    clearLine: () => undefined,
-    clearFromCursor: () => undefined,
-    clearScreen: () => undefined,
-    setTitle: () => undefined,
-    setProgress: () => undefined
-  }
+    size: () => ({ columns: 100, rows: 30 }),
+    start: (onInput) => {
+      input = onInput
+    }
+  })
   /** Keys as a terminal hands them in: each one on its own (pi-tui's stdin buffer splits a burst so). */
   const type = (text: string) => {
     for (const char of text) input?.(char)

@@ -1,8 +1,9 @@
-import { Layer } from "effect"
+import { Chunk, Effect, Layer, Stream } from "effect"
 import { randomUUID } from "node:crypto"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import * as SessionEngine from "../../src/core/SessionEngine.js"
+import type { HostFrame } from "../../src/domain/host.js"
 import * as AgentHost from "../../src/host/AgentHost.js"
 import * as Fanout from "../../src/host/fanout.js"
 import * as PendingAsks from "../../src/host/pending-asks.js"
@@ -68,3 +69,13 @@ export const hostTestLayer = (store: StoreLayer, script?: Scripted.Script, optio
     ),
     Layer.provideMerge(Layer.merge(Fanout.layer({ bufferSize: options.subscriberBuffer ?? 4096 }), options.mcp ?? noMcp))
   )
+
+/** Collects a subscription until `count` turns have completed. */
+export const untilTurnsDone = (stream: Stream.Stream<HostFrame, unknown>, count: number) => {
+  let done = 0
+  return stream.pipe(
+    Stream.takeUntil((f) => f._tag === "Event" && f.event.type === "turn.completed" && ++done >= count),
+    Stream.runCollect,
+    Effect.map(Chunk.toArray)
+  )
+}

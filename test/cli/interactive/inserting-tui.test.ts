@@ -3,6 +3,7 @@ import { type Component, CURSOR_MARKER, type Terminal, TUI, visibleWidth } from 
 import xterm from "@xterm/headless"
 import { vi } from "vitest"
 import { InsertingTUI, prepareFrame } from "../../../src/cli/interactive/inserting-tui.js"
+import { stubTerminal } from "../../support/tui-terminal.js"
 
 /** A terminal that is a headless xterm: what it shows, scrollback included, and the bytes it was sent. */
 const headless = (startCols: number, startRows: number) => {
@@ -12,33 +13,14 @@ const headless = (startCols: number, startRows: number) => {
   let bytes = 0
   let writes = 0
   let pending = Promise.resolve()
-  const terminal: Terminal = {
-    start: () => undefined,
-    stop: () => undefined,
-    drainInput: async () => undefined,
+  const terminal = stubTerminal({
     write: (data) => {
       bytes += Buffer.byteLength(data)
       writes++
       pending = pending.then(() => new Promise<void>((resolve) => term.write(data, resolve)))
     },
-    get columns() {
-      return cols
-    },
-    get rows() {
-      return rows
-    },
-    get kittyProtocolActive() {
-      return false
-    },
-    moveBy: () => undefined,
-    hideCursor: () => undefined,
-    showCursor: () => undefined,
-    clearLine: () => undefined,
-    clearFromCursor: () => undefined,
-    clearScreen: () => undefined,
-    setTitle: () => undefined,
-    setProgress: () => undefined
-  }
+    size: () => ({ columns: cols, rows })
+  })
   /** Every line the terminal holds, the scrollback's and the screen's. */
   const lines = async () => {
     await pending
