@@ -1,5 +1,5 @@
 import * as Effect from "effect/Effect"
-import { chmodSync, closeSync, mkdirSync, openSync, statSync } from "node:fs"
+import { chmodSync, closeSync, mkdirSync, openSync, type Stats, statSync } from "node:fs"
 import { mkdir, rename, writeFile } from "node:fs/promises"
 import { dirname } from "node:path"
 import { messageOf } from "../domain/cause-message.js"
@@ -27,7 +27,10 @@ export const ensurePrivateDir = (dir: string): void => {
  */
 export const dataDirRefusal = (dir: string): DataDirRefused | undefined => {
   const stat = statSync(dir, { throwIfNoEntry: false })
-  if (stat === undefined) return undefined
+  return stat === undefined ? undefined : refusalOf(dir, stat)
+}
+
+const refusalOf = (dir: string, stat: Stats): DataDirRefused | undefined => {
   const elsewhere = "use a directory of your own (--data-dir, CUSTOM_AGENT_HOME or XDG_DATA_HOME)"
   const unsafe = "another user could have put files there (a socket, a token, approvals), so nothing is read from it or sent to it"
   if (!stat.isDirectory()) return new DataDirRefused({ dir, problem: "is not a directory", remedy: elsewhere })
@@ -67,10 +70,10 @@ export const checkDataDir = (dir: string): Effect.Effect<void, DataDirRefused> =
  */
 export const claimPrivateDir = (dir: string): void => {
   ensurePrivateDir(dir)
-  const refused = dataDirRefusal(dir)
+  const stat = statSync(dir)
+  const refused = refusalOf(dir, stat)
   if (refused !== undefined) throw refused
-  const { mode } = statSync(dir)
-  if ((mode & 0o7777) !== PRIVATE_DIR_MODE) chmodSync(dir, PRIVATE_DIR_MODE)
+  if ((stat.mode & 0o7777) !== PRIVATE_DIR_MODE) chmodSync(dir, PRIVATE_DIR_MODE)
 }
 
 /** `claimPrivateDir` as an effect: a refusal as it is, another failure (a read-only disk) as a refusal saying why. */
